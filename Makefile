@@ -5,7 +5,7 @@ ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 include mk/python.mk
 include mk/collection.mk
-include tests/lab/lab.mk
+-include tests/lab/lab.mk
 
 .PHONY: help
 help:
