@@ -1,0 +1,19 @@
+//! The shared runtime of the deevnet.net modules.
+//!
+//! Every module binary is `fn main() { MODULE.run(body) }`: this crate reads Ansible's
+//! arguments, validates them against the module's declared [`spec`], hands the body a typed
+//! parameter struct and a [`Context`] (check mode, diff mode, warnings), and prints exactly one
+//! JSON result, even when the body panics.
+//!
+//! Mechanisms that more than one module needs live here once: atomic, locked file writes
+//! ([`atomic_file`]), sysctl keys and `/proc/sys` access ([`sysctl`]), interface-name rules
+//! ([`ifname`]).
+
+pub mod atomic_file;
+pub mod ifname;
+pub mod protocol;
+pub mod spec;
+pub mod sysctl;
+
+pub use protocol::{Context, Failure, FileDiff, Module, Outcome};
+pub use spec::{Kind, OptionSpec};

@@ -1,0 +1,411 @@
+//! Ansible's binary-module protocol: arguments in, one JSON result out.
+//!
+//! ansible-core runs a binary module as `BINARY ARGS_FILE` (the file holds JSON); this runtime
+//! also takes `-` to read the JSON from standard input, for hand runs and for the collection's
+//! one-round-trip action plugin. Keys starting with `_ansible_` carry the task's modes; their set
+//! changes with every core release, so unknown ones are ignored. Whatever happens, standard
+//! output receives exactly one JSON object; the exit status is 0 on success and 1 on failure
+//! (ansible reads only the JSON, the status is for people).
+
+use crate::spec::{self, OptionSpec};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use std::io::{Read, Write};
+use std::panic::{self, AssertUnwindSafe};
+
+/// The task's modes, taken from the `_ansible_*` keys.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// `--check`: compute and report, change nothing.
+    pub check_mode: bool,
+    /// `--diff`: return before/after of what changes.
+    pub diff: bool,
+    /// `no_log: true`: return nothing the task's arguments or files might hold.
+    pub no_log: bool,
+    /// The `-v` count.
+    pub verbosity: u64,
+    warnings: Vec<String>,
+}
+
+impl Context {
+    pub fn warn(&mut self, warning: impl Into<String>) {
+        self.warnings.push(warning.into());
+    }
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+/// One file's before/after, rendered by Ansible's callback as a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiff {
+    pub before_header: String,
+    pub after_header: String,
+    pub before: String,
+    pub after: String,
+}
+
+impl FileDiff {
+    /// A diff of one file, both headers naming it.
+    pub fn of_file(path: &std::path::Path, before: &str, after: &str) -> Self {
+        let name = path.display().to_string();
+        FileDiff {
+            before_header: name.clone(),
+            after_header: name,
+            before: before.to_string(),
+            after: after.to_string(),
+        }
+    }
+    fn to_json(&self) -> Value {
+        json!({
+            "before_header": self.before_header,
+            "after_header": self.after_header,
+            "before": self.before,
+            "after": self.after,
+        })
+    }
+}
+
+/// A successful run.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub changed: bool,
+    pub msg: String,
+    pub diff: Vec<FileDiff>,
+    /// The module's own return values (its `RETURN` documentation).
+    pub data: Map<String, Value>,
+}
+
+impl Outcome {
+    pub fn set(&mut self, key: &str, value: impl serde::Serialize) {
+        let value = serde_json::to_value(value).unwrap_or(Value::Null);
+        self.data.insert(key.to_string(), value);
+    }
+}
+
+/// A failed run: a message that names the parameter, the value and the fix.
+#[derive(Debug, Default)]
+pub struct Failure {
+    pub msg: String,
+    pub data: Map<String, Value>,
+}
+
+impl Failure {
+    pub fn new(msg: impl Into<String>) -> Self {
+        Failure {
+            msg: msg.into(),
+            data: Map::new(),
+        }
+    }
+    pub fn with(mut self, key: &str, value: impl serde::Serialize) -> Self {
+        let value = serde_json::to_value(value).unwrap_or(Value::Null);
+        self.data.insert(key.to_string(), value);
+        self
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(error: anyhow::Error) -> Self {
+        // `{:#}` keeps the whole context chain on one line: "writing X: No space left on device".
+        Failure::new(format!("{error:#}"))
+    }
+}
+
+/// A module: its short name, whether it supports check mode, and its argument spec.
+pub struct Module {
+    pub name: &'static str,
+    pub spec: &'static [OptionSpec],
+    pub supports_check_mode: bool,
+}
+
+/// What a run produced, before it is printed.
+#[derive(Debug)]
+pub struct RunResult {
+    pub json: Map<String, Value>,
+    pub failed: bool,
+}
+
+impl Module {
+    /// Runs the module as Ansible calls it (reading `std::env::args`) and exits.
+    pub fn run<P, F>(&self, body: F) -> !
+    where
+        P: DeserializeOwned,
+        F: FnOnce(&mut Context, P) -> Result<Outcome, Failure>,
+    {
+        let fqcn = format!("deevnet.net.{}", self.name);
+        install_panic_hook(fqcn);
+        let args: Vec<String> = std::env::args().collect();
+        let raw = read_args(&args);
+        let result = match raw {
+            Ok(raw) => match panic::catch_unwind(AssertUnwindSafe(|| self.execute(&raw, body))) {
+                Ok(result) => result,
+                // The hook has already printed the failure; unwinding only happens in test
+                // builds (release builds abort).
+                Err(_) => std::process::exit(1),
+            },
+            Err(msg) => RunResult {
+                json: failure_json(&msg),
+                failed: true,
+            },
+        };
+        print_result(&result.json);
+        std::process::exit(if result.failed { 1 } else { 0 })
+    }
+
+    /// One run on already-read arguments; the whole protocol except the I/O, so it can be
+    /// tested in-process.
+    pub fn execute<P, F>(&self, raw: &Map<String, Value>, body: F) -> RunResult
+    where
+        P: DeserializeOwned,
+        F: FnOnce(&mut Context, P) -> Result<Outcome, Failure>,
+    {
+        let internal = |key: &str| raw.get(&format!("_ansible_{key}"));
+        let flag = |key: &str| internal(key).and_then(spec::to_bool).unwrap_or(false);
+        let mut ctx = Context {
+            check_mode: flag("check_mode"),
+            diff: flag("diff"),
+            no_log: flag("no_log"),
+            verbosity: internal("verbosity").and_then(Value::as_u64).unwrap_or(0),
+            warnings: Vec::new(),
+        };
+        let fqcn = internal("module_name")
+            .and_then(Value::as_str)
+            .filter(|n| n.ends_with(self.name))
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("deevnet.net.{}", self.name));
+        // Older cores always returned `invocation`; 2.21 asks for it with this key.
+        let inject_invocation = internal("inject_invocation")
+            .and_then(spec::to_bool)
+            .unwrap_or(true);
+
+        let params = match spec::validate(&fqcn, self.spec, raw, flag("ignore_unknown_opts")) {
+            Ok(params) => params,
+            Err(err) => {
+                return RunResult {
+                    json: failure_json(&err.0),
+                    failed: true,
+                }
+            }
+        };
+        let invocation = json!({ "module_args": spec::mask_no_log(self.spec, &params) });
+
+        if ctx.check_mode && !self.supports_check_mode {
+            let mut json = Map::new();
+            json.insert("skipped".into(), Value::Bool(true));
+            json.insert(
+                "msg".into(),
+                Value::String(format!(
+                    "remote module ({fqcn}) does not support check mode"
+                )),
+            );
+            return RunResult {
+                json,
+                failed: false,
+            };
+        }
+
+        let typed: P = match serde_json::from_value(Value::Object(params)) {
+            Ok(typed) => typed,
+            Err(err) => {
+                return RunResult {
+                    json: failure_json(&format!("invalid arguments: {err}")),
+                    failed: true,
+                }
+            }
+        };
+
+        let outcome = body(&mut ctx, typed);
+        let (mut json, failed) = match outcome {
+            Ok(outcome) => {
+                let mut json = outcome.data;
+                json.insert("changed".into(), Value::Bool(outcome.changed));
+                if !outcome.msg.is_empty() {
+                    json.insert("msg".into(), Value::String(outcome.msg));
+                }
+                if ctx.diff && !outcome.diff.is_empty() {
+                    let diff = if ctx.no_log {
+                        json!({"prepared": "the diff is hidden: the task has no_log set"})
+                    } else {
+                        Value::Array(outcome.diff.iter().map(FileDiff::to_json).collect())
+                    };
+                    json.insert("diff".into(), diff);
+                }
+                (json, false)
+            }
+            Err(failure) => {
+                let mut json = failure.data;
+                json.insert("failed".into(), Value::Bool(true));
+                json.insert("msg".into(), Value::String(failure.msg));
+                (json, true)
+            }
+        };
+        if !ctx.warnings.is_empty() {
+            json.insert("warnings".into(), json!(ctx.warnings));
+        }
+        if inject_invocation {
+            json.insert("invocation".into(), invocation);
+        }
+        RunResult { json, failed }
+    }
+}
+
+fn read_args(argv: &[String]) -> Result<Map<String, Value>, String> {
+    let program = argv.first().map(String::as_str).unwrap_or("module");
+    let Some(source) = argv.get(1) else {
+        return Err(format!(
+            "no arguments file: run as `{program} ARGS.json` (Ansible does this), or `{program} -` with the JSON on standard input"
+        ));
+    };
+    let text = if source == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read the arguments from standard input: {e}"))?;
+        text
+    } else {
+        std::fs::read_to_string(source).map_err(|e| {
+            format!("cannot read the arguments file {source}: {e}; pass the path of a JSON file, or - for standard input")
+        })?
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(format!(
+            "the arguments in {source} are a JSON {}, not an object; give an object such as {{\"path\": \"/etc/x\"}}",
+            match other {
+                Value::Array(_) => "list",
+                Value::String(_) => "string",
+                Value::Number(_) => "number",
+                Value::Bool(_) => "boolean",
+                _ => "null",
+            }
+        )),
+        Err(e) => Err(format!(
+            "the arguments in {source} are not JSON ({e}); binary modules take a JSON object such as {{\"path\": \"/etc/x\"}}"
+        )),
+    }
+}
+
+fn failure_json(msg: &str) -> Map<String, Value> {
+    let mut json = Map::new();
+    json.insert("failed".into(), Value::Bool(true));
+    json.insert("msg".into(), Value::String(msg.to_string()));
+    json
+}
+
+fn print_result(json: &Map<String, Value>) {
+    let text = serde_json::to_string(json).unwrap_or_else(|e| {
+        format!(r#"{{"failed": true, "msg": "cannot serialise the result: {e}"}}"#)
+    });
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
+}
+
+/// Even a bug must end as a failed JSON result, not as a bare abort that Ansible reports as
+/// "MODULE FAILURE".
+fn install_panic_hook(fqcn: String) {
+    panic::set_hook(Box::new(move |info| {
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let msg = format!(
+            "{fqcn} crashed{location}: {payload}. This is a bug in the module; please report it with the task's arguments"
+        );
+        print_result(&failure_json(&msg));
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{DefaultValue, Kind};
+    use serde::Deserialize;
+
+    static SPEC: [OptionSpec; 2] = [
+        OptionSpec::new("name", Kind::Str).required(),
+        OptionSpec::new("token", Kind::Str)
+            .no_log()
+            .default(DefaultValue::Str("")),
+    ];
+    static MODULE: Module = Module {
+        name: "probe",
+        spec: &SPEC,
+        supports_check_mode: true,
+    };
+
+    #[derive(Deserialize)]
+    struct Params {
+        name: String,
+    }
+
+    fn run(raw: Value) -> RunResult {
+        MODULE.execute(raw.as_object().unwrap(), |ctx, p: Params| {
+            ctx.warn("careful");
+            let mut outcome = Outcome {
+                changed: !ctx.check_mode,
+                diff: vec![FileDiff::of_file("/x".as_ref(), "a\n", "b\n")],
+                ..Outcome::default()
+            };
+            outcome.set("name", p.name);
+            Ok(outcome)
+        })
+    }
+
+    #[test]
+    fn modes_come_from_internal_keys() {
+        let r = run(json!({"name": "n", "_ansible_check_mode": true, "_ansible_diff": true}));
+        assert!(!r.failed);
+        assert_eq!(r.json["changed"], json!(false));
+        assert_eq!(r.json["diff"][0]["before"], json!("a\n"));
+        assert_eq!(r.json["warnings"], json!(["careful"]));
+        let r = run(json!({"name": "n"}));
+        assert_eq!(r.json["changed"], json!(true));
+        assert!(r.json.get("diff").is_none(), "diff only in diff mode");
+    }
+
+    #[test]
+    fn invocation_masks_no_log_and_follows_inject_flag() {
+        let r = run(json!({"name": "n", "token": "s3cret"}));
+        assert_eq!(
+            r.json["invocation"]["module_args"]["token"],
+            json!("VALUE_SPECIFIED_IN_NO_LOG_PARAMETER")
+        );
+        let r = run(json!({"name": "n", "_ansible_inject_invocation": false}));
+        assert!(r.json.get("invocation").is_none());
+    }
+
+    #[test]
+    fn no_log_task_hides_the_diff() {
+        let r = run(json!({"name": "n", "_ansible_diff": true, "_ansible_no_log": true}));
+        assert!(r.json["diff"]["prepared"]
+            .as_str()
+            .unwrap()
+            .contains("no_log"));
+    }
+
+    #[test]
+    fn bad_arguments_fail_before_the_body_runs() {
+        let r = MODULE.execute(
+            json!({}).as_object().unwrap(),
+            |_, _: Params| -> Result<Outcome, Failure> { panic!("the body must not run") },
+        );
+        assert!(r.failed);
+        assert_eq!(r.json["msg"], json!("missing required arguments: name"));
+    }
+
+    #[test]
+    fn module_name_from_ansible_is_used_in_messages() {
+        let r = run(json!({"name": "n", "x": 1, "_ansible_module_name": "deevnet.net.probe"}));
+        assert!(r.json["msg"]
+            .as_str()
+            .unwrap()
+            .starts_with("Unsupported parameters for (deevnet.net.probe) module: x."));
+    }
+}

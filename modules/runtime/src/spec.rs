@@ -1,0 +1,581 @@
+//! Declared argument specs, validated and coerced the way Ansible's `AnsibleModule` does.
+//!
+//! The controller validates nothing for a binary module (an ad-hoc `-a 'mtu=9000'` arrives as
+//! the string `"9000"`), so the module must: types are coerced from strings, defaults filled
+//! in, choices and required options enforced, unknown options refused. The result is a
+//! normalised JSON object that serde turns into the module's typed parameter struct.
+
+use serde_json::{Map, Number, Value};
+
+/// The type of an option, as in Ansible's `type:` (and `elements:` / `options:`).
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    Str,
+    Path,
+    Bool,
+    Int,
+    /// Any JSON value, passed through untouched.
+    Raw,
+    /// A list whose elements follow the given spec (its `name` is not used).
+    List(&'static OptionSpec),
+    /// A dict with declared sub-options.
+    Dict(&'static [OptionSpec]),
+    /// A dict with free keys (e.g. interface names) whose values follow the given spec.
+    Map(&'static OptionSpec),
+}
+
+impl Kind {
+    fn type_name(&self) -> &'static str {
+        match self {
+            Kind::Str => "str",
+            Kind::Path => "path",
+            Kind::Bool => "bool",
+            Kind::Int => "int",
+            Kind::Raw => "raw",
+            Kind::List(_) => "list",
+            Kind::Dict(_) | Kind::Map(_) => "dict",
+        }
+    }
+}
+
+/// A default value that can live in a `static` spec.
+#[derive(Debug, Clone, Copy)]
+pub enum DefaultValue {
+    Str(&'static str),
+    Bool(bool),
+    Int(i64),
+    StrList(&'static [&'static str]),
+    EmptyList,
+    EmptyMap,
+}
+
+impl DefaultValue {
+    fn to_value(self) -> Value {
+        match self {
+            DefaultValue::Str(s) => Value::String(s.to_string()),
+            DefaultValue::Bool(b) => Value::Bool(b),
+            DefaultValue::Int(i) => Value::Number(i.into()),
+            DefaultValue::StrList(items) => {
+                Value::Array(items.iter().map(|s| Value::String(s.to_string())).collect())
+            }
+            DefaultValue::EmptyList => Value::Array(Vec::new()),
+            DefaultValue::EmptyMap => Value::Object(Map::new()),
+        }
+    }
+}
+
+/// One option of a module (or a sub-option, or the element spec of a list or map).
+#[derive(Debug, Clone, Copy)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub required: bool,
+    pub default: Option<DefaultValue>,
+    /// Allowed values, compared with the coerced value's text (`"2"` for the int 2).
+    pub choices: &'static [&'static str],
+    pub aliases: &'static [&'static str],
+    /// Masked in `invocation.module_args`.
+    pub no_log: bool,
+}
+
+impl OptionSpec {
+    pub const fn new(name: &'static str, kind: Kind) -> Self {
+        OptionSpec {
+            name,
+            kind,
+            required: false,
+            default: None,
+            choices: &[],
+            aliases: &[],
+            no_log: false,
+        }
+    }
+    pub const fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+    pub const fn default(mut self, value: DefaultValue) -> Self {
+        self.default = Some(value);
+        self
+    }
+    pub const fn choices(mut self, choices: &'static [&'static str]) -> Self {
+        self.choices = choices;
+        self
+    }
+    pub const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+    pub const fn no_log(mut self) -> Self {
+        self.no_log = true;
+        self
+    }
+}
+
+/// What went wrong with the arguments: one message, in Ansible's wording where it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Validates `params` against `spec` and returns the normalised object: every declared option
+/// present (value, default or null), aliases resolved to the option's name, values coerced.
+///
+/// `module_fqcn` is used in the unknown-parameter message; `ignore_unknown` mirrors
+/// `_ansible_ignore_unknown_opts`.
+pub fn validate(
+    module_fqcn: &str,
+    spec: &[OptionSpec],
+    params: &Map<String, Value>,
+    ignore_unknown: bool,
+) -> Result<Map<String, Value>, SpecError> {
+    validate_options(module_fqcn, spec, params, ignore_unknown, "")
+}
+
+fn validate_options(
+    fqcn: &str,
+    spec: &[OptionSpec],
+    params: &Map<String, Value>,
+    ignore_unknown: bool,
+    location: &str,
+) -> Result<Map<String, Value>, SpecError> {
+    let found_in = if location.is_empty() {
+        String::new()
+    } else {
+        format!(" found in {location}")
+    };
+
+    let mut unknown: Vec<&str> = params
+        .keys()
+        .filter(|k| !k.starts_with("_ansible_"))
+        .filter(|k| {
+            !spec
+                .iter()
+                .any(|o| o.name == *k || o.aliases.contains(&k.as_str()))
+        })
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() && !ignore_unknown {
+        unknown.sort_unstable();
+        let mut supported: Vec<String> = spec
+            .iter()
+            .map(|o| {
+                if o.aliases.is_empty() {
+                    o.name.to_string()
+                } else {
+                    format!("{} ({})", o.name, o.aliases.join(", "))
+                }
+            })
+            .collect();
+        supported.sort();
+        return Err(SpecError(format!(
+            "Unsupported parameters for ({fqcn}) module: {}{found_in}. Supported parameters include: {}.",
+            unknown.join(", "),
+            supported.join(", ")
+        )));
+    }
+
+    let mut missing = Vec::new();
+    let mut out = Map::new();
+    for option in spec {
+        let mut given: Vec<(&str, &Value)> = std::iter::once(option.name)
+            .chain(option.aliases.iter().copied())
+            .filter_map(|key| params.get(key).map(|v| (key, v)))
+            .filter(|(_, v)| !v.is_null())
+            .collect();
+        if given.len() > 1 {
+            let names: Vec<&str> = given.iter().map(|(k, _)| *k).collect();
+            return Err(SpecError(format!(
+                "parameters are mutually exclusive: {}{found_in}: give only one of them",
+                names.join("|")
+            )));
+        }
+        let path = if location.is_empty() {
+            option.name.to_string()
+        } else {
+            format!("{location}.{}", option.name)
+        };
+        let value = match given.pop() {
+            Some((_, value)) => coerce(fqcn, option, value, &path, ignore_unknown)?,
+            None => match option.default {
+                _ if option.required => {
+                    missing.push(option.name);
+                    continue;
+                }
+                Some(default) => default.to_value(),
+                None => Value::Null,
+            },
+        };
+        out.insert(option.name.to_string(), value);
+    }
+    if !missing.is_empty() {
+        return Err(SpecError(format!(
+            "missing required arguments: {}{found_in}",
+            missing.join(", ")
+        )));
+    }
+    Ok(out)
+}
+
+fn coerce(
+    fqcn: &str,
+    option: &OptionSpec,
+    value: &Value,
+    path: &str,
+    ignore_unknown: bool,
+) -> Result<Value, SpecError> {
+    let type_error = |detail: &str| {
+        SpecError(format!(
+            "argument '{path}' is of type {} and we were unable to convert to {}: {detail}",
+            json_type(value),
+            option.kind.type_name()
+        ))
+    };
+    let coerced = match option.kind {
+        Kind::Raw => value.clone(),
+        Kind::Str | Kind::Path => match value {
+            Value::String(s) => Value::String(s.clone()),
+            Value::Number(n) => Value::String(n.to_string()),
+            Value::Bool(b) => Value::String(b.to_string()),
+            _ => return Err(type_error(&format!("{value} is not a string; give text"))),
+        },
+        Kind::Bool => Value::Bool(to_bool(value).ok_or_else(|| {
+            type_error(&format!(
+                "the value {} is not a valid boolean; valid booleans are yes, no, true, false, on, off, 1, 0",
+                short(value)
+            ))
+        })?),
+        Kind::Int => Value::Number(to_int(value).ok_or_else(|| {
+            type_error(&format!("the value {} is not a whole number", short(value)))
+        })?),
+        Kind::List(element) => {
+            let items = to_list(value).ok_or_else(|| {
+                type_error(&format!(
+                    "the value {} is not a list; give a YAML list or a comma-separated string",
+                    short(value)
+                ))
+            })?;
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                out.push(coerce(fqcn, element, item, &format!("{path}[{i}]"), ignore_unknown)?);
+            }
+            Value::Array(out)
+        }
+        Kind::Dict(sub) => {
+            let map = to_map(value).ok_or_else(|| {
+                type_error(&format!("the value {} is not a dict", short(value)))
+            })?;
+            Value::Object(validate_options(fqcn, sub, &map, ignore_unknown, path)?)
+        }
+        Kind::Map(element) => {
+            let map = to_map(value).ok_or_else(|| {
+                type_error(&format!("the value {} is not a dict", short(value)))
+            })?;
+            let mut out = Map::new();
+            for (key, item) in &map {
+                let item_path = format!("{path}.{key}");
+                out.insert(key.clone(), coerce(fqcn, element, item, &item_path, ignore_unknown)?);
+            }
+            Value::Object(out)
+        }
+    };
+    if !option.choices.is_empty() {
+        let text = match &coerced {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        if !option.choices.contains(&text.as_str()) {
+            return Err(SpecError(format!(
+                "value of {path} must be one of: {}, got: {text}",
+                option.choices.join(", ")
+            )));
+        }
+    }
+    Ok(coerced)
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// A value for an error message, cut so that a huge argument does not flood the output.
+fn short(value: &Value) -> String {
+    let text = match value {
+        Value::String(s) => format!("'{s}'"),
+        other => other.to_string(),
+    };
+    if text.chars().count() > 80 {
+        let mut cut: String = text.chars().take(77).collect();
+        cut.push_str("...");
+        cut
+    } else {
+        text
+    }
+}
+
+/// Ansible's boolean conversion (`module_utils.parsing.convert_bool`).
+pub fn to_bool(value: &Value) -> Option<bool> {
+    match value {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x == 1.0 => Some(true),
+            Some(x) if x == 0.0 => Some(false),
+            _ => None,
+        },
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" | "on" | "1" | "true" | "t" => Some(true),
+            "n" | "no" | "off" | "0" | "false" | "f" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn to_int(value: &Value) -> Option<Number> {
+    match value {
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.clone()),
+        Value::Number(n) => {
+            let x = n.as_f64()?;
+            (x.fract() == 0.0 && x.abs() < 9.0e15).then(|| Number::from(x as i64))
+        }
+        Value::String(s) => s.trim().parse::<i64>().ok().map(Number::from),
+        _ => None,
+    }
+}
+
+fn to_list(value: &Value) -> Option<Vec<Value>> {
+    match value {
+        Value::Array(items) => Some(items.clone()),
+        Value::String(s) => {
+            let s = s.trim();
+            if s.starts_with('[') {
+                // `-a 'interfaces=["vmbr0.50"]'` arrives as text: take it as JSON.
+                match serde_json::from_str::<Value>(s).ok()? {
+                    Value::Array(items) => Some(items),
+                    _ => None,
+                }
+            } else if s.is_empty() {
+                Some(Vec::new())
+            } else {
+                Some(
+                    s.split(',')
+                        .map(|item| Value::String(item.trim().to_string()))
+                        .collect(),
+                )
+            }
+        }
+        _ => None,
+    }
+}
+
+fn to_map(value: &Value) -> Option<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Some(map.clone()),
+        Value::String(s) => {
+            let s = s.trim();
+            if s.starts_with('{') {
+                match serde_json::from_str::<Value>(s).ok()? {
+                    Value::Object(map) => Some(map),
+                    _ => None,
+                }
+            } else if s.is_empty() {
+                Some(Map::new())
+            } else {
+                // Ansible's `k1=v1, k2=v2` form of a dict.
+                let mut map = Map::new();
+                for pair in s.split([',', ' ']).filter(|p| !p.is_empty()) {
+                    let (k, v) = pair.split_once('=')?;
+                    map.insert(k.trim().to_string(), Value::String(v.trim().to_string()));
+                }
+                Some(map)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `module_args` with every `no_log` option (at any depth) replaced by Ansible's mask.
+pub fn mask_no_log(spec: &[OptionSpec], params: &Map<String, Value>) -> Map<String, Value> {
+    const MASK: &str = "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER";
+    let mut out = params.clone();
+    for option in spec {
+        let Some(value) = out.get_mut(option.name) else {
+            continue;
+        };
+        if option.no_log && !value.is_null() {
+            *value = Value::String(MASK.to_string());
+            continue;
+        }
+        match (option.kind, value) {
+            (Kind::Dict(sub), Value::Object(map)) => *map = mask_no_log(sub, map),
+            (Kind::List(element), Value::Array(items)) => {
+                if let Kind::Dict(sub) = element.kind {
+                    for item in items.iter_mut() {
+                        if let Value::Object(map) = item {
+                            *map = mask_no_log(sub, map);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    static ELEMENT_STR: OptionSpec = OptionSpec::new("element", Kind::Str);
+    static LEVEL: OptionSpec = OptionSpec::new("level", Kind::Int).choices(&["0", "1", "2"]);
+    static VRF_OPTIONS: [OptionSpec; 2] = [
+        OptionSpec::new("name", Kind::Str).required(),
+        OptionSpec::new("default_via", Kind::Str),
+    ];
+    static VRF_ELEMENT: OptionSpec = OptionSpec::new("element", Kind::Dict(&VRF_OPTIONS));
+    static SPEC: [OptionSpec; 8] = [
+        OptionSpec::new("path", Kind::Path).default(DefaultValue::Str("/etc/x.conf")),
+        OptionSpec::new("ipv6", Kind::Bool).default(DefaultValue::Bool(false)),
+        OptionSpec::new("mtu", Kind::Int),
+        OptionSpec::new("interfaces", Kind::List(&ELEMENT_STR))
+            .default(DefaultValue::EmptyList)
+            .aliases(&["interface"]),
+        OptionSpec::new("state", Kind::Str)
+            .choices(&["present", "absent"])
+            .default(DefaultValue::Str("present")),
+        OptionSpec::new("rp_filter", Kind::Map(&LEVEL)).default(DefaultValue::EmptyMap),
+        OptionSpec::new("vrfs", Kind::List(&VRF_ELEMENT)).default(DefaultValue::EmptyList),
+        OptionSpec::new("secret", Kind::Str).no_log(),
+    ];
+
+    fn run(params: Value) -> Result<Map<String, Value>, SpecError> {
+        validate("ns.col.m", &SPEC, params.as_object().unwrap(), false)
+    }
+
+    #[test]
+    fn defaults_fill_in_and_internal_keys_are_ignored() {
+        let out = run(json!({"_ansible_check_mode": true, "_ansible_future_key": 1})).unwrap();
+        assert_eq!(out["path"], json!("/etc/x.conf"));
+        assert_eq!(out["ipv6"], json!(false));
+        assert_eq!(out["mtu"], Value::Null);
+        assert_eq!(out["interfaces"], json!([]));
+        assert_eq!(out["state"], json!("present"));
+    }
+
+    #[test]
+    fn strings_from_ad_hoc_are_coerced_like_ansible() {
+        let out = run(
+            json!({"ipv6": "yes", "mtu": "9000", "interfaces": "vmbr0.50, bond0.40",
+                             "rp_filter": "vmbr0.50=2"}),
+        )
+        .unwrap();
+        assert_eq!(out["ipv6"], json!(true));
+        assert_eq!(out["mtu"], json!(9000));
+        assert_eq!(out["interfaces"], json!(["vmbr0.50", "bond0.40"]));
+        assert_eq!(out["rp_filter"], json!({"vmbr0.50": 2}));
+        let out = run(json!({"ipv6": "off", "interfaces": "[\"a\"]", "mtu": 1500.0})).unwrap();
+        assert_eq!(out["ipv6"], json!(false));
+        assert_eq!(out["interfaces"], json!(["a"]));
+        assert_eq!(out["mtu"], json!(1500));
+    }
+
+    #[test]
+    fn aliases_resolve_to_the_option_name() {
+        let out = run(json!({"interface": ["x"]})).unwrap();
+        assert_eq!(out["interfaces"], json!(["x"]));
+        let err = run(json!({"interface": ["x"], "interfaces": ["y"]})).unwrap_err();
+        assert!(
+            err.0.contains("mutually exclusive: interfaces|interface"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn unknown_parameters_use_ansibles_wording() {
+        let err = run(json!({"bogus": 1, "also": 2})).unwrap_err();
+        assert_eq!(
+            err.0,
+            "Unsupported parameters for (ns.col.m) module: also, bogus. Supported parameters include: \
+             interfaces (interface), ipv6, mtu, path, rp_filter, secret, state, vrfs."
+        );
+        assert!(validate(
+            "ns.col.m",
+            &SPEC,
+            json!({"bogus": 1}).as_object().unwrap(),
+            true
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn wrong_types_name_parameter_and_value() {
+        let err = run(json!({"ipv6": "maybe"})).unwrap_err();
+        assert!(err.0.contains("argument 'ipv6' is of type str"), "{err}");
+        assert!(
+            err.0.contains("'maybe'") && err.0.contains("yes, no"),
+            "{err}"
+        );
+        let err = run(json!({"interfaces": 5})).unwrap_err();
+        assert!(
+            err.0.contains(
+                "argument 'interfaces' is of type int and we were unable to convert to list"
+            ),
+            "{err}"
+        );
+        let err = run(json!({"mtu": "big"})).unwrap_err();
+        assert!(err.0.contains("'big' is not a whole number"), "{err}");
+    }
+
+    #[test]
+    fn choices_apply_to_map_values_and_strings() {
+        let err = run(json!({"rp_filter": {"vmbr0.50": 3}})).unwrap_err();
+        assert_eq!(
+            err.0,
+            "value of rp_filter.vmbr0.50 must be one of: 0, 1, 2, got: 3"
+        );
+        let err = run(json!({"state": "gone"})).unwrap_err();
+        assert_eq!(
+            err.0,
+            "value of state must be one of: present, absent, got: gone"
+        );
+    }
+
+    #[test]
+    fn nested_options_are_validated_with_their_location() {
+        let err = run(json!({"vrfs": [{"name": "a"}, {"default_via": "1.2.3.4"}]})).unwrap_err();
+        assert_eq!(err.0, "missing required arguments: name found in vrfs[1]");
+        let err = run(json!({"vrfs": [{"name": "a", "via": "x"}]})).unwrap_err();
+        assert!(
+            err.0
+                .starts_with("Unsupported parameters for (ns.col.m) module: via found in vrfs[0]."),
+            "{err}"
+        );
+        let out = run(json!({"vrfs": [{"name": "a"}]})).unwrap();
+        assert_eq!(out["vrfs"], json!([{"name": "a", "default_via": null}]));
+    }
+
+    #[test]
+    fn no_log_values_are_masked() {
+        let out = run(json!({"secret": "hunter2"})).unwrap();
+        let masked = mask_no_log(&SPEC, &out);
+        assert_eq!(
+            masked["secret"],
+            json!("VALUE_SPECIFIED_IN_NO_LOG_PARAMETER")
+        );
+        assert_eq!(masked["path"], json!("/etc/x.conf"));
+    }
+}
