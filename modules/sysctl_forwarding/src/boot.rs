@@ -1,0 +1,241 @@
+//! Which file sets a key at boot, by systemd-sysctl's rules.
+//!
+//! The `*.conf` files of all search folders are merged by name: a name in an earlier folder
+//! (`/etc/sysctl.d` before `/run`, `/usr/local/lib`, `/usr/lib`, `/lib`) masks the same name
+//! further down. The files are read in name order and the last explicit assignment of a key
+//! wins; a glob applies only to keys that no explicit assignment (or exclusion) names.
+
+use crate::sysctl_d::{self, Assignment, Target};
+use deevnet_runtime::sysctl::SysctlKey;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The folders systemd-sysctl reads, in precedence order.
+pub const DEFAULT_SEARCH_DIRS: &[&str] = &[
+    "/etc/sysctl.d",
+    "/run/sysctl.d",
+    "/usr/local/lib/sysctl.d",
+    "/usr/lib/sysctl.d",
+    "/lib/sysctl.d",
+];
+
+/// A config file as systemd-sysctl would read it.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub assignments: Vec<Assignment>,
+}
+
+/// The assignment that decides a key at boot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BootSetting {
+    /// The file that wins, or `null` when no file sets the key (the kernel default stays).
+    pub file: Option<PathBuf>,
+    pub line: Option<usize>,
+    /// `null` when no file sets it, or when the winning line only excludes it from globs.
+    pub value: Option<String>,
+}
+
+/// Lists the files systemd-sysctl reads from `dirs`, in reading order. `own` is the path the
+/// module manages with the content it is about to have (`None`: about to be removed), so the
+/// answer describes the node after this run.
+pub fn config_files(dirs: &[PathBuf], own: (&Path, Option<&str>)) -> Vec<ConfigFile> {
+    let own_real = canonical(own.0);
+    let mut by_name: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".conf") {
+                by_name.entry(name).or_insert_with(|| entry.path());
+            }
+        }
+    }
+    // The managed file counts even before it exists, if it sits in a search folder.
+    if let (Some(name), Some(parent)) = (own.0.file_name(), own.0.parent()) {
+        let name = name.to_string_lossy().into_owned();
+        let parent_real = canonical(parent);
+        if let Some(rank) = dirs.iter().position(|d| canonical(d) == parent_real) {
+            let masked_by_earlier = by_name.get(&name).is_some_and(|existing| {
+                dirs.iter()
+                    .position(|d| {
+                        existing
+                            .parent()
+                            .is_some_and(|p| canonical(p) == canonical(d))
+                    })
+                    .is_some_and(|r| r < rank)
+            });
+            if !masked_by_earlier {
+                by_name.insert(name, own.0.to_path_buf());
+            }
+        }
+    }
+    by_name
+        .into_values()
+        .filter_map(|path| {
+            let text = if canonical(&path) == own_real {
+                own.1?.to_string()
+            } else {
+                std::fs::read_to_string(&path).unwrap_or_default()
+            };
+            Some(ConfigFile {
+                assignments: sysctl_d::parse(&text),
+                path,
+            })
+        })
+        .collect()
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The boot-time setting of `key` given the files in reading order.
+pub fn setting_of(files: &[ConfigFile], key: &SysctlKey) -> BootSetting {
+    let key_path = key.components().join("/");
+    let mut explicit = None;
+    let mut glob = None;
+    for file in files {
+        for assignment in &file.assignments {
+            let found = Some((file.path.clone(), assignment.line, assignment.value.clone()));
+            match &assignment.target {
+                Target::Key(k) if k == key => explicit = found,
+                Target::Glob(pattern) if sysctl_d::glob_matches(pattern, &key_path) => glob = found,
+                _ => {}
+            }
+        }
+    }
+    match explicit.or(glob) {
+        Some((file, line, value)) => BootSetting {
+            file: Some(file),
+            line: Some(line),
+            value,
+        },
+        None => BootSetting {
+            file: None,
+            line: None,
+            value: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    struct Tree {
+        _root: tempfile::TempDir,
+        etc: PathBuf,
+        usr: PathBuf,
+    }
+
+    fn tree() -> Tree {
+        let root = tempfile::tempdir().unwrap();
+        let etc = root.path().join("etc/sysctl.d");
+        let usr = root.path().join("usr/lib/sysctl.d");
+        fs::create_dir_all(&etc).unwrap();
+        fs::create_dir_all(&usr).unwrap();
+        Tree {
+            _root: root,
+            etc,
+            usr,
+        }
+    }
+
+    fn dirs(t: &Tree) -> Vec<PathBuf> {
+        vec![t.etc.clone(), t.usr.clone()]
+    }
+
+    const OURS: &str = "net.ipv4.conf.all.forwarding = 1\n";
+
+    #[test]
+    fn a_later_file_overrides_ours() {
+        let t = tree();
+        fs::write(
+            t.usr.join("99-late.conf"),
+            "net.ipv4.conf.all.forwarding = 0\n",
+        )
+        .unwrap();
+        let own = t.etc.join("90-deevnet.conf");
+        let files = config_files(&dirs(&t), (&own, Some(OURS)));
+        let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
+        assert_eq!(
+            setting.file.as_deref(),
+            Some(t.usr.join("99-late.conf").as_path())
+        );
+        assert_eq!(setting.value.as_deref(), Some("0"));
+    }
+
+    #[test]
+    fn an_earlier_file_loses_to_ours_and_same_names_are_masked() {
+        let t = tree();
+        fs::write(
+            t.usr.join("10-early.conf"),
+            "net.ipv4.conf.all.forwarding = 0\n",
+        )
+        .unwrap();
+        // Masked by the /etc file of the same name, so its 0 never applies.
+        fs::write(
+            t.usr.join("95-x.conf"),
+            "net.ipv4.conf.all.forwarding = 0\n",
+        )
+        .unwrap();
+        fs::write(t.etc.join("95-x.conf"), "# masked\n").unwrap();
+        let own = t.etc.join("90-deevnet.conf");
+        let files = config_files(&dirs(&t), (&own, Some(OURS)));
+        let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
+        assert_eq!(setting.file.as_deref(), Some(own.as_path()));
+        assert_eq!(setting.value.as_deref(), Some("1"));
+    }
+
+    #[test]
+    fn explicit_assignments_beat_later_globs_and_exclusions_stop_globs() {
+        let t = tree();
+        fs::write(
+            t.etc.join("99-glob.conf"),
+            "net.ipv4.conf.*.forwarding = 0\n-net.ipv4.conf.default.forwarding\n",
+        )
+        .unwrap();
+        let own = t.etc.join("90-deevnet.conf");
+        let files = config_files(&dirs(&t), (&own, Some(OURS)));
+        let all = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
+        assert_eq!(all.value.as_deref(), Some("1"), "explicit wins over a glob");
+        let vmbr = setting_of(&files, &SysctlKey::ipv4_conf("vmbr0.50", "forwarding"));
+        assert_eq!(
+            vmbr.value.as_deref(),
+            Some("0"),
+            "the glob reaches interfaces"
+        );
+        let default = setting_of(&files, &SysctlKey::ipv4_conf("default", "forwarding"));
+        assert_eq!(default.value, None, "excluded");
+        assert_eq!(
+            default.file.as_deref(),
+            Some(t.etc.join("99-glob.conf").as_path())
+        );
+    }
+
+    #[test]
+    fn a_file_outside_the_search_folders_is_never_read() {
+        let t = tree();
+        let elsewhere = t._root.path().join("elsewhere.conf");
+        let files = config_files(&dirs(&t), (&elsewhere, Some(OURS)));
+        let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
+        assert_eq!(setting.file, None);
+    }
+
+    #[test]
+    fn removal_is_taken_into_account() {
+        let t = tree();
+        let own = t.etc.join("90-deevnet.conf");
+        fs::write(&own, OURS).unwrap();
+        let files = config_files(&dirs(&t), (&own, None));
+        assert_eq!(
+            setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding")).file,
+            None
+        );
+    }
+}

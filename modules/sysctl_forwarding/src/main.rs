@@ -1,0 +1,355 @@
+//! `deevnet.net.sysctl_forwarding`: IPv4 forwarding for a tenant fabric's exit node, persisted
+//! in a sysctl.d file this module owns and applied now, with the transit interfaces forwarding
+//! at once and the boot-time winner of every key checked.
+//!
+//! The first fault of the mission: the node-owned transit interface `vmbr0.50` came up with
+//! `forwarding=0` (created after boot, it did not inherit `all`), so replies were dropped while
+//! the SNAT counter climbed.
+//!
+//! Flow: validate → lock → read the file and the runtime values → compute the new file → check
+//! which file wins at boot → check every write is possible → write the file → apply → result.
+
+use deevnet_runtime::atomic_file::{self, DirLock};
+use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::sysctl::SysctlKey;
+use deevnet_runtime::{ifname, Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+use sysctl_forwarding::boot::{self, BootSetting, DEFAULT_SEARCH_DIRS};
+use sysctl_forwarding::managed_file::{self, Setting};
+
+static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
+static SEARCH_DIR: OptionSpec = OptionSpec::new("folder", Kind::Path);
+static RP_FILTER_MODE: OptionSpec = OptionSpec::new("mode", Kind::Int).choices(&["0", "1", "2"]);
+
+static SPEC: [OptionSpec; 10] = [
+    OptionSpec::new("path", Kind::Path).default(DefaultValue::Str(
+        "/etc/sysctl.d/90-deevnet-tenant-fabric.conf",
+    )),
+    OptionSpec::new("state", Kind::Str)
+        .choices(&["present", "absent"])
+        .default(DefaultValue::Str("present")),
+    OptionSpec::new("ipv6", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("interfaces", Kind::List(&INTERFACE_NAME))
+        .default(DefaultValue::EmptyList)
+        .aliases(&["interface"]),
+    OptionSpec::new("rp_filter", Kind::Map(&RP_FILTER_MODE)).default(DefaultValue::EmptyMap),
+    OptionSpec::new("apply", Kind::Bool).default(DefaultValue::Bool(true)),
+    OptionSpec::new("backup", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("boot_conflict", Kind::Str)
+        .choices(&["fail", "warn"])
+        .default(DefaultValue::Str("fail")),
+    OptionSpec::new("sysctl_dirs", Kind::List(&SEARCH_DIR))
+        .default(DefaultValue::StrList(DEFAULT_SEARCH_DIRS)),
+    OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30)),
+];
+
+static MODULE: Module = Module {
+    name: "sysctl_forwarding",
+    spec: &SPEC,
+    supports_check_mode: true,
+};
+
+#[derive(Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum State {
+    Present,
+    Absent,
+}
+
+#[derive(Deserialize)]
+struct Params {
+    path: PathBuf,
+    state: State,
+    ipv6: bool,
+    interfaces: Vec<String>,
+    rp_filter: BTreeMap<String, u8>,
+    apply: bool,
+    backup: bool,
+    boot_conflict: String,
+    sysctl_dirs: Vec<PathBuf>,
+    lock_timeout: u64,
+}
+
+/// A runtime value before and after the run.
+#[derive(Serialize, Clone, Debug)]
+struct BeforeAfter {
+    before: Option<String>,
+    after: Option<String>,
+}
+
+/// A runtime key this run may set.
+struct RuntimeTarget {
+    key: SysctlKey,
+    desired: String,
+    before: Option<String>,
+}
+
+fn main() {
+    MODULE.run(|ctx, params: Params| {
+        validate_names(&params)?;
+        atomic_file::check_writable_target(&params.path, "path")?;
+        let _lock = DirLock::acquire(&params.path, Duration::from_secs(params.lock_timeout))?;
+
+        let before_file = atomic_file::read_optional(&params.path)?;
+        let settings = managed_file::desired_settings(params.ipv6, &params.rp_filter);
+        let after_file = match params.state {
+            State::Present => Some(managed_file::render(&settings)),
+            State::Absent => None,
+        };
+        let boot = boot_settings(ctx, &params, &settings, after_file.as_deref())?;
+
+        let targets = match params.state {
+            State::Present => runtime_targets(&params, &settings)?,
+            State::Absent => Vec::new(),
+        };
+        let to_apply: Vec<&RuntimeTarget> = targets
+            .iter()
+            .filter(|t| params.apply && t.before.as_deref() != Some(t.desired.as_str()))
+            .collect();
+        let file_changes = before_file != after_file;
+        if !ctx.check_mode {
+            for target in &to_apply {
+                target.key.check_writable()?;
+            }
+        }
+
+        let mut outcome = Outcome {
+            changed: file_changes || !to_apply.is_empty(),
+            ..Outcome::default()
+        };
+        if file_changes {
+            outcome.diff.push(FileDiff::of_file(
+                &params.path,
+                before_file.as_deref().unwrap_or(""),
+                after_file.as_deref().unwrap_or(""),
+            ));
+            if !ctx.check_mode {
+                let backup_file = match &after_file {
+                    Some(text) => {
+                        atomic_file::replace(&params.path, text.as_bytes(), params.backup)?
+                    }
+                    None => atomic_file::remove(&params.path, params.backup)?,
+                };
+                if let Some(backup_file) = backup_file {
+                    outcome.set("backup_file", backup_file);
+                }
+            }
+        }
+        if !ctx.check_mode {
+            for target in &to_apply {
+                target.key.write(&target.desired)?;
+            }
+        }
+
+        let runtime = runtime_report(ctx, &params, &targets, &to_apply)?;
+        outcome.set("interfaces", interfaces_report(&params, &runtime));
+        outcome.set("runtime", &runtime);
+        outcome.set("boot", &boot);
+        outcome.set("path", &params.path);
+        outcome.msg = summary(&params, file_changes, to_apply.len(), ctx.check_mode);
+        Ok(outcome)
+    })
+}
+
+/// Interface names reach `/proc/sys` paths: check them by the kernel's rules first.
+fn validate_names(params: &Params) -> Result<(), Failure> {
+    for name in &params.interfaces {
+        ifname::validate("interfaces", name).map_err(Failure::new)?;
+    }
+    for name in params.rp_filter.keys() {
+        ifname::validate("rp_filter", name).map_err(Failure::new)?;
+    }
+    if params.lock_timeout == 0 || params.lock_timeout > 3600 {
+        return Err(Failure::new(format!(
+            "lock_timeout={} is out of range; give a number of seconds from 1 to 3600",
+            params.lock_timeout
+        )));
+    }
+    Ok(())
+}
+
+/// The boot-time winner of every managed key, after this run's file change. A different value
+/// winning at boot fails the task (or warns, with boot_conflict=warn) before anything changes.
+fn boot_settings(
+    ctx: &mut Context,
+    params: &Params,
+    settings: &[Setting],
+    after_file: Option<&str>,
+) -> Result<BTreeMap<String, BootSetting>, Failure> {
+    if params.state == State::Absent {
+        return Ok(BTreeMap::new());
+    }
+    let files = boot::config_files(&params.sysctl_dirs, (&params.path, after_file));
+    let mut report = BTreeMap::new();
+    let mut conflicts = Vec::new();
+    for setting in settings {
+        let winner = boot::setting_of(&files, &setting.key);
+        if winner.value.as_deref() != Some(setting.value.as_str()) {
+            conflicts.push(match (&winner.file, &winner.value) {
+                (None, _) => format!(
+                    "{} is set by no file that systemd-sysctl reads (is path={} inside sysctl_dirs?)",
+                    setting.key,
+                    params.path.display()
+                ),
+                (Some(file), Some(value)) => format!(
+                    "{} = {value} from {}:{} wins at boot over {} from {}",
+                    setting.key,
+                    file.display(),
+                    winner.line.unwrap_or(0),
+                    setting.value,
+                    params.path.display()
+                ),
+                (Some(file), None) => format!(
+                    "{} is excluded at {}:{}, so {} never applies it at boot",
+                    setting.key,
+                    file.display(),
+                    winner.line.unwrap_or(0),
+                    params.path.display()
+                ),
+            });
+        }
+        report.insert(setting.key.to_string(), winner);
+    }
+    if conflicts.is_empty() {
+        return Ok(report);
+    }
+    let message = format!(
+        "at boot another file would undo this module: {}. Remove or change that file, give path a name that sorts after it, or set boot_conflict=warn",
+        conflicts.join("; ")
+    );
+    if params.boot_conflict == "warn" {
+        ctx.warn(message);
+        Ok(report)
+    } else {
+        Err(Failure::new(message).with("boot", &report))
+    }
+}
+
+/// Every runtime key this run manages, with its current value. A missing interface fails here,
+/// before anything changes.
+fn runtime_targets(params: &Params, settings: &[Setting]) -> Result<Vec<RuntimeTarget>, Failure> {
+    let mut keys: Vec<(SysctlKey, String, &str)> = settings
+        .iter()
+        .map(|s| (s.key.clone(), s.value.clone(), "rp_filter"))
+        .collect();
+    for name in &params.interfaces {
+        keys.push((
+            SysctlKey::ipv4_conf(name, "forwarding"),
+            "1".into(),
+            "interfaces",
+        ));
+        if params.ipv6 {
+            keys.push((
+                SysctlKey::ipv6_conf(name, "forwarding"),
+                "1".into(),
+                "interfaces",
+            ));
+        }
+    }
+    let mut targets = Vec::with_capacity(keys.len());
+    for (key, desired, parameter) in keys {
+        let before = key.read()?;
+        if before.is_none() && params.apply {
+            let interface = &key.components()[3];
+            let why = if managed_file::is_global_conf(interface) {
+                format!("{key} does not exist on this kernel (is IPv6 disabled?); set ipv6=false or apply=false")
+            } else {
+                format!(
+                    "{parameter}: interface '{interface}' does not exist on this node (no {}); create it first, fix the name, or remove it",
+                    key.proc_path().parent().map(|p| p.display().to_string()).unwrap_or_default()
+                )
+            };
+            return Err(Failure::new(why));
+        }
+        targets.push(RuntimeTarget {
+            key,
+            desired,
+            before,
+        });
+    }
+    Ok(targets)
+}
+
+/// `runtime`: each managed key before and after; with ipv6=false, IPv6 forwarding as observed.
+fn runtime_report(
+    ctx: &mut Context,
+    params: &Params,
+    targets: &[RuntimeTarget],
+    applied: &[&RuntimeTarget],
+) -> Result<BTreeMap<String, BeforeAfter>, Failure> {
+    let mut report = BTreeMap::new();
+    for target in targets {
+        let after = if ctx.check_mode {
+            if applied.iter().any(|a| a.key == target.key) {
+                Some(target.desired.clone())
+            } else {
+                target.before.clone()
+            }
+        } else {
+            target.key.read()?
+        };
+        report.insert(
+            target.key.to_string(),
+            BeforeAfter {
+                before: target.before.clone(),
+                after,
+            },
+        );
+    }
+    if !params.ipv6 {
+        let key = SysctlKey::ipv6_conf("all", "forwarding");
+        let value = key.read()?;
+        if value.as_deref() == Some("1") {
+            ctx.warn(format!(
+                "IPv6 forwarding is on ({key} = 1) though ipv6=false: IPv6 is routed with no policy from this module; set ipv6=true to manage it, or turn it off"
+            ));
+        }
+        report.insert(
+            key.to_string(),
+            BeforeAfter {
+                before: value.clone(),
+                after: value,
+            },
+        );
+    }
+    if let Some(all) = params.rp_filter.get("all") {
+        for (name, mode) in &params.rp_filter {
+            if !managed_file::is_global_conf(name) && mode < all {
+                ctx.warn(format!(
+                    "rp_filter: {name}={mode} has no effect while all={all}: the kernel applies the larger of the two; lower rp_filter.all as well"
+                ));
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// `interfaces`: each listed interface's IPv4 forwarding before and after.
+fn interfaces_report(
+    params: &Params,
+    runtime: &BTreeMap<String, BeforeAfter>,
+) -> BTreeMap<String, BeforeAfter> {
+    params
+        .interfaces
+        .iter()
+        .filter_map(|name| {
+            let key = SysctlKey::ipv4_conf(name, "forwarding").to_string();
+            runtime
+                .get(&key)
+                .map(|values| (name.clone(), values.clone()))
+        })
+        .collect()
+}
+
+fn summary(params: &Params, file_changed: bool, applied: usize, check_mode: bool) -> String {
+    let would = if check_mode { "would be " } else { "" };
+    let file = match (file_changed, params.state) {
+        (false, _) => format!("{} unchanged", params.path.display()),
+        (true, State::Present) => format!("{} {would}written", params.path.display()),
+        (true, State::Absent) => format!("{} {would}removed", params.path.display()),
+    };
+    format!("{file}; {applied} runtime value(s) {would}set")
+}

@@ -1,0 +1,118 @@
+//! The settings this module owns and the sysctl.d file that persists them.
+
+use deevnet_runtime::sysctl::SysctlKey;
+use std::collections::BTreeMap;
+
+/// One key the module manages, with the value it must have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    pub key: SysctlKey,
+    pub value: String,
+    /// Per-interface keys: the interface may not exist yet when systemd-sysctl runs at boot
+    /// (udev applies them again when it appears), so a failure to set them is not an error.
+    pub per_interface: bool,
+}
+
+/// What the file holds for the given options: IPv4 forwarding on `all` and `default`, the same
+/// for IPv6 when asked, and each rp_filter entry.
+pub fn desired_settings(ipv6: bool, rp_filter: &BTreeMap<String, u8>) -> Vec<Setting> {
+    let global = |key: SysctlKey| Setting {
+        key,
+        value: "1".into(),
+        per_interface: false,
+    };
+    let mut settings = vec![
+        global(SysctlKey::ipv4_conf("all", "forwarding")),
+        global(SysctlKey::ipv4_conf("default", "forwarding")),
+    ];
+    if ipv6 {
+        settings.push(global(SysctlKey::ipv6_conf("all", "forwarding")));
+        settings.push(global(SysctlKey::ipv6_conf("default", "forwarding")));
+    }
+    for (target, mode) in rp_filter {
+        settings.push(Setting {
+            key: SysctlKey::ipv4_conf(target, "rp_filter"),
+            value: mode.to_string(),
+            per_interface: !is_global_conf(target),
+        });
+    }
+    settings
+}
+
+/// `all` and `default` are the kernel's pseudo-interfaces of `net.ipv4.conf`.
+pub fn is_global_conf(name: &str) -> bool {
+    name == "all" || name == "default"
+}
+
+const HEADER: &str = "\
+# Managed by Ansible (deevnet.net.sysctl_forwarding): changes made here are overwritten.
+#
+# A tenant fabric's exit node routes between VRFs and its transit interface, so IPv4
+# forwarding must be on. `all` turns it on for the interfaces that exist at boot; `default`
+# for those created later, as the SDN's VRF and VNet devices and VLAN devices such as
+# vmbr0.50 are. Dots in interface names are written as '/': net.ipv4.conf.vmbr0/50.forwarding.
+";
+
+/// Renders the file; the same settings always give the same bytes.
+pub fn render(settings: &[Setting]) -> String {
+    let mut out = String::from(HEADER);
+    let mut rp_filter_comment_written = false;
+    for setting in settings {
+        if setting
+            .key
+            .components()
+            .last()
+            .is_some_and(|leaf| leaf == "rp_filter")
+            && !rp_filter_comment_written
+        {
+            out.push_str(
+                "\n# Reverse-path filtering: the kernel applies the larger of `all` and the interface's\n\
+                 # value; a strict filter on a transit interface drops replies to leaked routes.\n",
+            );
+            rp_filter_comment_written = true;
+        }
+        let optional = if setting.per_interface { "-" } else { "" };
+        out.push_str(&format!("{optional}{} = {}\n", setting.key, setting.value));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_dotted_interfaces_with_slashes_and_optional_prefix() {
+        let rp: BTreeMap<String, u8> = [("vmbr0.50".to_string(), 2), ("all".to_string(), 0)].into();
+        let text = render(&desired_settings(false, &rp));
+        assert!(
+            text.contains(
+                "\nnet.ipv4.conf.all.forwarding = 1\nnet.ipv4.conf.default.forwarding = 1\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nnet.ipv4.conf.all.rp_filter = 0\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n-net.ipv4.conf.vmbr0/50.rp_filter = 2\n"),
+            "{text}"
+        );
+        assert!(!text.contains("ipv6"), "{text}");
+        // What we write parses back to the same keys and values.
+        let parsed = crate::sysctl_d::parse(&text);
+        assert_eq!(parsed.len(), 4);
+    }
+
+    #[test]
+    fn ipv6_adds_its_own_keys() {
+        let text = render(&desired_settings(true, &BTreeMap::new()));
+        assert!(
+            text.contains(
+                "net.ipv6.conf.all.forwarding = 1\nnet.ipv6.conf.default.forwarding = 1\n"
+            ),
+            "{text}"
+        );
+    }
+}
