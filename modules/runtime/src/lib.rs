@@ -11,6 +11,8 @@
 
 pub mod atomic_file;
 pub mod ifname;
+#[cfg(feature = "netlink")]
+pub mod netlink;
 pub mod protocol;
 pub mod spec;
 pub mod sysctl;

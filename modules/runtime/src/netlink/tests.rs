@@ -1,0 +1,444 @@
+//! Parsing of recorded kernel messages, the shape of the requests (the kernel traps), and a
+//! real kernel in a network namespace of the test's own (`ip netns`; needs root).
+
+use super::*;
+use netlink_packet_core::Parseable;
+use netlink_packet_route::link::{LinkAttribute, LinkMessage};
+use netlink_packet_route::route::{RouteAttribute, RouteFlags, RouteProtocol, RouteType};
+use netlink_packet_route::AddressFamily;
+use std::net::Ipv4Addr;
+use std::process::Command;
+
+/// RTM_NEWLINK of `ip link add vrf-blue type vrf table 10` (kernel capture from
+/// netlink-packet-route's test suite: this host's kernel has no VRF support).
+const VRF_LINK: [u8; 40] = [
+    0x00, 0x00, 0x01, 0x00, 0x22, 0x00, 0x00, 0x00, 0xc1, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x18, 0x00, 0x12, 0x00, 0x08, 0x00, 0x01, 0x00, 0x76, 0x72, 0x66, 0x00, 0x0c, 0x00, 0x02, 0x00,
+    0x08, 0x00, 0x01, 0x00, 0x0a, 0x00, 0x00, 0x00,
+];
+
+/// RTM_NEWLINK of an 802.1ad VLAN link, id 101, parent ifindex 7, admin up.
+const QINQ_VLAN_LINK: [u8; 60] = [
+    0x00, 0x00, 0x01, 0x00, 0x22, 0x00, 0x00, 0x00, 0x43, 0x10, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x08, 0x00, 0x05, 0x00, 0x07, 0x00, 0x00, 0x00, // IFLA_LINK 7
+    0x24, 0x00, 0x12, 0x00, // IFLA_LINKINFO
+    0x09, 0x00, 0x01, 0x00, b'v', b'l', b'a', b'n', 0x00, 0x00, 0x00, 0x00, // kind "vlan"
+    0x14, 0x00, 0x02, 0x00, // IFLA_INFO_DATA
+    0x06, 0x00, 0x05, 0x00, 0x88, 0xa8, 0x00, 0x00, // IFLA_VLAN_PROTOCOL 802.1ad
+    0x06, 0x00, 0x01, 0x00, 0x65, 0x00, 0x00, 0x00, // IFLA_VLAN_ID 101
+];
+
+#[test]
+fn vrf_links_carry_their_table() {
+    let message = LinkMessage::parse(VRF_LINK.as_slice()).unwrap();
+    let link = link_from_message(&message);
+    assert_eq!(link.index, 34);
+    assert!(link.is_vrf());
+    assert_eq!(link.vrf_table, Some(10));
+}
+
+#[test]
+fn vlan_links_carry_tag_protocol_and_parent() {
+    let message = LinkMessage::parse(QINQ_VLAN_LINK.as_slice()).unwrap();
+    let link = link_from_message(&message);
+    assert_eq!(link.kind.as_deref(), Some("vlan"));
+    assert!(link.admin_up);
+    assert_eq!(link.parent, Some(7));
+    assert_eq!(
+        link.vlan,
+        Some(Vlan {
+            id: 101,
+            protocol: Some(VlanProtocol::Dot1Ad)
+        })
+    );
+    assert_eq!(VlanProtocol::Dot1Ad.name(), "802.1ad");
+}
+
+#[test]
+fn bridge_vlan_settings_and_ports_are_read() {
+    use netlink_packet_route::link::{InfoBridge, InfoData, InfoKind, InfoPortKind, LinkInfo};
+    let mut bridge = LinkMessage::default();
+    bridge.header.index = 4;
+    bridge.attributes = vec![
+        LinkAttribute::IfName("vmbr0".into()),
+        LinkAttribute::LinkInfo(vec![
+            LinkInfo::Kind(InfoKind::Bridge),
+            LinkInfo::Data(InfoData::Bridge(vec![
+                InfoBridge::VlanFiltering(true),
+                InfoBridge::VlanProtocol(netlink_packet_route::link::VlanProtocol::Ieee8021Ad),
+                InfoBridge::VlanDefaultPvid(1),
+            ])),
+        ]),
+    ];
+    let mut port = LinkMessage::default();
+    port.header.index = 6;
+    port.attributes = vec![
+        LinkAttribute::IfName("eno1".into()),
+        LinkAttribute::Controller(4),
+        LinkAttribute::LinkInfo(vec![LinkInfo::PortKind(InfoPortKind::Bridge)]),
+    ];
+    let links = Links::new(vec![link_from_message(&port), link_from_message(&bridge)]);
+    assert_eq!(
+        links.by_name("vmbr0").unwrap().bridge,
+        Some(BridgeVlanSettings {
+            vlan_filtering: Some(true),
+            vlan_protocol: Some(VlanProtocol::Dot1Ad),
+            default_pvid: Some(1),
+        })
+    );
+    let eno1 = links.by_index(6).unwrap();
+    assert_eq!(eno1.port_kind.as_deref(), Some("bridge"));
+    assert_eq!(links.ports_of(4).map(|l| l.index).collect::<Vec<_>>(), [6]);
+    assert_eq!(links.vrf_of(eno1), None, "a bridge is not a VRF");
+    assert_eq!(links.name_of(99), "ifindex 99");
+}
+
+#[test]
+fn vrf_membership_is_the_direct_controller() {
+    let vrf = Link {
+        index: 10,
+        name: "vrf_tdemo".into(),
+        kind: Some("vrf".into()),
+        vrf_table: Some(1001),
+        ..Link::default()
+    };
+    let member = Link {
+        index: 11,
+        name: "vmbr0.50".into(),
+        controller: Some(10),
+        ..Link::default()
+    };
+    let links = Links::new(vec![vrf, member]);
+    assert_eq!(
+        links
+            .vrf_of(links.by_name("vmbr0.50").unwrap())
+            .map(|l| l.index),
+        Some(10)
+    );
+}
+
+#[test]
+fn dump_requests_filter_only_family_and_table() {
+    let request = dump_request(Family::V4, 1001);
+    assert_eq!(request.header.address_family, AddressFamily::Inet);
+    // Any other header value is a kernel-side filter under strict checking.
+    assert_eq!(request.header.protocol, RouteProtocol::Unspec);
+    assert_eq!(request.header.kind, RouteType::Unspec);
+    assert_eq!(request.header.table, 252, "RT_TABLE_COMPAT above 255");
+    assert_eq!(request.attributes, vec![RouteAttribute::Table(1001)]);
+    assert_eq!(dump_request(Family::V6, 254).header.table, 254);
+}
+
+#[test]
+fn lookup_requests_ask_for_the_table_on_ipv4_only() {
+    let v4 = lookup_request(IpAddr::V4(Ipv4Addr::new(10, 20, 99, 5)), Some(12));
+    assert_eq!(v4.header.flags, RouteFlags::LookupTable);
+    assert_eq!(v4.header.destination_prefix_length, 32);
+    assert!(v4.attributes.contains(&RouteAttribute::Oif(12)));
+    let v6 = lookup_request("2001:db8::1".parse().unwrap(), None);
+    assert_eq!(v6.header.flags, RouteFlags::empty());
+    assert_eq!(v6.header.destination_prefix_length, 128);
+    assert!(!v6
+        .attributes
+        .iter()
+        .any(|a| matches!(a, RouteAttribute::Oif(_))));
+}
+
+#[test]
+fn names_follow_iproute2() {
+    assert_eq!(table_name(254), "main");
+    assert_eq!(table_name(1001), "1001");
+    assert_eq!(protocol_name(2), "kernel");
+    assert_eq!(protocol_name(186), "bgp");
+    assert_eq!(protocol_name(77), "77");
+    assert_eq!(
+        Refusal::from_errno(libc::EHOSTUNREACH),
+        Some(Refusal::Unreachable)
+    );
+    assert_eq!(Refusal::from_errno(libc::EPERM), None);
+}
+
+// ---- a real kernel, in a namespace of the test's own ----
+
+/// A network namespace that exists for one test and is deleted when it ends.
+struct TestNamespace {
+    name: String,
+}
+
+impl TestNamespace {
+    fn new(tag: &str) -> Option<Self> {
+        if std::env::var_os("DEEVNET_SKIP_NETNS_TESTS").is_some() {
+            eprintln!("DEEVNET_SKIP_NETNS_TESTS is set: skipping the namespace test {tag}");
+            return None;
+        }
+        let name = format!("dvn-nl-{}-{tag}", std::process::id());
+        let status = Command::new("ip")
+            .args(["netns", "add", &name])
+            .status()
+            .expect("running ip: install iproute2");
+        assert!(
+            status.success(),
+            "ip netns add {name} failed: these tests need root (or set DEEVNET_SKIP_NETNS_TESTS=1)"
+        );
+        let namespace = TestNamespace { name };
+        namespace.ip("link set lo up");
+        Some(namespace)
+    }
+
+    /// `ip -n NAME ARGS`, which must succeed.
+    fn ip(&self, args: &str) {
+        let output = Command::new("ip")
+            .args(["-n", &self.name])
+            .args(args.split_whitespace())
+            .output()
+            .expect("running ip");
+        assert!(
+            output.status.success(),
+            "ip {args}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// Runs `body` on a thread that has entered the namespace (setns is per thread).
+    fn run<T: Send + 'static>(&self, body: impl FnOnce() -> T + Send + 'static) -> T {
+        let path = format!("/run/netns/{}", self.name);
+        std::thread::spawn(move || {
+            let file = std::fs::File::open(&path).expect("opening the namespace");
+            nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET).expect("setns");
+            body()
+        })
+        .join()
+        .expect("the namespace thread panicked")
+    }
+}
+
+impl Drop for TestNamespace {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+fn v4(text: &str) -> IpAddr {
+    text.parse().unwrap()
+}
+
+/// veth0 (10.0.0.1/24, fd00::1/64) <-> veth1, a bridge br0 with port veth2; routes in main,
+/// table 100 (steered to by rules, as a VRF's l3mdev rule would) and table 1000.
+fn routed_namespace(tag: &str) -> Option<TestNamespace> {
+    let ns = TestNamespace::new(tag)?;
+    for command in [
+        "link add veth0 type veth peer name veth1",
+        "link add br0 type bridge",
+        "link add veth2 type veth peer name veth3",
+        "link set veth2 master br0",
+        "link set veth0 mtu 1450",
+        "link set veth0 up",
+        "link set veth1 up",
+        "link set veth2 up",
+        "link set veth3 up",
+        "link set br0 up",
+        "addr add 10.0.0.1/24 dev veth0",
+        "addr add 192.168.50.1/24 dev br0",
+        "-6 addr add fd00::1/64 dev veth0 nodad",
+        "route add default via 10.0.0.254 dev veth0",
+        "route add 10.10.0.0/24 via 10.0.0.2 table 100",
+        "route add unreachable 10.20.0.0/24 table 100",
+        "route add blackhole 10.30.0.0/24 table 100",
+        "route add 10.40.0.0/24 table 100 nexthop via 10.0.0.2 weight 1 nexthop via 10.0.0.3 weight 2",
+        "route add 10.50.0.0/24 via 10.0.0.2 metric 50 table 100",
+        "route add unreachable default metric 4278198272 table 100",
+        "-6 route add 2001:db8:10::/48 via fd00::2 table 100",
+        "route add 172.16.0.0/16 via 10.0.0.2 table 1000",
+        "rule add to 10.10.0.0/16 lookup 100 pref 1000",
+        "rule add to 10.20.0.0/16 lookup 100 pref 1000",
+        "rule add to 10.30.0.0/16 lookup 100 pref 1000",
+        "rule add to 172.16.0.0/16 lookup 1000 pref 1000",
+        "-6 rule add to 2001:db8:10::/48 lookup 100 pref 1000",
+    ] {
+        ns.ip(command);
+    }
+    Some(ns)
+}
+
+#[test]
+fn links_are_dumped_with_kind_controller_and_peer() {
+    let Some(ns) = routed_namespace("links") else {
+        return;
+    };
+    let links = ns.run(|| Netlink::connect().unwrap().links().unwrap());
+    let veth0 = links.by_name("veth0").unwrap();
+    assert_eq!(veth0.kind.as_deref(), Some("veth"));
+    assert_eq!(veth0.mtu, Some(1450));
+    assert!(veth0.admin_up);
+    assert_eq!(veth0.parent, Some(links.by_name("veth1").unwrap().index));
+    let br0 = links.by_name("br0").unwrap();
+    assert_eq!(br0.kind.as_deref(), Some("bridge"));
+    assert!(br0.bridge.is_some());
+    let veth2 = links.by_name("veth2").unwrap();
+    assert_eq!(veth2.controller, Some(br0.index));
+    assert_eq!(veth2.port_kind.as_deref(), Some("bridge"));
+    assert_eq!(links.by_name("lo").unwrap().kind, None);
+}
+
+#[test]
+fn table_dumps_keep_every_route_type_and_big_table_ids() {
+    let Some(ns) = routed_namespace("routes") else {
+        return;
+    };
+    let (links, t100, t1000, t100_v6, missing, main) = ns.run(|| {
+        let netlink = Netlink::connect().unwrap();
+        (
+            netlink.links().unwrap(),
+            netlink.routes(Family::V4, 100).unwrap(),
+            netlink.routes(Family::V4, 1000).unwrap(),
+            netlink.routes(Family::V6, 100).unwrap(),
+            netlink.routes(Family::V4, 4242).unwrap(),
+            netlink.routes(Family::V4, 254).unwrap(),
+        )
+    });
+    let veth0 = links.by_name("veth0").unwrap().index;
+    let by_destination = |destination: Option<&str>| {
+        t100.iter()
+            .find(|r| r.destination == destination.map(v4))
+            .unwrap_or_else(|| panic!("{destination:?} missing from {t100:#?}"))
+    };
+    let catch_all = by_destination(None);
+    assert_eq!(catch_all.kind, RouteKind::Unreachable);
+    assert!(catch_all.is_default());
+    assert_eq!(catch_all.metric, Some(4278198272));
+    assert_eq!(
+        by_destination(Some("10.20.0.0")).kind,
+        RouteKind::Unreachable
+    );
+    assert_eq!(by_destination(Some("10.30.0.0")).kind, RouteKind::Blackhole);
+    let gateway_route = by_destination(Some("10.10.0.0"));
+    assert_eq!(gateway_route.gateway, Some(v4("10.0.0.2")));
+    assert_eq!(gateway_route.oif, Some(veth0));
+    assert_eq!(gateway_route.prefix_len, 24);
+    assert_eq!(protocol_name(gateway_route.protocol), "boot");
+    assert_eq!(by_destination(Some("10.50.0.0")).metric, Some(50));
+    let multipath = by_destination(Some("10.40.0.0"));
+    assert_eq!(
+        multipath.nexthops,
+        vec![
+            NextHop {
+                gateway: Some(v4("10.0.0.2")),
+                oif: veth0,
+                weight: 1
+            },
+            NextHop {
+                gateway: Some(v4("10.0.0.3")),
+                oif: veth0,
+                weight: 2
+            },
+        ]
+    );
+    assert_eq!(multipath.paths().len(), 2);
+    assert!(t100
+        .iter()
+        .all(|r| r.table == 100 && r.family == Family::V4));
+
+    assert_eq!(t1000.len(), 1);
+    assert_eq!(t1000[0].table, 1000);
+    assert_eq!(t1000[0].destination, Some(v4("172.16.0.0")));
+
+    assert!(t100_v6
+        .iter()
+        .any(|r| r.gateway == Some("fd00::2".parse().unwrap()) && r.family == Family::V6));
+    assert!(
+        missing.is_empty(),
+        "a table that does not exist has no routes"
+    );
+    assert!(main.iter().any(|r| r.is_default()
+        && r.kind == RouteKind::Unicast
+        && protocol_name(r.protocol) == "boot"));
+    assert!(
+        main.iter().any(|r| protocol_name(r.protocol) == "kernel"),
+        "kernel routes are dumped too: {main:#?}"
+    );
+}
+
+#[test]
+fn lookups_name_the_table_that_answered_and_refusals() {
+    let Some(ns) = routed_namespace("lookups") else {
+        return;
+    };
+    let (links, answers) = ns.run(|| {
+        let netlink = Netlink::connect().unwrap();
+        let answers: Vec<Lookup> = [
+            "8.8.8.8",
+            "10.10.0.7",
+            "172.16.1.1",
+            "10.20.0.1",
+            "10.30.0.1",
+            "10.99.0.1",
+            "2001:db8:10::1",
+            "2001:db8:99::1",
+        ]
+        .iter()
+        .map(|d| netlink.route_get(d.parse().unwrap(), None).unwrap())
+        .collect();
+        (netlink.links().unwrap(), answers)
+    });
+    let veth0 = links.by_name("veth0").unwrap().index;
+    let route = |i: usize| match &answers[i] {
+        Lookup::Route(route) => route.clone(),
+        other => panic!("answer {i}: {other:?}"),
+    };
+    let main = route(0);
+    assert_eq!(
+        (main.table, main.gateway, main.oif, main.kind),
+        (254, Some(v4("10.0.0.254")), Some(veth0), RouteKind::Unicast)
+    );
+    assert_eq!(main.pref_source, Some(v4("10.0.0.1")));
+    let table_100 = route(1);
+    assert_eq!(
+        (table_100.table, table_100.gateway),
+        (100, Some(v4("10.0.0.2")))
+    );
+    assert_eq!(route(2).table, 1000, "a table above 255 is named in full");
+    assert_eq!(answers[3], Lookup::Refused(Refusal::Unreachable));
+    assert_eq!(answers[4], Lookup::Refused(Refusal::Blackhole));
+    // 10.99.0.1 matches no rule to table 100: it leaves by main's default.
+    assert_eq!(route(5).table, 254);
+    let v6 = route(6);
+    assert_eq!(
+        (v6.family, v6.table, v6.gateway),
+        (Family::V6, 100, Some("fd00::2".parse().unwrap()))
+    );
+    assert_eq!(answers[7], Lookup::Refused(Refusal::NoRoute));
+    // Pinned to an interface, a lookup that finds no route there is assumed on-link (table 0).
+    let br0 = links.by_name("br0").unwrap().index;
+    let pinned = ns.run(move || {
+        Netlink::connect()
+            .unwrap()
+            .route_get(v4("8.8.8.8"), Some(br0))
+            .unwrap()
+    });
+    match pinned {
+        Lookup::Route(route) => assert_eq!((route.table, route.oif), (0, Some(br0))),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn errors_name_the_operation() {
+    let Some(ns) = TestNamespace::new("errors") else {
+        return;
+    };
+    let answer = ns.run(|| {
+        Netlink::connect()
+            .unwrap()
+            .route_get(v4("10.0.0.1"), Some(4242))
+    });
+    let error = answer.unwrap_err();
+    assert_eq!(error.errno(), Some(libc::ENODEV));
+    assert!(
+        error
+            .to_string()
+            .starts_with("looking up the route to 10.0.0.1: No such device"),
+        "{error}"
+    );
+}
