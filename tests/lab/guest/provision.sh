@@ -31,6 +31,7 @@ install -m 755 "$here/lab-sdn-apply" /usr/local/sbin/lab-sdn-apply
 install -m 755 "$here/lab-reset-faults" /usr/local/sbin/lab-reset-faults
 install -m 755 "$here/lab-qinq-peer" /usr/local/sbin/lab-qinq-peer
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
+install -m 755 "$here/lab-probe" /usr/local/sbin/lab-probe
 install -d /etc/deevnet-lab
 install -m 644 "$here/frr.conf.generated" /etc/deevnet-lab/frr.conf.generated
 

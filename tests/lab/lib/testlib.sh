@@ -1,0 +1,36 @@
+# Helpers for lab tests (bash). Source it: . "$LAB_DIR/lib/testlib.sh"
+# A test is any executable tests/lab/tests/*.sh; it runs on the host with LAB, LAB_DIR,
+# REPO_ROOT, LAB_SSH, LAB_SSH_PORT, LAB_SSH_KEY set, and exits non-zero on failure.
+set -euo pipefail
+
+: "${LAB:?run tests through 'tests/lab/lab test' (LAB is not set)}"
+checks_failed=0
+checks_passed=0
+
+# check DESCRIPTION COMMAND...: runs COMMAND, records and prints the result, never aborts.
+check() {
+  local what=$1
+  shift
+  if "$@"; then
+    checks_passed=$((checks_passed + 1)); echo "  ok    $what"
+  else
+    checks_failed=$((checks_failed + 1)); echo "  FAIL  $what"
+  fi
+}
+
+# figure KEY TEXT: the value of the line KEY=VALUE in TEXT (the guest prints its figures so).
+figure() {
+  local value
+  value=$(grep -m1 "^$1=" <<<"$2" | cut -d= -f2-) || true
+  [ -n "$value" ] || { echo "  (no figure '$1' in the guest's output)" >&2; echo MISSING; return; }
+  echo "$value"
+}
+
+# Integer comparisons that fail (rather than abort) on a missing or non-numeric figure.
+is_eq() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -eq "$2" ]; }
+is_ge() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ]; }
+
+finish() {
+  echo "  $checks_passed checks passed, $checks_failed failed"
+  [ "$checks_failed" -eq 0 ]
+}
