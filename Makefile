@@ -7,9 +7,30 @@ include mk/python.mk
 include mk/collection.mk
 -include tests/lab/lab.mk
 
-.PHONY: help
+.PHONY: help test rust-test lint ansible-test sanity changelog-lint
 help:
-	@echo "make test        everything CI runs: cargo tests, collection build, Ansible tests, lab tests"
+	@echo "make test        everything CI runs: Rust tests and lints, the collection built and used by Ansible, sanity, the lab"
 	@echo "make demo        boot the lab node and show both faults fixed by the collection"
 	@echo "make collection  build dist/deevnet-net-<version>.tar.gz"
 	@echo "make lab-up | lab-ssh | lab-down | lab-test"
+
+# The order runs the fast, local checks first, so a broken build fails in minutes.
+test: lint rust-test collection ansible-test sanity changelog-lint $(if $(wildcard tests/lab/lab.mk),lab-test)
+	@echo "== make test: all passed"
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+
+# Needs root: the module tests create network namespaces.
+rust-test:
+	cargo test --workspace --locked
+
+ansible-test: collection
+	$(PY) -m pytest -q tests/ansible
+
+sanity: collection-stage venv
+	tests/sanity/run
+
+changelog-lint: collection-stage venv
+	cd $(STAGE) && $(VENV)/bin/antsibull-changelog lint

@@ -6,6 +6,9 @@
 //! changes with every core release, so unknown ones are ignored. Whatever happens, standard
 //! output receives exactly one JSON object; the exit status is 0 on success and 1 on failure
 //! (ansible reads only the JSON, the status is for people).
+//!
+//! `BINARY --argument-spec` prints the declared spec in Ansible's `argument_spec` form, so that
+//! the documentation and the controller side can be checked against what the binary accepts.
 
 use crate::spec::{self, OptionSpec};
 use serde::de::DeserializeOwned;
@@ -135,6 +138,20 @@ impl Module {
         let fqcn = format!("deevnet.net.{}", self.name);
         install_panic_hook(fqcn);
         let args: Vec<String> = std::env::args().collect();
+        if args.get(1).map(String::as_str) == Some("--argument-spec") {
+            print_result(&Map::from_iter([
+                ("module".to_string(), Value::String(self.name.to_string())),
+                (
+                    "argument_spec".to_string(),
+                    spec::to_argument_spec(self.spec),
+                ),
+                (
+                    "supports_check_mode".to_string(),
+                    Value::Bool(self.supports_check_mode),
+                ),
+            ]));
+            std::process::exit(0);
+        }
         let raw = read_args(&args);
         let result = match raw {
             Ok(raw) => match panic::catch_unwind(AssertUnwindSafe(|| self.execute(&raw, body))) {

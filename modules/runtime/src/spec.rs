@@ -435,6 +435,60 @@ pub fn mask_no_log(spec: &[OptionSpec], params: &Map<String, Value>) -> Map<Stri
     out
 }
 
+/// The spec in the form of Ansible's `argument_spec` (`type`, `elements`, `options`, `default`,
+/// `choices`, `aliases`, `required`), printed by `MODULE --argument-spec` so that tests and the
+/// controller can hold the documentation to what the binary really accepts.
+pub fn to_argument_spec(spec: &[OptionSpec]) -> Value {
+    let mut out = Map::new();
+    for option in spec {
+        out.insert(option.name.to_string(), option_to_json(option));
+    }
+    Value::Object(out)
+}
+
+fn option_to_json(option: &OptionSpec) -> Value {
+    let mut out = Map::new();
+    out.insert("type".into(), Value::String(option.kind.type_name().into()));
+    match option.kind {
+        Kind::List(element) => {
+            out.insert(
+                "elements".into(),
+                Value::String(element.kind.type_name().into()),
+            );
+            if let Kind::Dict(sub) = element.kind {
+                out.insert("options".into(), to_argument_spec(sub));
+            }
+        }
+        Kind::Dict(sub) => {
+            out.insert("options".into(), to_argument_spec(sub));
+        }
+        _ => {}
+    }
+    if option.required {
+        out.insert("required".into(), Value::Bool(true));
+    }
+    if let Some(default) = option.default {
+        out.insert("default".into(), default.to_value());
+    }
+    if !option.choices.is_empty() {
+        let choices = option.choices.iter().map(|c| {
+            // Int choices are documented as numbers.
+            match (option.kind, c.parse::<i64>()) {
+                (Kind::Int, Ok(n)) => Value::Number(n.into()),
+                _ => Value::String(c.to_string()),
+            }
+        });
+        out.insert("choices".into(), Value::Array(choices.collect()));
+    }
+    if !option.aliases.is_empty() {
+        out.insert("aliases".into(), serde_json::json!(option.aliases));
+    }
+    if option.no_log {
+        out.insert("no_log".into(), Value::Bool(true));
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,172 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 deevnet.net contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Documentation only: the module is the Rust binary of the same name (modules/sysctl_forwarding),
+# which ansible-core prefers at run time. This file serves ansible-doc, ansible-doc -l and Galaxy.
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: sysctl_forwarding
+short_description: IPv4 forwarding for a tenant fabric, persisted, applied and checked at boot
+version_added: 0.1.0
+description:
+  - Owns one sysctl.d file (by default C(/etc/sysctl.d/90-deevnet-tenant-fabric.conf)) that sets
+    C(net.ipv4.conf.all.forwarding) and C(net.ipv4.conf.default.forwarding) to 1, with a comment
+    saying why. C(all) covers the interfaces that exist at boot, C(default) those created later,
+    as Proxmox SDN's VRF and VNet devices are.
+  - Makes the listed interfaces forward now. A device created after C(all) was set, such as the
+    transit VLAN C(vmbr0.50), comes up with C(forwarding=0), and its replies are dropped while the
+    exit node's SNAT counter still climbs.
+  - Interface names with dots work; in sysctl.d syntax their dots are written as C(/)
+    (C(net.ipv4.conf.vmbr0/50.rp_filter)), a trap that breaks C(ansible.posix.sysctl).
+  - Computes, by systemd-sysctl's rules, which file sets each managed key at boot, and fails
+    (or warns, see O(boot_conflict)) when another file would set a different value.
+  - Implemented as a compiled Rust executable; the target needs no Python.
+author:
+  - deevnet.net maintainers (@deevnet)
+options:
+  path:
+    description:
+      - The sysctl.d file this module owns. It is replaced as a whole, atomically.
+      - Its folder must exist.
+    type: path
+    default: /etc/sysctl.d/90-deevnet-tenant-fabric.conf
+  state:
+    description:
+      - V(present) writes the file and applies the values.
+      - V(absent) removes the file and changes no runtime value.
+    type: str
+    choices: [present, absent]
+    default: present
+  ipv6:
+    description:
+      - When V(false), IPv6 forwarding is neither enabled nor persisted; its runtime state is
+        reported in RV(runtime), with a warning when it is on (an open path with no policy).
+      - When V(true), IPv6 forwarding is managed like IPv4, for O(interfaces) too.
+    type: bool
+    default: false
+  interfaces:
+    description:
+      - Interfaces that must forward now, such as the transit VLAN device C(vmbr0.50).
+      - Each name is checked by the kernel's rules (1 to 15 bytes, no C(/), C(:) or whitespace,
+        not C(.) or C(..)) before it is used in a path; a missing interface fails the task.
+    type: list
+    elements: str
+    default: []
+    aliases: [interface]
+  rp_filter:
+    description:
+      - Reverse-path filter mode per interface (or C(all), C(default)); V(0) off, V(1) strict,
+        V(2) loose. Persisted and applied like forwarding.
+      - The kernel applies the larger of C(all) and the interface's value, so a lower
+        per-interface value has no effect while C(all) is higher; the module warns about that.
+    type: dict
+    default: {}
+  apply:
+    description:
+      - Write the runtime values under C(/proc/sys) as well as the file.
+      - With V(false) only the file is written, and missing interfaces are not an error.
+    type: bool
+    default: true
+  backup:
+    description:
+      - Keep the previous file as C(<path>.<pid>.<YYYY-MM-DD@HH:MM:SS>~) before changing it.
+    type: bool
+    default: false
+  boot_conflict:
+    description:
+      - What to do when another file would set a managed key to a different value at boot.
+    type: str
+    choices: [fail, warn]
+    default: fail
+  sysctl_dirs:
+    description:
+      - The folders systemd-sysctl reads, in precedence order (a file name in an earlier folder
+        masks the same name in later ones). Change it only to test against another tree.
+    type: list
+    elements: path
+    default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]
+  lock_timeout:
+    description:
+      - Seconds to wait for another run that holds the lock on the file's folder.
+    type: int
+    default: 30
+attributes:
+  check_mode:
+    support: full
+    description: Reports what would change; neither the file nor C(/proc/sys) is touched.
+  diff_mode:
+    support: full
+    description: Shows the file before and after.
+  platform:
+    support: full
+    platforms: posix
+    description: Linux hosts with systemd-sysctl (Proxmox VE, Debian).
+notes:
+  - Idempotent; a second run reports C(changed=false).
+seealso:
+  - name: sysctl.d(5)
+    description: The file format and precedence rules this module follows.
+    link: https://www.freedesktop.org/software/systemd/man/latest/sysctl.d.html
+'''
+
+EXAMPLES = r'''
+- name: Tenant egress needs IPv4 forwarding, on the transit interface now
+  deevnet.net.sysctl_forwarding:
+    interfaces: [vmbr0.50]
+
+- name: Loose reverse-path filtering on the transit interface as well
+  deevnet.net.sysctl_forwarding:
+    interfaces: [vmbr0.50]
+    rp_filter:
+      all: 0
+      vmbr0.50: 2
+
+- name: Persist only; the values apply at the next boot
+  deevnet.net.sysctl_forwarding:
+    apply: false
+
+# Ad hoc, from the shell:
+#   ansible hv02 -b -m deevnet.net.sysctl_forwarding -a 'interfaces=vmbr0.50' --check --diff
+'''
+
+RETURN = r'''
+path:
+  description: The managed file.
+  returned: always
+  type: str
+  sample: /etc/sysctl.d/90-deevnet-tenant-fabric.conf
+runtime:
+  description:
+    - Each runtime key the module manages, with its value before and after the run (after is the
+      predicted value in check mode). With O(ipv6=false), C(net.ipv6.conf.all.forwarding) as observed.
+    - Keys are in sysctl.d spelling; C(null) means the key does not exist.
+  returned: always
+  type: dict
+  sample: {"net.ipv4.conf.vmbr0/50.forwarding": {"before": "0", "after": "1"}}
+interfaces:
+  description: Each interface of O(interfaces) with its IPv4 forwarding before and after.
+  returned: always
+  type: dict
+  sample: {"vmbr0.50": {"before": "0", "after": "1"}}
+boot:
+  description:
+    - For each key of the file, the file and line that set it at boot and the value it gets
+      (C(null) file when no file sets it). Empty with O(state=absent).
+  returned: always
+  type: dict
+  sample: {"net.ipv4.conf.all.forwarding": {"file": "/etc/sysctl.d/90-deevnet-tenant-fabric.conf", "line": 7, "value": "1"}}
+backup_file:
+  description: The backup of the previous file.
+  returned: when O(backup=true) and the file changed
+  type: str
+  sample: /etc/sysctl.d/90-deevnet-tenant-fabric.conf.4242.2026-11-30@11:20:00~
+msg:
+  description: What was done, in one line.
+  returned: always
+  type: str
+  sample: /etc/sysctl.d/90-deevnet-tenant-fabric.conf written; 3 runtime value(s) set
+'''

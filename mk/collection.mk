@@ -1,0 +1,27 @@
+# Building the Galaxy collection: release binaries + documentation + roles, staged as
+# build/collection/ansible_collections/deevnet/net and packed into dist/.
+VERSION := $(shell sed -n 's/^version: *//p' $(ROOT)/galaxy.yml)
+STAGE := $(ROOT)/build/collection/ansible_collections/deevnet/net
+# Every crate under modules/ with a main.rs is a module binary; the runtime is a library.
+MODULES := $(patsubst $(ROOT)/modules/%/src/main.rs,%,$(wildcard $(ROOT)/modules/*/src/main.rs))
+TARBALL := $(ROOT)/dist/deevnet-net-$(VERSION).tar.gz
+
+.PHONY: release-binaries collection-stage collection sanity
+release-binaries:
+	cargo build --release --locked $(addprefix -p ,$(MODULES))
+
+# The stage is rebuilt from scratch so that nothing stale (a removed module) is ever packed.
+collection-stage: release-binaries
+	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
+	@cp $(ROOT)/galaxy.yml $(ROOT)/README.md $(STAGE)/
+	@cp -r $(ROOT)/collection/. $(STAGE)/
+	@if [ -d $(ROOT)/roles ]; then cp -r $(ROOT)/roles $(STAGE)/; fi
+	@for m in $(MODULES); do \
+	  test -f $(ROOT)/collection/plugins/modules/$$m.py || { echo "modules/$$m has no documentation file collection/plugins/modules/$$m.py"; exit 1; }; \
+	  install -m 0755 $(ROOT)/target/release/$$m $(STAGE)/plugins/modules/$$m; done
+	@echo "== staged $(STAGE) with modules: $(MODULES)"
+
+collection: collection-stage venv
+	@mkdir -p $(ROOT)/dist
+	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/dist $(STAGE)
+	@echo "== built $(TARBALL)"

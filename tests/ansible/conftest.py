@@ -1,0 +1,118 @@
+"""Fixtures for driving the built collection through real ansible commands.
+
+The collection tarball (make collection) is installed into a temp collections path; each test
+gets its own network namespace with a veth named like the mission's transit VLAN device, so
+the module changes nothing on the machine running the tests.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_BIN = Path(sys.executable).parent
+_counter = itertools.count()
+
+
+def _tarball() -> Path:
+    version = next(
+        line.split(":", 1)[1].strip()
+        for line in (ROOT / "galaxy.yml").read_text().splitlines()
+        if line.startswith("version:")
+    )
+    tarball = ROOT / "dist" / f"deevnet-net-{version}.tar.gz"
+    if not tarball.exists():
+        pytest.fail(f"{tarball} is missing: run `make collection` first (make test does)")
+    return tarball
+
+
+@pytest.fixture(scope="session")
+def ansible_env(tmp_path_factory) -> dict[str, str]:
+    """Environment for ansible commands that see only the collection under test."""
+    base = tmp_path_factory.mktemp("ansible")
+    collections = base / "collections"
+    subprocess.run(
+        [VENV_BIN / "ansible-galaxy", "collection", "install", "--force", "-p", collections, _tarball()],
+        check=True,
+        capture_output=True,
+    )
+    env = dict(os.environ)
+    env.update(
+        ANSIBLE_COLLECTIONS_PATH=str(collections),
+        ANSIBLE_HOME=str(base / "home"),
+        ANSIBLE_LOCAL_TEMP=str(base / "tmp"),
+        ANSIBLE_REMOTE_TEMP=str(base / "remote-tmp"),
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_FORCE_COLOR="0",
+        ANSIBLE_RETRY_FILES_ENABLED="0",
+        ANSIBLE_LOCALHOST_WARNING="0",
+        ANSIBLE_INVENTORY_UNPARSED_WARNING="0",
+        PATH=f"{VENV_BIN}:{env['PATH']}",
+    )
+    return env
+
+
+class Node:
+    """A network namespace standing in for the exit node, plus a temp sysctl.d tree."""
+
+    transit = "vmbr0.50"
+
+    def __init__(self, tmp: Path):
+        self.netns = f"dvn-ans-{os.getpid()}-{next(_counter)}"
+        self.etc = tmp / "etc" / "sysctl.d"
+        self.usr = tmp / "usr" / "lib" / "sysctl.d"
+        self.etc.mkdir(parents=True)
+        self.usr.mkdir(parents=True)
+        self.conf = self.etc / "90-deevnet-tenant-fabric.conf"
+        subprocess.run(["ip", "netns", "add", self.netns], check=True)
+        self.ip("link", "add", self.transit, "type", "veth", "peer", "name", "peer0")
+        for key in ("all", "default", self.transit):
+            self.set_proc(f"net/ipv4/conf/{key}/forwarding", "0")
+
+    def ip(self, *args: str) -> None:
+        subprocess.run(["ip", "-n", self.netns, *args], check=True)
+
+    def proc(self, key: str) -> str:
+        out = subprocess.run(
+            ["ip", "netns", "exec", self.netns, "cat", f"/proc/sys/{key}"],
+            check=True, capture_output=True, text=True,
+        )
+        return out.stdout.strip()
+
+    def set_proc(self, key: str, value: str) -> None:
+        subprocess.run(
+            ["ip", "netns", "exec", self.netns, "sh", "-c", f"echo {value} > /proc/sys/{key}"], check=True
+        )
+
+    def run(self, env: dict[str, str], *command: str) -> subprocess.CompletedProcess:
+        """Runs an ansible command inside the namespace (connection local)."""
+        return subprocess.run(
+            ["ip", "netns", "exec", self.netns, *command], env=env, capture_output=True, text=True
+        )
+
+    def close(self) -> None:
+        subprocess.run(["ip", "netns", "del", self.netns], check=False)
+
+
+@pytest.fixture
+def node(tmp_path):
+    if os.geteuid() != 0:
+        pytest.fail("these tests create network namespaces: run them as root (make test does)")
+    n = Node(tmp_path)
+    yield n
+    n.close()
+
+
+def oneline_result(output: str) -> tuple[str, dict]:
+    """Parses `ansible -o` output: `localhost | CHANGED => {...}`."""
+    for line in output.splitlines():
+        if line.startswith("localhost | "):
+            status, _, payload = line[len("localhost | "):].partition(" => ")
+            return status.strip(), json.loads(payload)
+    raise AssertionError(f"no result line in:\n{output}")
