@@ -137,6 +137,10 @@ bridge vlan add dev qvm0 vid 201 pvid untagged
 ip -n qinq-vm addr add 192.0.2.10/24 dev eth0
 
 # The other host: its own bond over the two veth ends, outer VLAN 40, inner VLAN 201.
+# No IPv6 there: its autoconf chatter would teach vmbr1 the peer's MAC on its own.
+for ns in qinq-peer qinq-vm; do
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+done
 ip -n qinq-peer link add pbond type bond mode active-backup miimon 100
 for leg in a b; do ip -n qinq-peer link set "peer_$leg" master pbond; done
 ip -n qinq-peer link set pbond type bond primary peer_a
