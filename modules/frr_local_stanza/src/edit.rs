@@ -1,0 +1,543 @@
+//! Applies the checked `stanzas` to a file: managed stanzas are rendered in the portable
+//! emission profile (spec C.1), everything else is kept byte for byte.
+//!
+//! The file is cut into pieces, one per top-level context or loose line; a managed stanza's
+//! first occurrence is replaced in place, its further occurrences (frr-reload merges
+//! duplicate blocks, A.3) are removed, new stanzas go beside their list (numbered entries) or
+//! at the end, between `!` separators.
+
+use crate::grammar::{self, ListEntry};
+use crate::parse::{self, Context};
+use crate::stanza::{Mode, Stanza, State};
+use serde::Serialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    Added,
+    Updated,
+    Removed,
+    Unchanged,
+}
+
+#[derive(Debug)]
+pub struct Edited {
+    pub text: String,
+    /// Each requested top-level header with what happened to it, in request order.
+    pub changes: Vec<(String, Change)>,
+}
+
+/// A stanza as it will be written: header, body (commands and comments), nested stanzas.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Node {
+    header: String,
+    body: Vec<Line>,
+    children: Vec<Node>,
+    is_block: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Line {
+    text: String,
+    comment: bool,
+}
+
+impl Node {
+    fn from_context(context: &Context) -> Node {
+        Node {
+            header: context.header.clone(),
+            body: context
+                .body
+                .iter()
+                .map(|l| Line {
+                    text: l.text.clone(),
+                    comment: l.comment,
+                })
+                .collect(),
+            children: context.children.iter().map(Node::from_context).collect(),
+            is_block: context.is_block,
+        }
+    }
+
+    /// frr-reload's view of repeated blocks: one context with the lines of all (spec A.3).
+    fn join(mut self, other: Node) -> Node {
+        self.body.extend(other.body);
+        for child in other.children {
+            match self.children.iter().position(|c| c.header == child.header) {
+                Some(at) => {
+                    let mine = self.children.remove(at);
+                    self.children.insert(at, mine.join(child));
+                }
+                None => self.children.push(child),
+            }
+        }
+        self
+    }
+
+    fn has_command(&self, text: &str) -> bool {
+        self.body.iter().any(|l| !l.comment && l.text == text)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.body.iter().all(|l| l.comment) && self.children.is_empty()
+    }
+}
+
+/// What `stanza` asks the existing node (if any) to become; `None` for no stanza.
+fn desired(stanza: &Stanza, existing: Option<Node>) -> Option<Node> {
+    if stanza.state == State::Absent {
+        return None;
+    }
+    let is_block = grammar::opening_keyword(grammar::TOP_LEVEL, &stanza.header).is_some()
+        || !stanza.lines.is_empty()
+        || !stanza.children.is_empty()
+        || stanza.header.starts_with("address-family ");
+    let commands = |lines: &[String]| -> Vec<Line> {
+        lines
+            .iter()
+            .map(|text| Line {
+                text: text.clone(),
+                comment: false,
+            })
+            .collect()
+    };
+    let node = match (stanza.mode, existing) {
+        (Mode::Exact, existing) => {
+            let mut node = Node {
+                header: stanza.header.clone(),
+                body: commands(&stanza.lines),
+                children: Vec::new(),
+                is_block,
+            };
+            for child in &stanza.children {
+                let before = existing
+                    .as_ref()
+                    .and_then(|e| e.children.iter().find(|c| c.header == child.header))
+                    .cloned();
+                node.children.extend(desired(child, before));
+            }
+            node
+        }
+        (Mode::Merge, existing) => {
+            let mut node = existing.unwrap_or(Node {
+                header: stanza.header.clone(),
+                body: Vec::new(),
+                children: Vec::new(),
+                is_block,
+            });
+            for line in &stanza.lines {
+                if !node.has_command(line) {
+                    node.body.push(Line {
+                        text: line.clone(),
+                        comment: false,
+                    });
+                }
+            }
+            for child in &stanza.children {
+                match node.children.iter().position(|c| c.header == child.header) {
+                    Some(at) => {
+                        let before = node.children.remove(at);
+                        if let Some(after) = desired(child, Some(before)) {
+                            node.children.insert(at, after);
+                        }
+                    }
+                    None => node.children.extend(desired(child, None)),
+                }
+            }
+            node
+        }
+    };
+    // Never an empty stanza (spec C.1 rule 5): a block left with nothing is removed.
+    (!(node.is_block && node.is_empty())).then_some(node)
+}
+
+/// The portable emission profile (spec C.1): header at column 0, one space per level,
+/// router-level lines before the address-families, `exit` / ` exit-address-family`.
+fn render(node: &Node) -> String {
+    let mut out = String::new();
+    render_into(node, 0, &mut out);
+    out
+}
+
+fn render_into(node: &Node, depth: usize, out: &mut String) {
+    let indent = " ".repeat(depth);
+    out.push_str(&format!("{indent}{}\n", node.header));
+    if !node.is_block {
+        return;
+    }
+    for line in &node.body {
+        out.push_str(&format!("{indent} {}\n", line.text));
+    }
+    for child in &node.children {
+        render_into(child, depth + 1, out);
+    }
+    let terminator = if depth == 0 {
+        "exit"
+    } else if node.header.starts_with("address-family ") {
+        "exit-address-family"
+    } else if node.header.starts_with("vni ") {
+        "exit-vni"
+    } else {
+        "exit"
+    };
+    out.push_str(&format!("{indent}{terminator}\n"));
+}
+
+struct Piece<'c> {
+    text: String,
+    context: Option<&'c Context>,
+    list: Option<ListEntry>,
+    separator: bool,
+    removed: bool,
+}
+
+/// Applies `stanzas` (already checked) to `source`.
+pub fn apply(source: &str, stanzas: &[Stanza]) -> Edited {
+    let file = parse::parse(source);
+    let mut pieces: Vec<Piece> = file
+        .items
+        .iter()
+        .map(|item| match item {
+            parse::Item::Stanza(context) => Piece {
+                text: file.text_of(context.header_index, context.last_index),
+                context: Some(context),
+                list: (!context.is_block)
+                    .then(|| grammar::list_entry(&context.header))
+                    .flatten(),
+                separator: false,
+                removed: false,
+            },
+            parse::Item::Loose(index) => Piece {
+                text: file.text_of(*index, *index),
+                context: None,
+                list: None,
+                separator: file.lines[*index].text.trim() == "!",
+                removed: false,
+            },
+        })
+        .collect();
+    let mut by_identity: HashMap<String, Vec<usize>> = HashMap::new();
+    for (at, piece) in pieces.iter().enumerate() {
+        if let Some(context) = piece.context {
+            by_identity
+                .entry(grammar::stanza_identity(&context.header))
+                .or_default()
+                .push(at);
+        }
+    }
+
+    let mut changes = Vec::with_capacity(stanzas.len());
+    let mut added: Vec<Piece> = Vec::new();
+    let mut removed_any = false;
+    for stanza in stanzas {
+        let found = by_identity
+            .get(&grammar::stanza_identity(&stanza.header))
+            .cloned()
+            .unwrap_or_default();
+        let existing = found
+            .iter()
+            .filter_map(|&at| pieces[at].context.map(Node::from_context))
+            .reduce(Node::join);
+        let change = match (found.first(), desired(stanza, existing.clone())) {
+            (None, None) => Change::Unchanged,
+            (Some(_), None) => {
+                for &at in &found {
+                    pieces[at].removed = true;
+                }
+                removed_any = true;
+                Change::Removed
+            }
+            (None, Some(node)) => {
+                added.push(Piece {
+                    text: render(&node),
+                    context: None,
+                    list: (!node.is_block)
+                        .then(|| grammar::list_entry(&node.header))
+                        .flatten(),
+                    separator: false,
+                    removed: false,
+                });
+                Change::Added
+            }
+            (Some(&first), Some(node)) => {
+                let rendered = render(&node);
+                let untouched = found.len() == 1
+                    && (existing.as_ref() == Some(&node) && stanza.mode == Mode::Merge
+                        || pieces[first].text.trim_end_matches(['\r', '\n'])
+                            == rendered.trim_end_matches('\n'));
+                if untouched {
+                    Change::Unchanged
+                } else {
+                    pieces[first].text = rendered;
+                    for &at in &found[1..] {
+                        pieces[at].removed = true;
+                    }
+                    removed_any |= found.len() > 1;
+                    Change::Updated
+                }
+            }
+        };
+        changes.push((stanza.header.clone(), change));
+    }
+    if removed_any {
+        drop_doubled_separators(&mut pieces);
+    }
+    for piece in added {
+        insert(&mut pieces, piece);
+    }
+    Edited {
+        text: join(&pieces),
+        changes,
+    }
+}
+
+/// A numbered entry goes beside the entries of its list, in sequence order; anything else at
+/// the end, between `!` separators.
+fn insert<'c>(pieces: &mut Vec<Piece<'c>>, piece: Piece<'c>) {
+    if let Some(entry) = &piece.list {
+        let same_list: Vec<(usize, u64)> = pieces
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.removed)
+            .filter_map(|(at, p)| match &p.list {
+                Some(other) if other.list == entry.list => Some((at, other.seq)),
+                _ => None,
+            })
+            .collect();
+        let position = same_list
+            .iter()
+            .rev()
+            .find(|(_, seq)| *seq < entry.seq)
+            .map(|(at, _)| at + 1)
+            .or_else(|| same_list.first().map(|(at, _)| *at));
+        if let Some(at) = position {
+            pieces.insert(at, piece);
+            return;
+        }
+    }
+    let last_kept = pieces.iter().rev().find(|p| !p.removed);
+    if last_kept.is_some_and(|p| !p.separator) {
+        pieces.push(separator());
+    }
+    pieces.push(piece);
+    pieces.push(separator());
+}
+
+fn separator<'c>() -> Piece<'c> {
+    Piece {
+        text: "!\n".into(),
+        context: None,
+        list: None,
+        separator: true,
+        removed: false,
+    }
+}
+
+/// Removing a stanza that stood between two `!` lines would leave them doubled: drop the
+/// second, so that adding and removing a stanza returns the file it started from.
+fn drop_doubled_separators(pieces: &mut [Piece]) {
+    let mut previous_is_separator = true; // the start of the file counts as one
+    let mut removed_since = false;
+    for piece in pieces.iter_mut() {
+        if piece.removed {
+            removed_since = true;
+            continue;
+        }
+        if piece.separator && previous_is_separator && removed_since {
+            piece.removed = true;
+            continue;
+        }
+        previous_is_separator = piece.separator;
+        removed_since = false;
+    }
+}
+
+fn join(pieces: &[Piece]) -> String {
+    let mut out = String::new();
+    for piece in pieces.iter().filter(|p| !p.removed) {
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&piece.text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stanza(header: &str, lines: &[&str], mode: Mode) -> Stanza {
+        Stanza {
+            header: header.into(),
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            children: Vec::new(),
+            state: State::Present,
+            mode,
+        }
+    }
+
+    fn absent(header: &str) -> Stanza {
+        Stanza {
+            state: State::Absent,
+            ..stanza(header, &[], Mode::Exact)
+        }
+    }
+
+    const UNMANAGED: &str = "! hand-written, keep as is\n\
+        ip prefix-list OTHER seq 5 permit 10.0.0.0/8   le 24\n\
+        !\n\
+        route-map LOCAL permit 1\n  match ip address prefix-list OTHER\nexit\n\
+        !\n\
+        vrf vrf_tdemo\n\tip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default\nexit\n\
+        !\n";
+
+    #[test]
+    fn add_update_remove_keep_every_unmanaged_byte() {
+        let added = apply(
+            UNMANAGED,
+            &[stanza(
+                "vrf vrf_new",
+                &["ip route 0.0.0.0/0 10.20.60.1 nexthop-vrf default"],
+                Mode::Exact,
+            )],
+        );
+        assert_eq!(added.changes, [("vrf vrf_new".to_string(), Change::Added)]);
+        assert_eq!(
+            added.text,
+            format!("{UNMANAGED}vrf vrf_new\n ip route 0.0.0.0/0 10.20.60.1 nexthop-vrf default\nexit\n!\n")
+        );
+        let updated = apply(
+            &added.text,
+            &[stanza(
+                "vrf vrf_new",
+                &["ip route 0.0.0.0/0 10.20.60.254 nexthop-vrf default"],
+                Mode::Exact,
+            )],
+        );
+        assert_eq!(updated.changes[0].1, Change::Updated);
+        assert!(updated.text.starts_with(UNMANAGED));
+        assert!(updated
+            .text
+            .contains(" ip route 0.0.0.0/0 10.20.60.254 nexthop-vrf default\nexit\n!\n"));
+        let removed = apply(&updated.text, &[absent("vrf vrf_new")]);
+        assert_eq!(removed.changes[0].1, Change::Removed);
+        assert_eq!(
+            removed.text, UNMANAGED,
+            "add then remove gives back the file"
+        );
+    }
+
+    #[test]
+    fn exact_rewrites_a_stanza_into_the_portable_profile_once() {
+        let source =
+            "vrf vrf_tdemo\n  ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default\nexit-vrf\n";
+        let wanted = [stanza(
+            "vrf vrf_tdemo",
+            &["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"],
+            Mode::Exact,
+        )];
+        let first = apply(source, &wanted);
+        assert_eq!(first.changes[0].1, Change::Updated);
+        assert_eq!(
+            first.text,
+            "vrf vrf_tdemo\n ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default\nexit\n"
+        );
+        let second = apply(&first.text, &wanted);
+        assert_eq!(second.changes[0].1, Change::Unchanged);
+        assert_eq!(second.text, first.text);
+    }
+
+    #[test]
+    fn merge_adds_missing_lines_and_children_and_removes_nothing() {
+        let source = "router bgp 45689\n neighbor VTEP peer-group\n address-family l2vpn evpn\n  neighbor VTEP activate\n exit-address-family\nexit\n";
+        let mut bgp = stanza(
+            "router bgp 45689",
+            &["bgp router-id 10.0.0.1", "neighbor VTEP peer-group"],
+            Mode::Merge,
+        );
+        bgp.children = vec![stanza(
+            "address-family ipv4 unicast",
+            &["neighbor VTEP activate"],
+            Mode::Merge,
+        )];
+        let edited = apply(source, &[bgp.clone()]);
+        assert_eq!(edited.changes[0].1, Change::Updated);
+        assert_eq!(
+            edited.text,
+            "router bgp 45689\n neighbor VTEP peer-group\n bgp router-id 10.0.0.1\n address-family l2vpn evpn\n  neighbor VTEP activate\n exit-address-family\n address-family ipv4 unicast\n  neighbor VTEP activate\n exit-address-family\nexit\n"
+        );
+        let again = apply(&edited.text, &[bgp]);
+        assert_eq!(again.changes[0].1, Change::Unchanged);
+    }
+
+    #[test]
+    fn merge_leaves_a_complete_stanza_as_written() {
+        let source = "vrf a\n\tip route 1.0.0.0/8 2.2.2.2\n  ! why\nexit-vrf\n";
+        let edited = apply(
+            source,
+            &[stanza(
+                "vrf a",
+                &["ip route 1.0.0.0/8 2.2.2.2"],
+                Mode::Merge,
+            )],
+        );
+        assert_eq!(edited.changes[0].1, Change::Unchanged);
+        assert_eq!(edited.text, source);
+    }
+
+    #[test]
+    fn list_entries_are_updated_in_place_and_added_in_sequence_order() {
+        let source = "ip prefix-list L seq 5 deny 0.0.0.0/0\nip prefix-list L seq 20 permit 0.0.0.0/0 le 31\n!\nvrf a\n x\nexit\n";
+        let edited = apply(
+            source,
+            &[
+                stanza("ip prefix-list L seq 5 deny 0.0.0.0/0", &[], Mode::Exact),
+                stanza(
+                    "ip prefix-list L seq 10 permit 10.0.0.0/8",
+                    &[],
+                    Mode::Exact,
+                ),
+                stanza(
+                    "ip prefix-list L seq 20 permit 0.0.0.0/0 le 30",
+                    &[],
+                    Mode::Exact,
+                ),
+            ],
+        );
+        let changes: Vec<Change> = edited.changes.iter().map(|c| c.1).collect();
+        assert_eq!(changes, [Change::Unchanged, Change::Added, Change::Updated]);
+        assert_eq!(
+            edited.text,
+            "ip prefix-list L seq 5 deny 0.0.0.0/0\nip prefix-list L seq 10 permit 10.0.0.0/8\nip prefix-list L seq 20 permit 0.0.0.0/0 le 30\n!\nvrf a\n x\nexit\n"
+        );
+    }
+
+    #[test]
+    fn repeated_blocks_are_joined_into_the_first() {
+        let source = "vrf a\n x\nexit\n!\nvrf b\n y\nexit\n!\nvrf a\n z\nexit\n!\n";
+        let edited = apply(source, &[stanza("vrf a", &["w"], Mode::Merge)]);
+        assert_eq!(
+            edited.text,
+            "vrf a\n x\n z\n w\nexit\n!\nvrf b\n y\nexit\n!\n"
+        );
+    }
+
+    #[test]
+    fn a_merge_that_removes_the_last_child_removes_the_stanza() {
+        let source =
+            "router bgp 1\n address-family ipv4 unicast\n  x\n exit-address-family\nexit\n";
+        let mut bgp = stanza("router bgp 1", &[], Mode::Merge);
+        bgp.children = vec![absent("address-family ipv4 unicast")];
+        let edited = apply(source, &[bgp]);
+        assert_eq!(edited.changes[0].1, Change::Removed);
+        assert_eq!(edited.text, "");
+    }
+
+    #[test]
+    fn a_file_without_a_last_newline_gets_one_before_new_stanzas() {
+        let edited = apply("vrf a\n x\nexit", &[stanza("vrf b", &["y"], Mode::Exact)]);
+        assert_eq!(edited.text, "vrf a\n x\nexit\n!\nvrf b\n y\nexit\n!\n");
+    }
+}

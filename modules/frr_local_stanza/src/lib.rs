@@ -1,0 +1,19 @@
+//! `frr_local_stanza`: FRR stanzas in `/etc/frr/frr.conf.local`, safe against Proxmox VE's
+//! merge of that file into the `frr.conf` it generates.
+//!
+//! The FRR model and the lint follow `shared/reference/pve-frr-merge.md` ("the spec"):
+//! * [`grammar`]: what a line is to `frr-reload.py` (A.2) and to Proxmox's merge (B.3, B.4);
+//! * [`parse`]: the file as frr-reload's tree of contexts, with source line ranges (A.3, A.5);
+//! * [`stanza`]: the `stanzas` option and its checks;
+//! * [`edit`]: applying stanzas, rendering them in the portable profile (C.1);
+//! * [`rules`] and [`lint`]: Proxmox's merge in both parser generations, one rule per trap;
+//! * [`validate`]: the `validate` command; [`new_file`]: attributes of a new file.
+
+pub mod edit;
+pub mod grammar;
+pub mod lint;
+pub mod new_file;
+pub mod parse;
+pub mod rules;
+pub mod stanza;
+pub mod validate;

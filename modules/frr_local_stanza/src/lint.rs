@@ -1,0 +1,597 @@
+//! Checks a whole `frr.conf.local` against Proxmox's merge, in both parser generations, and
+//! reports every construct the merge would drop, change or break, at its line.
+//!
+//! Each generation is walked the way its Perl loop reads the file (spec B.3 for the 1.3.0
+//! rewrite, B.4 for 0.7.2–1.2.5); what the generations share (the `!` rule, route-map
+//! renumbering, ASNs) is checked once. A construct found by both walks is reported once,
+//! naming both generations. The rules themselves are in [`crate::rules`].
+
+use crate::grammar::{self, BlockKind, ProxmoxHeader};
+use crate::parse;
+use crate::rules::{self, Rule, Severity};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A generation of Proxmox's `frr.conf.local` parser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Generation {
+    /// libpve-network-perl 0.7.2 … 1.2.5: PVE 7.3 to 9.1.
+    #[serde(rename = "1.2.x")]
+    Legacy,
+    /// libpve-network-perl 1.3.0, the rewrite for the Rust/jinja renderer (PVE 9.2).
+    #[serde(rename = "1.3.0")]
+    Rewrite,
+}
+
+const BOTH: &[Generation] = &[Generation::Legacy, Generation::Rewrite];
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub severity: Severity,
+    pub rule: &'static str,
+    pub msg: String,
+    /// The parser generations in which the construct goes wrong.
+    pub generations: Vec<Generation>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct LintOptions {
+    /// The ASN of the router Proxmox generates, when known.
+    pub asn: Option<String>,
+}
+
+struct Collector {
+    /// (line, rule name) → finding, merged across generations.
+    findings: BTreeMap<(usize, &'static str), Finding>,
+}
+
+impl Collector {
+    fn add(&mut self, index: usize, rule: &'static Rule, generations: &[Generation], msg: String) {
+        let entry = self
+            .findings
+            .entry((index + 1, rule.name))
+            .or_insert_with(|| Finding {
+                line: index + 1,
+                severity: rule.severity,
+                rule: rule.name,
+                msg: String::new(),
+                generations: Vec::new(),
+            });
+        if entry.msg.is_empty() {
+            entry.msg = msg;
+        } else if !entry.msg.contains(&msg) {
+            entry.msg = format!("{} / {}", entry.msg, msg);
+        }
+        for generation in generations {
+            if !entry.generations.contains(generation) {
+                entry.generations.push(*generation);
+            }
+        }
+        entry.generations.sort();
+    }
+}
+
+/// Every finding for `source`, in line order.
+pub fn lint(source: &str, options: &LintOptions) -> Vec<Finding> {
+    let lines = parse::split_lines(source);
+    let mut out = Collector {
+        findings: BTreeMap::new(),
+    };
+    // The lines both parsers act on: not blank, not a comment, no `!` (B.3 row 14, B.4).
+    let mut significant: Vec<(usize, &str)> = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let trimmed = line.text.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if trimmed.starts_with('!') {
+            if is_address_family(trimmed) {
+                out.add(
+                    index,
+                    &rules::COMMENT_READ_AS_ADDRESS_FAMILY,
+                    BOTH,
+                    format!(
+                        "the comment `{trimmed}` holds `address-family …`, which both parsers read as an address-family header before they skip comments; reword the comment"
+                    ),
+                );
+            }
+            continue;
+        }
+        if trimmed.contains('!') {
+            out.add(
+                index,
+                &rules::BANG_IN_COMMAND,
+                BOTH,
+                format!(
+                    "`{trimmed}` holds a `!`, so Proxmox's merge drops the whole line; remove the `!` and what follows it, or move the remark to a line of its own that starts with `!`"
+                ),
+            );
+            continue;
+        }
+        if trimmed == "end" {
+            out.add(
+                index,
+                &rules::END_STATEMENT,
+                BOTH,
+                "`end` is not a terminator Proxmox knows: it is copied into frr.conf, where frr-reload closes every context at it; delete it and close blocks with `exit`".to_string(),
+            );
+            continue;
+        }
+        significant.push((index, line.text.trim_end()));
+    }
+    walk(&significant, Generation::Rewrite, &mut out);
+    walk(&significant, Generation::Legacy, &mut out);
+    check_route_maps(&significant, &mut out);
+    check_headers(source, options, &mut out);
+    out.findings.into_values().collect()
+}
+
+/// `address-family (.+)$`, unanchored, as both parsers match it.
+fn is_address_family(text: &str) -> bool {
+    text.match_indices("address-family ")
+        .any(|(at, m)| !text[at + m.len()..].trim().is_empty())
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Block(BlockKind),
+    RouteMap,
+}
+
+struct OpenBlock<'a> {
+    shape: Shape,
+    header_index: usize,
+    header: &'a str,
+    commands: usize,
+    /// The address-family open now, by its header line.
+    address_family: Option<usize>,
+    /// The `exit-address-family` that closed the last address-family.
+    left_address_family: bool,
+    /// 1.2.x: the `exit` that does not close a vrf or interface block.
+    ignored_exit: Option<usize>,
+}
+
+/// One generation's reading of the file (spec B.3 / B.4), reporting what goes wrong.
+fn walk(lines: &[(usize, &str)], generation: Generation, out: &mut Collector) {
+    let rewrite = generation == Generation::Rewrite;
+    let only = &[generation][..];
+    let mut open: Option<OpenBlock> = None;
+    // Inside the body of a stanza Proxmox does not recognise: its lines are not reported
+    // one by one, the header finding covers them.
+    let mut in_dropped_stanza = false;
+
+    for &(index, raw) in lines {
+        let column0 = !raw.starts_with([' ', '\t']);
+        let text = raw.trim_start();
+        // 1.3.0 anchors its header patterns at column 0; 1.2.x strips indentation first.
+        let header = if rewrite && !column0 {
+            None
+        } else {
+            grammar::proxmox_header(text)
+        };
+        match header {
+            Some(ProxmoxHeader::Block(kind)) => {
+                finish(open.take(), None, generation, out);
+                open = Some(OpenBlock::new(Shape::Block(kind), index, text));
+                in_dropped_stanza = false;
+                continue;
+            }
+            Some(ProxmoxHeader::RouteMap) => {
+                finish(open.take(), None, generation, out);
+                open = Some(OpenBlock::new(Shape::RouteMap, index, text));
+                in_dropped_stanza = false;
+                continue;
+            }
+            // Copied to the output; the current section does not change.
+            Some(ProxmoxHeader::List) => {
+                in_dropped_stanza = false;
+                continue;
+            }
+            None => {}
+        }
+        if is_address_family(text) {
+            match open.as_mut() {
+                Some(block) if block.shape == Shape::Block(BlockKind::Router) => {
+                    block.address_family = Some(index);
+                    block.left_address_family = false;
+                }
+                _ => out.add(
+                    index,
+                    &rules::ADDRESS_FAMILY_OUTSIDE_ROUTER,
+                    only,
+                    format!(
+                        "`{text}` is not inside a `router bgp` block; put it under the router it belongs to (a child of that stanza)"
+                    ),
+                ),
+            }
+            continue;
+        }
+        let closes_address_family = if rewrite {
+            text.ends_with("exit-address-family")
+        } else {
+            text == "exit-address-family"
+        };
+        if closes_address_family {
+            if let Some(block) = open.as_mut() {
+                block.address_family = None;
+                block.left_address_family = true;
+            }
+            continue;
+        }
+        let closes_block = if rewrite {
+            column0 && text.starts_with("exit")
+        } else {
+            text == "exit"
+        };
+        if closes_block {
+            match open.take() {
+                // 1.2.x: `exit` leaves a vrf or interface block open (B.4).
+                Some(mut block)
+                    if !rewrite
+                        && matches!(
+                            block.shape,
+                            Shape::Block(BlockKind::Vrf | BlockKind::Interface)
+                        ) =>
+                {
+                    block.ignored_exit = Some(index);
+                    open = Some(block);
+                }
+                block => {
+                    finish(block, Some(index), generation, out);
+                    in_dropped_stanza = false;
+                }
+            }
+            continue;
+        }
+        // Anything else is content of the section that is open, if any.
+        if text.starts_with("exit") {
+            // With no block open the line falls into the discard bin, harmlessly.
+            if rewrite && open.is_some() {
+                out.add(
+                    index,
+                    &rules::INDENTED_TERMINATOR,
+                    only,
+                    format!(
+                        "`{text}` is indented, so 1.3.0 copies it into the block as a command and vtysh rejects frr.conf; write `exit` at column 0"
+                    ),
+                );
+            } else if open.is_some() && text.starts_with("exit-vrf") {
+                out.add(
+                    index,
+                    &rules::EXIT_VRF,
+                    only,
+                    "`exit-vrf` is kept as a body line by the parser that shipped through PVE 9.1, which then adds its own `exit-vrf`: vtysh fails with `Unknown command: exit-vrf` and Proxmox restarts FRR; write `exit` at column 0 instead".to_string(),
+                );
+            }
+            continue;
+        }
+        if rewrite && !column0 && grammar::proxmox_header(text).is_some() {
+            out.add(
+                index,
+                &rules::INDENTED_HEADER,
+                only,
+                format!(
+                    "`{text}` is indented: 1.3.0 reads it as a line of the block above, 1.2.x as a new stanza; write stanza headers at column 0, or drop the line"
+                ),
+            );
+            continue;
+        }
+        match open.as_mut() {
+            Some(block) if block.ignored_exit.is_none() => {
+                block.commands += 1;
+                if block.left_address_family && block.address_family.is_none() {
+                    out.add(
+                        index,
+                        &rules::ROUTER_LINE_AFTER_ADDRESS_FAMILY,
+                        only,
+                        format!(
+                            "`{text}` follows an `exit-address-family` in `{}`: 1.3.0 may move it to the top level, 1.2.x keeps it in the address-family; put router-level lines before the first address-family",
+                            block.header
+                        ),
+                    );
+                }
+            }
+            Some(block) => {
+                let (rule, _) = rules::not_a_stanza(text);
+                out.add(
+                    index,
+                    rule,
+                    only,
+                    format!(
+                        "`{text}` comes after the `exit` of `{}`, and 1.2.x does not close a {} block at `exit`: it adds the line to that block; move it inside a stanza, or drop it",
+                        block.header,
+                        match block.shape {
+                            Shape::Block(kind) => kind.word(),
+                            Shape::RouteMap => "route-map",
+                        }
+                    ),
+                );
+            }
+            None if in_dropped_stanza && !column0 => {}
+            None => {
+                let (rule, msg) = rules::not_a_stanza(text);
+                out.add(index, rule, only, msg);
+                in_dropped_stanza = rule.name == rules::UNRECOGNISED_STANZA.name;
+            }
+        }
+    }
+    finish(open, None, generation, out);
+}
+
+impl<'a> OpenBlock<'a> {
+    fn new(shape: Shape, header_index: usize, header: &'a str) -> Self {
+        OpenBlock {
+            shape,
+            header_index,
+            header,
+            commands: 0,
+            address_family: None,
+            left_address_family: false,
+            ignored_exit: None,
+        }
+    }
+}
+
+/// A block ends: at its `exit` (`terminator`), or without one at the next header or the end.
+fn finish(
+    block: Option<OpenBlock>,
+    terminator: Option<usize>,
+    generation: Generation,
+    out: &mut Collector,
+) {
+    let Some(block) = block else { return };
+    let rewrite = generation == Generation::Rewrite;
+    let only = &[generation][..];
+    let header = block.header;
+    if let Some(af_index) = block.address_family {
+        out.add(
+            af_index,
+            &rules::ADDRESS_FAMILY_UNTERMINATED,
+            only,
+            "this address-family has no ` exit-address-family`; close it before the next address-family or the router's `exit`".to_string(),
+        );
+    }
+    // Only 1.3.0 fails on an empty block (B.6 E2); an empty route-map entry is legal.
+    if rewrite && block.commands == 0 && block.shape != Shape::RouteMap {
+        out.add(
+            block.header_index,
+            &rules::EMPTY_STANZA,
+            only,
+            format!(
+                "`{header}` has no body: 1.3.0's merge dies on an empty folded block and frr.conf is not generated; give it at least one line, or remove the stanza"
+            ),
+        );
+    }
+    let lost = match block.shape {
+        // 1.2.x stores a route-map entry only at its `exit` (B.4).
+        Shape::RouteMap => terminator.is_none(),
+        // 1.2.x closes other blocks itself; 1.3.0 needs the column-0 terminator (E1b, E7).
+        Shape::Block(_) => rewrite && terminator.is_none(),
+    };
+    if lost {
+        let consequence = match block.shape {
+            Shape::RouteMap if !rewrite => "1.2.x stores a route-map entry only at its `exit`, so this one is lost",
+            _ => "1.3.0 leaves the block open in frr.conf and whatever Proxmox emits after it (your next lines, generated routes) lands inside it",
+        };
+        out.add(
+            block.header_index,
+            &rules::UNTERMINATED_BLOCK,
+            only,
+            format!(
+                "`{header}` is not closed by `exit` at column 0: {consequence}; end it with `exit`"
+            ),
+        );
+    }
+}
+
+/// Route-map entries are renumbered 1..n per name, in file order, after the generated ones
+/// (B.3 step 2; B.4 renders them by position too).
+fn check_route_maps(lines: &[(usize, &str)], out: &mut Collector) {
+    const GENERATED: &[&str] = &["MAP_VTEP_IN", "MAP_VTEP_OUT"];
+    let mut by_name: BTreeMap<&str, Vec<(usize, &str, u64)>> = BTreeMap::new();
+    for &(index, raw) in lines {
+        let Some(rest) = raw.trim_start().strip_prefix("route-map ") else {
+            continue;
+        };
+        if let Some((name, action, digits)) = grammar::route_map_sequence(rest) {
+            let seq = digits.parse().unwrap_or(u64::MAX);
+            by_name.entry(name).or_default().push((index, action, seq));
+        }
+    }
+    for (name, entries) in by_name {
+        if GENERATED.contains(&name) {
+            for (index, action, seq) in &entries {
+                out.add(
+                    *index,
+                    &rules::ROUTE_MAP_GENERATED_NAME,
+                    BOTH,
+                    format!(
+                        "`route-map {name} {action} {seq}`: {name} is generated by Proxmox's EVPN controller, whose entries come first, and yours are renumbered after them (a `deny` meant to come first is never reached); give your route-map its own name and reference it"
+                    ),
+                );
+            }
+            continue;
+        }
+        let ascending = entries.windows(2).all(|pair| pair[0].2 < pair[1].2);
+        for (position, (index, action, seq)) in entries.iter().enumerate() {
+            let new_seq = position as u64 + 1;
+            if !ascending {
+                out.add(
+                    *index,
+                    &rules::ROUTE_MAP_ORDER,
+                    BOTH,
+                    format!(
+                        "`route-map {name} {action} {seq}` becomes `{action} {new_seq}`: Proxmox numbers entries in file order, which here differs from their sequence numbers; write the entries of {name} in ascending sequence order"
+                    ),
+                );
+            } else if *seq != new_seq {
+                out.add(
+                    *index,
+                    &rules::ROUTE_MAP_RENUMBERED,
+                    BOTH,
+                    format!(
+                        "`route-map {name} {action} {seq}` becomes `route-map {name} {action} {new_seq}` in frr.conf (same order, new number); number entries 1, 2, … to keep the file and frr.conf alike"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Rules on stanza headers as frr-reload sees them: ASNs (E5) and spacing (E14).
+fn check_headers(source: &str, options: &LintOptions, out: &mut Collector) {
+    let file = parse::parse(source);
+    let mut instances: BTreeMap<Option<String>, (String, usize)> = BTreeMap::new();
+    for stanza in file.stanzas() {
+        let raw = file.lines[stanza.header_index].text.trim();
+        if raw.contains('!') {
+            continue;
+        }
+        if let Some((asn, vrf)) = grammar::bgp_instance(&stanza.header) {
+            let instance = vrf.map_or("the default instance".to_string(), |v| format!("VRF {v}"));
+            match &options.asn {
+                Some(expected) if expected != asn => out.add(
+                    stanza.header_index,
+                    &rules::BGP_ASN_MISMATCH,
+                    BOTH,
+                    format!(
+                        "`{}` uses ASN {asn}, but the router Proxmox generates has ASN {expected}: the merge emits a second BGP instance for {instance}, which bgpd rejects; write `router bgp {expected}{}`",
+                        stanza.header,
+                        vrf.map(|v| format!(" vrf {v}")).unwrap_or_default()
+                    ),
+                ),
+                _ => {}
+            }
+            let key = vrf.map(str::to_string);
+            match instances.get(&key) {
+                Some((first_asn, first_index)) if first_asn != asn => out.add(
+                    stanza.header_index,
+                    &rules::BGP_ASN_CONFLICT,
+                    BOTH,
+                    format!(
+                        "`{}` gives {instance} ASN {asn}, but line {} gives it ASN {first_asn}; use one ASN, the generated router's",
+                        stanza.header,
+                        first_index + 1
+                    ),
+                ),
+                Some(_) => {}
+                None => {
+                    instances.insert(key, (asn.to_string(), stanza.header_index));
+                }
+            }
+        }
+        let is_block_header = matches!(
+            grammar::proxmox_header(raw),
+            Some(ProxmoxHeader::Block(_) | ProxmoxHeader::RouteMap)
+        );
+        if is_block_header && raw != stanza.header {
+            out.add(
+                stanza.header_index,
+                &rules::HEADER_SPACING,
+                BOTH,
+                format!(
+                    "`{raw}` has runs of spaces or tabs: Proxmox compares headers as written, so it becomes a block of its own instead of joining the generated `{}`; write `{}`",
+                    stanza.header, stanza.header
+                ),
+            );
+        }
+    }
+}
+
+/// Whether any finding fails a task run with `lint=error`.
+pub fn has_errors(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.severity == Severity::Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules_at(source: &str) -> Vec<(usize, &'static str)> {
+        lint(source, &LintOptions::default())
+            .into_iter()
+            .map(|f| (f.line, f.rule))
+            .collect()
+    }
+
+    #[test]
+    fn the_portable_profile_is_clean() {
+        let source = "vrf vrf_tdemo\n ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default\nexit\n!\nrouter bgp 45689\n neighbor X peer-group\n address-family ipv4 unicast\n  neighbor X activate\n exit-address-family\nexit\n";
+        assert_eq!(rules_at(source), []);
+    }
+
+    #[test]
+    fn each_rule_fires_on_its_construct() {
+        let cases: &[(&str, &[(usize, &str)])] = &[
+            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2 ! x\n ip route 3.0.0.0/8 2.2.2.2\nexit\n", &[(2, "bang-in-command")]),
+            ("! see address-family ipv4 unicast\n", &[(1, "comment-address-family")]),
+            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\nend\n", &[(1, "unterminated-block"), (3, "end-statement")]),
+            ("ip nht resolve-via-default\n", &[(1, "top-level-line")]),
+            ("ip route 0.0.0.0/0 1.1.1.1 vrf a\n", &[(1, "top-level-route")]),
+            ("access-list A permit any\n", &[(1, "list-without-seq")]),
+            ("key chain K\n key 1\n  key-string s\n exit\nexit\n", &[(1, "unrecognised-stanza")]),
+            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\n exit\n", &[(1, "unterminated-block"), (3, "indented-terminator")]),
+            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\nexit-vrf\n", &[(3, "exit-vrf")]),
+            (" address-family ipv4 unicast\n", &[(1, "address-family-outside-router")]),
+            ("router bgp 1\n address-family ipv4 unicast\n  neighbor X activate\n exit-address-family\n neighbor X peer-group\nexit\n", &[(5, "router-line-after-address-family")]),
+            ("router bgp 1\n address-family ipv4 unicast\n  neighbor X activate\nexit\n", &[(2, "address-family-unterminated")]),
+            ("vrf a\nexit\n", &[(1, "empty-stanza")]),
+            ("router bgp 1\n neighbor X peer-group\nexit\nrouter bgp 2\n neighbor Y peer-group\nexit\n", &[(4, "bgp-asn-conflict")]),
+            ("router bgp  1\n neighbor X peer-group\nexit\n", &[(1, "header-spacing")]),
+            ("route-map MAP_VTEP_IN deny 100\nexit\n", &[(1, "route-map-generated-name")]),
+            ("route-map R permit 20\nexit\nroute-map R permit 10\nexit\n", &[(1, "route-map-order"), (3, "route-map-order")]),
+            ("route-map R permit 10\nexit\n", &[(1, "route-map-renumbered")]),
+            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\nexit\n vrf b\n", &[(4, "indented-header")]),
+        ];
+        let mut fired = std::collections::BTreeSet::new();
+        for (source, expected) in cases {
+            let found = rules_at(source);
+            assert_eq!(&found, expected, "{source}");
+            fired.extend(found.iter().map(|(_, rule)| *rule));
+        }
+        let with_asn = lint(
+            "router bgp 65000 vrf v\n neighbor X peer-group\nexit\n",
+            &LintOptions {
+                asn: Some("45689".into()),
+            },
+        );
+        assert_eq!(with_asn[0].rule, "bgp-asn-mismatch");
+        assert!(with_asn[0].msg.contains("write `router bgp 45689 vrf v`"));
+        fired.insert(with_asn[0].rule);
+        let never: Vec<&str> = rules::ALL
+            .iter()
+            .map(|r| r.name)
+            .filter(|name| !fired.contains(name))
+            .collect();
+        assert!(never.is_empty(), "rules no case exercises: {never:?}");
+    }
+
+    #[test]
+    fn lines_after_a_closed_vrf_differ_by_generation() {
+        let findings = lint(
+            "vrf a\n ip route 1.0.0.0/8 2.2.2.2\nexit\nip nht resolve-via-default\n",
+            &LintOptions::default(),
+        );
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].line, 4);
+        assert_eq!(findings[0].generations, BOTH);
+        assert!(findings[0].msg.contains("drops it"), "{}", findings[0].msg);
+        assert!(
+            findings[0].msg.contains("1.2.x does not close a vrf block"),
+            "{}",
+            findings[0].msg
+        );
+    }
+
+    #[test]
+    fn the_body_of_an_unrecognised_stanza_is_reported_once() {
+        let findings = lint(
+            "bfd\n peer 10.0.0.1\n exit\n!\nip nht resolve-via-default\n",
+            &LintOptions::default(),
+        );
+        let lines: Vec<usize> = findings.iter().map(|f| f.line).collect();
+        assert_eq!(lines, [1, 5]);
+    }
+}

@@ -1,0 +1,237 @@
+//! deevnet.net.frr_local_stanza — FRR stanzas in `/etc/frr/frr.conf.local`, the file Proxmox
+//! VE merges into the `frr.conf` it generates on every SDN apply.
+//!
+//! Flow: check the arguments → lock the folder and read the file → apply the stanzas (the
+//! rest of the file is kept byte for byte) → lint the whole result against Proxmox's merge →
+//! validate the staged file → replace the file atomically → report. Any refusal happens
+//! before the file is touched. With no `stanzas`, the task is a health check of the file.
+
+use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
+use frr_local_stanza::edit::{self, Change};
+use frr_local_stanza::lint::{self, Finding, LintOptions};
+use frr_local_stanza::rules::Severity;
+use frr_local_stanza::stanza::{self, Checks, Stanza};
+use frr_local_stanza::{new_file, validate::Validator};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+static LINE: OptionSpec = OptionSpec::new("element", Kind::Str);
+static STANZA: OptionSpec = OptionSpec::new("element", Kind::Dict(&STANZA_OPTIONS));
+static STANZA_OPTIONS: [OptionSpec; 5] = [
+    // `vrf vrf_tdemo`, `router bgp 45689`, `ip prefix-list L seq 5 deny 0.0.0.0/0`.
+    OptionSpec::new("header", Kind::Str).required(),
+    OptionSpec::new("lines", Kind::List(&LINE)).default(DefaultValue::EmptyList),
+    // Nested stanzas of the same form: the address-families of a `router bgp`.
+    OptionSpec::new("children", Kind::List(&STANZA)).default(DefaultValue::EmptyList),
+    OptionSpec::new("state", Kind::Str)
+        .choices(&["present", "absent"])
+        .default(DefaultValue::Str("present")),
+    OptionSpec::new("mode", Kind::Str)
+        .choices(&["exact", "merge"])
+        .default(DefaultValue::Str("exact")),
+];
+static SPEC: [OptionSpec; 7] = [
+    OptionSpec::new("path", Kind::Path).default(DefaultValue::Str("/etc/frr/frr.conf.local")),
+    OptionSpec::new("stanzas", Kind::List(&STANZA)),
+    OptionSpec::new("lint", Kind::Str)
+        .choices(&["error", "warn", "off"])
+        .default(DefaultValue::Str("error")),
+    OptionSpec::new("asn", Kind::Int),
+    OptionSpec::new("validate", Kind::Str),
+    OptionSpec::new("backup", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30)),
+];
+static MODULE: Module = Module {
+    name: "frr_local_stanza",
+    spec: &SPEC,
+    supports_check_mode: true,
+};
+
+#[derive(Deserialize)]
+struct Params {
+    path: PathBuf,
+    stanzas: Option<Vec<Stanza>>,
+    lint: LintLevel,
+    asn: Option<i64>,
+    validate: Option<String>,
+    backup: bool,
+    lock_timeout: i64,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum LintLevel {
+    Error,
+    Warn,
+    Off,
+}
+
+fn main() {
+    MODULE.run(run)
+}
+
+fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
+    // 1. Arguments: everything that can be refused without reading the file.
+    let asn = match params.asn {
+        None => None,
+        Some(asn @ 1..=4_294_967_295) => Some(asn.to_string()),
+        Some(other) => {
+            return Err(Failure::new(format!(
+                "asn={other} is not a BGP AS number; give the ASN of the router Proxmox generates (1 to 4294967295), e.g. the EVPN controller's"
+            )))
+        }
+    };
+    let lock_timeout = u64::try_from(params.lock_timeout).map_err(|_| {
+        Failure::new(format!(
+            "lock_timeout={} is negative; give the seconds to wait for another run, e.g. 30",
+            params.lock_timeout
+        ))
+    })?;
+    let stanzas = stanza::check(
+        params.stanzas.as_deref().unwrap_or_default(),
+        Checks {
+            refuse_unrecognised_headers: params.lint == LintLevel::Error,
+            asn: asn.as_deref(),
+        },
+    )
+    .map_err(Failure::new)?;
+    let validator = params
+        .validate
+        .as_deref()
+        .map(Validator::parse)
+        .transpose()
+        .map_err(Failure::new)?;
+    let path = params.path.as_path();
+    atomic_file::check_writable_target(path, "path")?;
+
+    // 2. Read under the folder lock, held until the new file is in place.
+    let _lock = atomic_file::DirLock::acquire(path, Duration::from_secs(lock_timeout))?;
+    let before = atomic_file::read_optional(path)?;
+    let before_text = before.as_deref().unwrap_or_default();
+
+    // 3. Compute the new file and lint all of it.
+    let edited = edit::apply(before_text, &stanzas);
+    let findings = match params.lint {
+        LintLevel::Off => Vec::new(),
+        _ => lint::lint(&edited.text, &LintOptions { asn }),
+    };
+    let changes: BTreeMap<&str, Change> = edited
+        .changes
+        .iter()
+        .map(|(header, change)| (header.as_str(), *change))
+        .collect();
+    let blocking =
+        params.lint == LintLevel::Error && findings.iter().any(|f| f.severity == Severity::Error);
+    if blocking {
+        return Err(
+            Failure::new(lint_failure(path, &findings, stanzas.is_empty()))
+                .with("lint", &findings)
+                .with("stanzas", &changes),
+        );
+    }
+    for finding in &findings {
+        ctx.warn(format!(
+            "{} line {}: {} ({}): {}",
+            path.display(),
+            finding.line,
+            finding.rule,
+            match finding.severity {
+                Severity::Error => "Proxmox's merge breaks this",
+                Severity::Warning => "worth knowing",
+            },
+            finding.msg
+        ));
+    }
+
+    // 4. Validate the staged file, then replace the real one.
+    let changed = edited.text != before_text;
+    let mut backup_file = None;
+    if changed && !ctx.check_mode {
+        if let Some(validator) = &validator {
+            validate_staged(validator, &edited.text)?;
+        }
+        backup_file = write(path, &edited.text, before.is_some(), params.backup)?;
+    }
+
+    // 5. Report.
+    let mut outcome = Outcome {
+        changed,
+        msg: summary(&edited.changes, &findings),
+        ..Outcome::default()
+    };
+    if changed {
+        outcome.diff = vec![FileDiff::of_file(path, before_text, &edited.text)];
+    }
+    outcome.set("stanzas", &changes);
+    outcome.set("lint", &findings);
+    if let Some(backup) = backup_file {
+        outcome.set("backup_file", backup.display().to_string());
+    }
+    Ok(outcome)
+}
+
+fn lint_failure(path: &Path, findings: &[Finding], health_check: bool) -> String {
+    let errors: Vec<String> = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| format!("line {}: {}: {}", f.line, f.rule, f.msg))
+        .collect();
+    let subject = if health_check {
+        format!("{} has", path.display())
+    } else {
+        format!("the new {} would have", path.display())
+    };
+    format!(
+        "{subject} {} construct(s) that Proxmox's merge drops, changes or breaks; nothing was written (lint=warn writes anyway). {}",
+        errors.len(),
+        errors.join(" | ")
+    )
+}
+
+fn validate_staged(validator: &Validator, text: &str) -> Result<(), Failure> {
+    let staged = tempfile::Builder::new()
+        .prefix("frr.conf.local.")
+        .suffix(".staged")
+        .tempfile()
+        .map_err(|e| Failure::new(format!("cannot stage the new file for validate: {e}")))?;
+    std::fs::write(staged.path(), text)
+        .map_err(|e| Failure::new(format!("cannot stage the new file for validate: {e}")))?;
+    validator.run(staged.path()).map_err(Failure::new)
+}
+
+/// Replaces the file; a new one first gets its mode and group (see `new_file`).
+fn write(path: &Path, text: &str, existed: bool, backup: bool) -> Result<Option<PathBuf>, Failure> {
+    if existed {
+        return Ok(atomic_file::replace(path, text.as_bytes(), backup)?);
+    }
+    new_file::create_placeholder(path)?;
+    atomic_file::replace(path, text.as_bytes(), false).map_err(|e| {
+        let _ = std::fs::remove_file(path);
+        Failure::from(e)
+    })
+}
+
+fn summary(changes: &[(String, Change)], findings: &[Finding]) -> String {
+    let count = |wanted: Change| changes.iter().filter(|(_, c)| *c == wanted).count();
+    let mut parts: Vec<String> = [
+        (Change::Added, "added"),
+        (Change::Updated, "updated"),
+        (Change::Removed, "removed"),
+        (Change::Unchanged, "unchanged"),
+    ]
+    .iter()
+    .filter(|(change, _)| count(*change) > 0)
+    .map(|(change, word)| format!("{} {word}", count(*change)))
+    .collect();
+    if parts.is_empty() {
+        parts.push("no stanzas given".into());
+    }
+    let lint = match findings.len() {
+        0 => "lint clean".to_string(),
+        n => format!("{n} lint finding(s)"),
+    };
+    format!("{}; {lint}", parts.join(", "))
+}

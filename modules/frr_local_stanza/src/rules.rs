@@ -1,0 +1,293 @@
+//! The lint rules: one constant per rule, each naming the section of
+//! `shared/reference/pve-frr-merge.md` it comes from. `lint.rs` decides where a rule applies;
+//! the wording of what goes wrong and what to write instead lives here.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Proxmox's merge drops, changes or breaks the construct: fails the task when
+    /// `lint=error`.
+    Error,
+    /// Legal, but Proxmox's output differs from the file in a way worth knowing.
+    Warning,
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    /// The short name reported in each finding.
+    pub name: &'static str,
+    pub severity: Severity,
+    /// Where `pve-frr-merge.md` establishes it.
+    pub spec: &'static str,
+    /// What Proxmox does with the construct, in one sentence.
+    pub summary: &'static str,
+}
+
+const fn rule(
+    name: &'static str,
+    severity: Severity,
+    spec: &'static str,
+    summary: &'static str,
+) -> Rule {
+    Rule {
+        name,
+        severity,
+        spec,
+        summary,
+    }
+}
+
+use Severity::{Error, Warning};
+
+pub const BANG_IN_COMMAND: Rule = rule(
+    "bang-in-command",
+    Error,
+    "B.3 row 14, B.6 E8, B.7",
+    "both parsers drop every line that holds a `!` anywhere, the command included",
+);
+pub const COMMENT_READ_AS_ADDRESS_FAMILY: Rule = rule(
+    "comment-address-family",
+    Error,
+    "B.3 row 7, B.4 (the address-family pattern is not anchored and is tried before `!`)",
+    "a comment that holds `address-family …` is taken as an address-family header",
+);
+pub const END_STATEMENT: Rule = rule(
+    "end-statement",
+    Error,
+    "B.6 other facts, A.3",
+    "`end` is copied into the block it stands in, and frr-reload then closes every context",
+);
+pub const TOP_LEVEL_LINE: Rule = rule(
+    "top-level-line",
+    Error,
+    "B.3 (discard bin), B.4, B.6 E6",
+    "a line outside every stanza is dropped without a word (1.2.x adds it to a vrf or interface block above it)",
+);
+pub const TOP_LEVEL_ROUTE: Rule = rule(
+    "top-level-route",
+    Error,
+    "B.6 E6, C.2",
+    "a top-level static route is dropped without a word",
+);
+pub const LIST_WITHOUT_SEQ: Rule = rule(
+    "list-without-seq",
+    Error,
+    "B.6 E6, B.7",
+    "a prefix-list or access-list entry without `seq N` is not recognised and is dropped",
+);
+pub const UNRECOGNISED_STANZA: Rule = rule(
+    "unrecognised-stanza",
+    Error,
+    "B.6 other facts",
+    "Proxmox's merge does not know this kind of stanza: the header and its body are dropped",
+);
+pub const INDENTED_HEADER: Rule = rule(
+    "indented-header",
+    Error,
+    "B.7 (1.3.0 anchors headers at column 0; 1.2.x strips indentation)",
+    "an indented stanza header is a body line to 1.3.0 and a new stanza to 1.2.x",
+);
+pub const INDENTED_TERMINATOR: Rule = rule(
+    "indented-terminator",
+    Error,
+    "B.6 E3, B.7",
+    "an indented `exit`/`exit-vrf` is not a terminator to 1.3.0: it is copied as a body line and vtysh rejects the result",
+);
+pub const EXIT_VRF: Rule = rule(
+    "exit-vrf",
+    Error,
+    "B.6 E1a, B.4, C.1 rule 2",
+    "the parser that shipped through PVE 9.1 keeps `exit-vrf` as a body line, so frr.conf gets two `exit-vrf` and vtysh rejects it",
+);
+pub const UNTERMINATED_BLOCK: Rule = rule(
+    "unterminated-block",
+    Error,
+    "B.6 E1b, E7, B.4 (route-map)",
+    "a block without `exit` at column 0 stays open: Proxmox adds the lines that follow it to the block (1.2.x loses a route-map entry)",
+);
+pub const ADDRESS_FAMILY_OUTSIDE_ROUTER: Rule = rule(
+    "address-family-outside-router",
+    Error,
+    "B.6 E13",
+    "an address-family outside a `router bgp` block is emitted at top level (1.3.0) or as a broken `router ` block (1.2.x)",
+);
+pub const ROUTER_LINE_AFTER_ADDRESS_FAMILY: Rule = rule(
+    "router-line-after-address-family",
+    Error,
+    "B.6 E4, C.1 rule 4",
+    "a router-level line after an address-family goes to the top level (1.3.0) or into the address-family (1.2.x)",
+);
+pub const ADDRESS_FAMILY_UNTERMINATED: Rule = rule(
+    "address-family-unterminated",
+    Warning,
+    "C.1 rule 3",
+    "an address-family without ` exit-address-family` relies on what Proxmox emits after it",
+);
+pub const EMPTY_STANZA: Rule = rule(
+    "empty-stanza",
+    Error,
+    "B.6 E2, C.1 rule 5",
+    "a block with no body makes the 1.3.0 merge fail (an undefined custom config) and FRR generation dies",
+);
+pub const BGP_ASN_MISMATCH: Rule = rule(
+    "bgp-asn-mismatch",
+    Error,
+    "B.6 E5, C.1 rule 8",
+    "a `router bgp` with another ASN than the generated router becomes a second BGP instance, which bgpd rejects",
+);
+pub const BGP_ASN_CONFLICT: Rule = rule(
+    "bgp-asn-conflict",
+    Error,
+    "B.6 E5, E (one ASN per VRF)",
+    "two `router bgp` stanzas for one VRF with different ASNs: bgpd accepts only one",
+);
+pub const HEADER_SPACING: Rule = rule(
+    "header-spacing",
+    Warning,
+    "B.6 E14",
+    "Proxmox matches headers literally: extra spaces make a separate block instead of folding into the generated one",
+);
+pub const ROUTE_MAP_GENERATED_NAME: Rule = rule(
+    "route-map-generated-name",
+    Error,
+    "B.6 E10, B.3 step 2, D.2",
+    "Proxmox puts its own entries of this route-map first and renumbers the local ones after them",
+);
+pub const ROUTE_MAP_ORDER: Rule = rule(
+    "route-map-order",
+    Error,
+    "B.3 step 2, B.4 (route-maps)",
+    "Proxmox renumbers route-map entries 1..n in file order, so entries out of sequence order are evaluated in file order",
+);
+pub const ROUTE_MAP_RENUMBERED: Rule = rule(
+    "route-map-renumbered",
+    Warning,
+    "B.6 E10, B.3 step 2",
+    "Proxmox rewrites route-map sequence numbers to 1..n in file order",
+);
+
+/// Every rule, for the documentation and for the test that each one can fire.
+pub const ALL: &[&Rule] = &[
+    &BANG_IN_COMMAND,
+    &COMMENT_READ_AS_ADDRESS_FAMILY,
+    &END_STATEMENT,
+    &TOP_LEVEL_LINE,
+    &TOP_LEVEL_ROUTE,
+    &LIST_WITHOUT_SEQ,
+    &UNRECOGNISED_STANZA,
+    &INDENTED_HEADER,
+    &INDENTED_TERMINATOR,
+    &EXIT_VRF,
+    &UNTERMINATED_BLOCK,
+    &ADDRESS_FAMILY_OUTSIDE_ROUTER,
+    &ROUTER_LINE_AFTER_ADDRESS_FAMILY,
+    &ADDRESS_FAMILY_UNTERMINATED,
+    &EMPTY_STANZA,
+    &BGP_ASN_MISMATCH,
+    &BGP_ASN_CONFLICT,
+    &HEADER_SPACING,
+    &ROUTE_MAP_GENERATED_NAME,
+    &ROUTE_MAP_ORDER,
+    &ROUTE_MAP_RENUMBERED,
+];
+
+/// For a line that Proxmox does not take as a stanza: the rule it breaks and what to write
+/// instead. `text` is trimmed; shared by the lint and by the check of the `stanzas` option.
+pub fn not_a_stanza(text: &str) -> (&'static Rule, String) {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    match words.as_slice() {
+        ["ip" | "ipv6", "route", ..] => (&TOP_LEVEL_ROUTE, route_advice(&words)),
+        ["ip" | "ipv6", "prefix-list", name, ..] | ["access-list", name, ..] => {
+            let at = if words[0] == "access-list" { 2 } else { 3 };
+            let mut fixed: Vec<&str> = words[..at].to_vec();
+            fixed.extend(["seq", "5"]);
+            fixed.extend(&words[at..]);
+            (
+                &LIST_WITHOUT_SEQ,
+                format!(
+                    "`{text}` has no `seq N`, so Proxmox does not recognise it and drops it; number the entry of {name}, e.g. `{}`",
+                    fixed.join(" ")
+                ),
+            )
+        }
+        _ if crate::grammar::opening_keyword(crate::grammar::TOP_LEVEL, &crate::grammar::normalise(text)).is_some() => (
+            &UNRECOGNISED_STANZA,
+            format!(
+                "`{text}` opens a stanza that Proxmox's merge does not recognise: it and its body are dropped; only router, vrf, interface, route-map, numbered prefix-list/access-list entries and bgp community-list reach frr.conf, configure the rest outside frr.conf.local"
+            ),
+        ),
+        _ => (
+            &TOP_LEVEL_LINE,
+            format!(
+                "`{text}` is not inside a stanza that Proxmox recognises: its merge drops it without a word; put it in a router, vrf or interface block, or configure it outside frr.conf.local"
+            ),
+        ),
+    }
+}
+
+/// `ip route P NH … vrf V …` → the `vrf V` block that says the same.
+fn route_advice(words: &[&str]) -> String {
+    let text = words.join(" ");
+    let vrf_at = words.iter().position(|w| *w == "vrf");
+    match vrf_at.and_then(|at| words.get(at + 1).map(|name| (at, name))) {
+        Some((at, name)) => {
+            let route: Vec<&str> = words[..at]
+                .iter()
+                .chain(&words[at + 2..])
+                .copied()
+                .collect();
+            format!(
+                "`{text}` at top level is dropped by Proxmox's merge; write the route inside its VRF: `vrf {name}` / ` {}` / `exit`",
+                route.join(" ")
+            )
+        }
+        None => format!(
+            "`{text}` at top level is dropped by Proxmox's merge, and frr.conf.local cannot carry a route of the default VRF; put it in /etc/network/interfaces, or in a `vrf NAME` block for a tenant VRF"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_names_are_unique_and_cite_the_spec() {
+        let mut names: Vec<&str> = ALL.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+        assert!(ALL
+            .iter()
+            .all(|r| !r.spec.is_empty() && !r.summary.is_empty()));
+    }
+
+    #[test]
+    fn a_top_level_vrf_route_is_rewritten_as_a_vrf_block() {
+        let (rule, msg) =
+            not_a_stanza("ip route 0.0.0.0/0 10.20.50.1 vrf vrf_tdemo nexthop-vrf default");
+        assert_eq!(rule.name, "top-level-route");
+        assert!(
+            msg.contains(
+                "`vrf vrf_tdemo` / ` ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default` / `exit`"
+            ),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_list_entry_without_seq_gets_a_numbered_example() {
+        let (rule, msg) = not_a_stanza("ip prefix-list NOSEQ permit 10.0.0.0/8");
+        assert_eq!(rule.name, "list-without-seq");
+        assert!(
+            msg.contains("`ip prefix-list NOSEQ seq 5 permit 10.0.0.0/8`"),
+            "{msg}"
+        );
+        let (rule, _) = not_a_stanza("key chain K");
+        assert_eq!(rule.name, "unrecognised-stanza");
+        let (rule, _) = not_a_stanza("ip nht resolve-via-default");
+        assert_eq!(rule.name, "top-level-line");
+    }
+}

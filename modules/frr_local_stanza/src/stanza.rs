@@ -1,0 +1,337 @@
+//! The `stanzas` option: what the task asks for, checked before anything is read or written.
+//!
+//! Every refusal names the item (`stanzas[2].lines[0]`), the value, what goes wrong and what
+//! to write instead.
+
+use crate::grammar::{self, ProxmoxHeader};
+use crate::rules;
+use serde::Deserialize;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    #[default]
+    Present,
+    Absent,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// The body becomes exactly `lines` (and `children`).
+    #[default]
+    Exact,
+    /// `lines` and `children` are added where missing; nothing is removed.
+    Merge,
+}
+
+/// One item of `stanzas` (or of its `children`), as the task gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Stanza {
+    pub header: String,
+    #[serde(default)]
+    pub lines: Vec<String>,
+    #[serde(default)]
+    pub children: Vec<Stanza>,
+    #[serde(default)]
+    pub state: State,
+    #[serde(default)]
+    pub mode: Mode,
+}
+
+/// How strictly headers are held to what Proxmox recognises (`lint=error` refuses the rest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checks<'a> {
+    pub refuse_unrecognised_headers: bool,
+    pub asn: Option<&'a str>,
+}
+
+/// Checks `stanzas` and returns them normalised (whitespace collapsed as frr-reload does).
+pub fn check(stanzas: &[Stanza], checks: Checks) -> Result<Vec<Stanza>, String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut out = Vec::with_capacity(stanzas.len());
+    for (i, stanza) in stanzas.iter().enumerate() {
+        let path = format!("stanzas[{i}]");
+        let checked = check_top_level(stanza, &path, checks)?;
+        let identity = grammar::stanza_identity(&checked.header);
+        if let Some(first) = seen.insert(identity, i) {
+            return Err(format!(
+                "{path}.header='{}': stanzas[{first}] names the same stanza; give each stanza once in a call (put all its lines in one item)",
+                stanza.header
+            ));
+        }
+        out.push(checked);
+    }
+    Ok(out)
+}
+
+fn check_top_level(stanza: &Stanza, path: &str, checks: Checks) -> Result<Stanza, String> {
+    let header = check_text(&stanza.header, &format!("{path}.header"))?;
+    let proxmox = grammar::proxmox_header(&header);
+    let frr_block = grammar::opening_keyword(grammar::TOP_LEVEL, &header).is_some();
+    if proxmox.is_none() && checks.refuse_unrecognised_headers {
+        let (rule, advice) = rules::not_a_stanza(&header);
+        return Err(format!(
+            "{path}.header='{}' is refused ({}): {advice}. With lint=warn or lint=off the module writes it anyway",
+            stanza.header, rule.name
+        ));
+    }
+    if let (Some(expected), Some((asn, vrf))) = (checks.asn, grammar::bgp_instance(&header)) {
+        if asn != expected {
+            return Err(format!(
+                "{path}.header='{}': ASN {asn} differs from asn={expected}, the generated router's; Proxmox would emit a second BGP instance that bgpd rejects (spec B.6 E5). Write `router bgp {expected}{}`",
+                stanza.header,
+                vrf.map(|v| format!(" vrf {v}")).unwrap_or_default()
+            ));
+        }
+    }
+    let one_line =
+        matches!(proxmox, Some(ProxmoxHeader::List)) || (proxmox.is_none() && !frr_block);
+    if one_line && (!stanza.lines.is_empty() || !stanza.children.is_empty()) {
+        return Err(format!(
+            "{path}: `{header}` is a one-line stanza with no body, but lines or children are given; put the whole entry in header and leave lines and children empty"
+        ));
+    }
+    let children_allowed = header.starts_with("router bgp ");
+    if !stanza.children.is_empty() && !children_allowed {
+        let why = if header.starts_with("vrf ") {
+            "a vrf stanza has no nested stanzas in Proxmox's merge"
+        } else {
+            "only a `router bgp …` stanza has nested stanzas (its address-families) that Proxmox's merge keeps"
+        };
+        return Err(format!(
+            "{path}.children: {why}; put the commands of `{header}` in {path}.lines"
+        ));
+    }
+    let lines = check_lines(stanza, &header, path)?;
+    let children = check_children(stanza, path)?;
+    let has_body = !lines.is_empty() || children.iter().any(|c| c.state == State::Present);
+    if stanza.state == State::Present && !one_line && !has_body {
+        return Err(format!(
+            "{path}: `{header}` has an empty body; the module never writes an empty stanza (Proxmox 1.3.0 fails on one, spec B.6 E2). Give {path}.lines, or state: absent to remove it"
+        ));
+    }
+    Ok(Stanza {
+        header,
+        lines,
+        children,
+        state: stanza.state,
+        mode: stanza.mode,
+    })
+}
+
+fn check_children(stanza: &Stanza, path: &str) -> Result<Vec<Stanza>, String> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for (j, child) in stanza.children.iter().enumerate() {
+        let child_path = format!("{path}.children[{j}]");
+        let header = check_text(&child.header, &format!("{child_path}.header"))?;
+        if !header.starts_with("address-family ") {
+            return Err(format!(
+                "{child_path}.header='{}': the only nested stanza Proxmox's merge keeps is `address-family …` under `router bgp …`; put the line in {path}.lines, or give an address-family",
+                child.header
+            ));
+        }
+        if !child.children.is_empty() {
+            return Err(format!(
+                "{child_path}.children: Proxmox's merge does not nest deeper than an address-family under its router; put the commands in {child_path}.lines"
+            ));
+        }
+        if let Some(first) = seen.insert(header.clone(), j) {
+            return Err(format!(
+                "{child_path}.header='{}': {path}.children[{first}] names the same address-family; give it once",
+                child.header
+            ));
+        }
+        let lines = check_lines(child, &header, &child_path)?;
+        if child.state == State::Present && lines.is_empty() {
+            return Err(format!(
+                "{child_path}: `{header}` has an empty body; give {child_path}.lines, or state: absent"
+            ));
+        }
+        out.push(Stanza {
+            header,
+            lines,
+            children: Vec::new(),
+            state: child.state,
+            mode: child.mode,
+        });
+    }
+    Ok(out)
+}
+
+fn check_lines(stanza: &Stanza, header: &str, path: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::with_capacity(stanza.lines.len());
+    for (k, line) in stanza.lines.iter().enumerate() {
+        let line_path = format!("{path}.lines[{k}]");
+        let text = check_text(line, &line_path)?;
+        if grammar::proxmox_header(&text).is_some() {
+            return Err(format!(
+                "{line_path}='{line}' is a stanza header, not a line of `{header}`: Proxmox 1.2.x would start a new stanza there; give it as a stanza of its own"
+            ));
+        }
+        if text.starts_with("address-family ") {
+            return Err(format!(
+                "{line_path}='{line}' opens an address-family; give it as an item of {path}.children with its own lines"
+            ));
+        }
+        out.push(text);
+    }
+    Ok(out)
+}
+
+/// One header or line: a single line of text that Proxmox's merge keeps as it is.
+fn check_text(value: &str, path: &str) -> Result<String, String> {
+    if value.contains(['\n', '\r']) {
+        return Err(format!(
+            "{path}={value:?} holds a line break; give each line as its own list item"
+        ));
+    }
+    let text = grammar::normalise(value);
+    if text.is_empty() {
+        return Err(format!("{path} is empty; give the text of the line"));
+    }
+    if text.contains('!') {
+        return Err(format!(
+            "{path}='{value}' holds `!`: Proxmox's merge drops every line that holds one (spec B.7); remove the `!` and what follows it"
+        ));
+    }
+    if text == "end" {
+        return Err(format!(
+            "{path}='end': `end` closes every context in frr-reload and Proxmox copies it as is (spec B.6); remove it, the module closes stanzas with `exit`"
+        ));
+    }
+    if text.starts_with("exit") {
+        return Err(format!(
+            "{path}='{value}': terminators are written by the module (`exit`, ` exit-address-family`); remove the line"
+        ));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stanza(header: &str, lines: &[&str]) -> Stanza {
+        Stanza {
+            header: header.into(),
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            children: Vec::new(),
+            state: State::Present,
+            mode: Mode::Exact,
+        }
+    }
+
+    const STRICT: Checks = Checks {
+        refuse_unrecognised_headers: true,
+        asn: Some("45689"),
+    };
+
+    fn refusal(stanzas: &[Stanza]) -> String {
+        check(stanzas, STRICT).unwrap_err()
+    }
+
+    #[test]
+    fn the_three_use_cases_pass_and_are_normalised() {
+        let mut bgp = stanza("router  bgp 45689", &[]);
+        bgp.children = vec![stanza(
+            "address-family ipv4 unicast",
+            &["neighbor VTEP  activate"],
+        )];
+        let checked = check(
+            &[
+                stanza(
+                    "vrf vrf_tdemo",
+                    &["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"],
+                ),
+                bgp,
+                stanza("ip prefix-list LEAK-SUBNET-ONLY seq 5 deny 0.0.0.0/0", &[]),
+            ],
+            STRICT,
+        )
+        .unwrap();
+        assert_eq!(checked[1].header, "router bgp 45689");
+        assert_eq!(checked[1].children[0].lines, ["neighbor VTEP activate"]);
+    }
+
+    #[test]
+    fn bad_input_is_refused_with_its_location() {
+        let cases: Vec<(Vec<Stanza>, &str)> = vec![
+            (
+                vec![stanza("ip route 0.0.0.0/0 1.1.1.1 vrf v", &[])],
+                "stanzas[0].header='ip route 0.0.0.0/0 1.1.1.1 vrf v' is refused (top-level-route)",
+            ),
+            (
+                vec![stanza("ip prefix-list P permit any", &[])],
+                "(list-without-seq)",
+            ),
+            (
+                vec![stanza("vrf v", &["ip route 1.0.0.0/8 2.2.2.2 ! why"])],
+                "stanzas[0].lines[0]='ip route 1.0.0.0/8 2.2.2.2 ! why' holds `!`",
+            ),
+            (vec![stanza("vrf v", &["end"])], "stanzas[0].lines[0]='end'"),
+            (
+                vec![stanza("vrf v", &["exit-vrf"])],
+                "terminators are written by the module",
+            ),
+            (
+                vec![stanza("vrf v", &[])],
+                "stanzas[0]: `vrf v` has an empty body",
+            ),
+            (vec![stanza("vrf v", &["a\nb"])], "holds a line break"),
+            (
+                vec![stanza("vrf v", &["x"]), stanza("vrf  v", &["y"])],
+                "stanzas[1].header='vrf  v': stanzas[0] names the same stanza",
+            ),
+            (
+                vec![stanza("router bgp 65000", &["neighbor X peer-group"])],
+                "ASN 65000 differs from asn=45689",
+            ),
+            (
+                vec![stanza("vrf v", &["vrf w"])],
+                "is a stanza header, not a line of `vrf v`",
+            ),
+            (
+                vec![stanza("router bgp 45689", &["address-family ipv4 unicast"])],
+                "give it as an item of stanzas[0].children",
+            ),
+            (
+                vec![stanza("ip prefix-list P seq 5 permit any", &["x"])],
+                "one-line stanza",
+            ),
+        ];
+        for (stanzas, expected) in cases {
+            let msg = refusal(&stanzas);
+            assert!(msg.contains(expected), "{msg}\nexpected: {expected}");
+        }
+    }
+
+    #[test]
+    fn children_only_as_address_families_of_a_bgp_router() {
+        let mut vrf = stanza("vrf v", &["x"]);
+        vrf.children = vec![stanza("address-family ipv4 unicast", &["y"])];
+        assert!(
+            refusal(&[vrf]).starts_with("stanzas[0].children: a vrf stanza has no nested stanzas")
+        );
+        let mut bgp = stanza("router bgp 45689", &[]);
+        bgp.children = vec![stanza("neighbor X activate", &[])];
+        assert!(refusal(&[bgp.clone()])
+            .starts_with("stanzas[0].children[0].header='neighbor X activate'"));
+        bgp.children = vec![stanza("address-family ipv4 unicast", &[])];
+        assert!(refusal(&[bgp])
+            .contains("stanzas[0].children[0]: `address-family ipv4 unicast` has an empty body"));
+    }
+
+    #[test]
+    fn lint_warn_lets_unrecognised_headers_through() {
+        let lenient = Checks {
+            refuse_unrecognised_headers: false,
+            asn: None,
+        };
+        assert!(check(&[stanza("ip nht resolve-via-default", &[])], lenient).is_ok());
+        // …but never a `!`, whatever the lint level.
+        assert!(check(&[stanza("ip nht ! x", &[])], lenient).is_err());
+    }
+}

@@ -1,0 +1,177 @@
+//! The `validate` option: a command run on the staged file before it replaces the real one,
+//! as Ansible's `template` does. It is split like a shell would (Python's shlex) but run
+//! without one; its exit status and its output both count, because `vtysh -C` can exit 0
+//! and still print `Unknown command` (spec A.4).
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Output that means the staged file was refused even when the exit status is 0.
+const REFUSAL_MARKERS: &[&str] = &[
+    "Unknown command",
+    "Ambiguous command",
+    "Command incomplete",
+    "early exit",
+    "Warning",
+];
+
+/// How long a validate command may run before it is killed.
+const TIME_LIMIT: Duration = Duration::from_secs(120);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validator {
+    text: String,
+    words: Vec<String>,
+}
+
+impl Validator {
+    pub fn parse(text: &str) -> Result<Validator, String> {
+        let words = shlex::split(text).ok_or_else(|| {
+            format!("validate='{text}' has an unbalanced quote or a trailing backslash; quote it as a shell would")
+        })?;
+        if words.is_empty() {
+            return Err("validate is empty; give a command with %s, e.g. `vtysh -C -f %s`".into());
+        }
+        if !words.iter().any(|w| w.contains("%s")) {
+            return Err(format!(
+                "validate must contain %s: {text}; %s stands for the staged file, e.g. `vtysh -C -f %s`"
+            ));
+        }
+        Ok(Validator {
+            text: text.to_string(),
+            words,
+        })
+    }
+
+    /// Runs the command on `staged`; `Err` says why the file is refused.
+    pub fn run(&self, staged: &Path) -> Result<(), String> {
+        let staged = staged.to_string_lossy();
+        let words: Vec<String> = self
+            .words
+            .iter()
+            .map(|w| w.replace("%s", &staged))
+            .collect();
+        let program = &words[0];
+        let mut child = Command::new(program)
+            .args(&words[1..])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => format!(
+                    "validate='{}': `{program}` is not installed on this host (not found on PATH); install it (for vtysh: apt-get install frr) or drop validate. Nothing was written",
+                    self.text
+                ),
+                _ => format!("validate='{}': cannot run `{program}`: {e}. Nothing was written", self.text),
+            })?;
+        let stdout = drain(child.stdout.take());
+        let stderr = drain(child.stderr.take());
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if started.elapsed() < TIME_LIMIT => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "validate='{}' ran for more than {} s and was stopped. Nothing was written",
+                        self.text,
+                        TIME_LIMIT.as_secs()
+                    ));
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "validate='{}': waiting for it failed: {e}",
+                        self.text
+                    ))
+                }
+            }
+        };
+        let output = format!(
+            "{}{}",
+            stdout.join().unwrap_or_default(),
+            stderr.join().unwrap_or_default()
+        );
+        let output = output.trim();
+        if !status.success() {
+            return Err(format!(
+                "validate='{}' refused the new file ({status}): {output}. Nothing was written",
+                self.text
+            ));
+        }
+        if let Some(marker) = REFUSAL_MARKERS.iter().find(|m| output.contains(*m)) {
+            return Err(format!(
+                "validate='{}' exited 0 but printed `{marker}`: {output}. Nothing was written",
+                self.text
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn drain<R: Read + Send + 'static>(source: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut source) = source {
+            let _ = source.read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(command: &str) -> Result<(), String> {
+        let staged = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(staged.path(), "vrf a\n x\nexit\n").unwrap();
+        Validator::parse(command).unwrap().run(staged.path())
+    }
+
+    #[test]
+    fn commands_need_a_placeholder_and_balanced_quotes() {
+        assert!(Validator::parse("vtysh -C -f")
+            .unwrap_err()
+            .starts_with("validate must contain %s"));
+        assert!(Validator::parse("sh -c 'x")
+            .unwrap_err()
+            .contains("unbalanced quote"));
+        assert!(Validator::parse("").is_err());
+    }
+
+    #[test]
+    fn exit_status_and_output_both_count() {
+        assert_eq!(run("grep -q 'vrf a' %s"), Ok(()));
+        assert!(run("grep -q 'vrf b' %s")
+            .unwrap_err()
+            .contains("refused the new file"));
+        let err = run("sh -c 'echo \"line 2: % Unknown command: x\"; exit 0' %s").unwrap_err();
+        assert!(
+            err.contains("exited 0 but printed `Unknown command`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn no_shell_is_involved() {
+        // A shell would expand the glob and run the second command; split words do not.
+        assert!(run("test -f %s ; false").is_err());
+        assert_eq!(run("test -f %s"), Ok(()));
+    }
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let err = run("deevnet-no-such-vtysh -C -f %s").unwrap_err();
+        assert!(
+            err.contains("`deevnet-no-such-vtysh` is not installed on this host"),
+            "{err}"
+        );
+    }
+}
