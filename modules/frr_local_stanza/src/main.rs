@@ -19,19 +19,29 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 static LINE: OptionSpec = OptionSpec::new("element", Kind::Str);
+static STATE: OptionSpec = OptionSpec::new("state", Kind::Str)
+    .choices(&["present", "absent"])
+    .default(DefaultValue::Str("present"));
+static MODE: OptionSpec = OptionSpec::new("mode", Kind::Str)
+    .choices(&["exact", "merge"])
+    .default(DefaultValue::Str("exact"));
 static STANZA: OptionSpec = OptionSpec::new("element", Kind::Dict(&STANZA_OPTIONS));
 static STANZA_OPTIONS: [OptionSpec; 5] = [
     // `vrf vrf_tdemo`, `router bgp 45689`, `ip prefix-list L seq 5 deny 0.0.0.0/0`.
     OptionSpec::new("header", Kind::Str).required(),
     OptionSpec::new("lines", Kind::List(&LINE)).default(DefaultValue::EmptyList),
-    // Nested stanzas of the same form: the address-families of a `router bgp`.
-    OptionSpec::new("children", Kind::List(&STANZA)).default(DefaultValue::EmptyList),
-    OptionSpec::new("state", Kind::Str)
-        .choices(&["present", "absent"])
-        .default(DefaultValue::Str("present")),
-    OptionSpec::new("mode", Kind::Str)
-        .choices(&["exact", "merge"])
-        .default(DefaultValue::Str("exact")),
+    // The address-families of a `router bgp`; Proxmox's merge nests no deeper, so a child
+    // has the same options but no children of its own.
+    OptionSpec::new("children", Kind::List(&CHILD)).default(DefaultValue::EmptyList),
+    STATE,
+    MODE,
+];
+static CHILD: OptionSpec = OptionSpec::new("element", Kind::Dict(&CHILD_OPTIONS));
+static CHILD_OPTIONS: [OptionSpec; 4] = [
+    OptionSpec::new("header", Kind::Str).required(),
+    OptionSpec::new("lines", Kind::List(&LINE)).default(DefaultValue::EmptyList),
+    STATE,
+    MODE,
 ];
 static SPEC: [OptionSpec; 7] = [
     OptionSpec::new("path", Kind::Path).default(DefaultValue::Str("/etc/frr/frr.conf.local")),
