@@ -14,8 +14,10 @@ lab-down:
 	@$(LAB) down
 
 ## lab-ssh: a shell in the VM, or one command: make lab-ssh CMD='vtysh -c "show vrf"'
+# CMD is read from the environment (make exports command-line variables) so that its quoting
+# reaches the VM's shell untouched.
 lab-ssh:
-	@$(LAB) ssh $(CMD)
+	@if [ -n "$$CMD" ]; then $(LAB) ssh "$$CMD"; else $(LAB) ssh; fi
 
 ## lab-test: host tests, boot, provision, every lab test, stop; fails on any failure
 lab-test:

@@ -27,8 +27,9 @@ peer_mac=$(ip netns exec qinq-peer cat /sys/class/net/pbond/address)
 echo "peer_mac=$peer_mac"
 # VLANs in which vmbr1 has learned the peer's MAC on the uplink, after a flush and fresh traffic.
 learned_vlans() {
-  ip link set dev vmbr1 type bridge fdb_flush
   lab-qinq-peer "$1" >/dev/null
+  ip link set dev vmbr1 type bridge fdb_flush
+  lab-qinq-peer send
   bridge -j fdb show br vmbr1 | python3 -c '
 import json, sys
 mac = sys.argv[1]
