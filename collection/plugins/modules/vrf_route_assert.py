@@ -1,0 +1,283 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 deevnet.net contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Documentation only: the module is the Rust binary of the same name (modules/vrf_route_assert),
+# which ansible-core prefers at run time. This file serves ansible-doc, ansible-doc -l and Galaxy.
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: vrf_route_assert
+short_description: Assert where tenant traffic in each VRF really goes, as the kernel routes it
+version_added: 0.1.0
+description:
+  - Asks the kernel over rtnetlink, in one process however many VRFs the node has, how traffic
+    in each tenant VRF is routed, and fails with one line per failed check. It asserts the
+    routing outcome, not a configuration file; a rising SNAT counter is no proof of egress.
+  - For each VRF it checks that the VRF device exists (a VRF that does not exist fails, saying
+    the tenant has no VRF on this node), that the VRF's own table has the expected default route,
+    how each destination resolves for traffic in the VRF (the equivalent of
+    C(ip route get DST vrf NAME)), and that the interfaces these routes leave by forward.
+  - B(Fall-through) is a finding of its own. A VRF table with neither a default route nor the
+    C(unreachable default) catch-all lets lookups continue to the next routing rules, so
+    tenant traffic is routed by the main table and leaves by the management bridge. A lookup
+    answered by any table other than the VRF's own fails, and its message names it as
+    fall-through, even when the lookup has no other expectation.
+  - Proxmox VE adds C(unreachable default metric 4278198272) to VRF tables. It is reported in
+    RV(vrfs) and stops fall-through, but it is never taken for a usable default route.
+  - Two forms. O(vrfs) lists VRFs, each with its checks. The short form, for ad-hoc checks,
+    names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(via),
+    O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
+    O(forwarding)). O(vrf) and O(vrfs) are mutually exclusive.
+  - Read-only; C(changed) is always C(false). Reading routes needs no privilege.
+  - Implemented as a compiled Rust executable; the target needs no Python.
+author:
+  - deevnet.net maintainers (@deevnet)
+options:
+  vrfs:
+    description:
+      - The VRFs to check, each with what must hold in it.
+      - Mutually exclusive with O(vrf).
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description:
+          - The VRF device, such as C(vrf_tdemo) (at most 15 bytes, as every interface name).
+        type: str
+        required: true
+      default_via:
+        description:
+          - The VRF's own table has a usable (unicast) default route through this gateway.
+            An IPv6 address checks the IPv6 default.
+        type: str
+      default_dev:
+        description:
+          - The VRF's own table has a usable default route through this interface, such as the
+            transit VLAN C(vmbr0.50). With O(vrfs[].default_via), the same route must have both.
+          - Without O(vrfs[].default_via), the IPv4 default is checked.
+        type: str
+      lookups:
+        description:
+          - Destinations resolved as the kernel does for traffic in the VRF
+            (C(ip route get DST vrf NAME)).
+          - The answer must come from the VRF's own table unless O(vrfs[].lookups[].table)
+            says otherwise; an answer from another table is reported as fall-through.
+          - An unreachable answer (the catch-all matched) passes unless O(vrfs[].lookups[].via),
+            O(vrfs[].lookups[].dev), O(vrfs[].lookups[].table) or
+            O(vrfs[].lookups[].reachable=true) expect a route.
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          dst:
+            description:
+              - The destination, one IPv4 or IPv6 address (not a prefix).
+            type: str
+            required: true
+          via:
+            description:
+              - The answer's gateway.
+            type: str
+          dev:
+            description:
+              - The interface the answer leaves by.
+            type: str
+          not_dev:
+            description:
+              - An interface the answer must not leave by, such as the management bridge
+                C(vmbr0).
+            type: str
+          table:
+            description:
+              - The table the answer must come from, by name (V(main), V(local), V(default)) or
+                number. Replaces the fall-through check, for routes leaked on purpose.
+            type: str
+          reachable:
+            description:
+              - V(true), the destination must resolve to a route; V(false), the kernel must
+                refuse it (unreachable, blackhole, prohibit or no route).
+            type: bool
+      forwarding:
+        description:
+          - Check that every interface the checked routes leave by (the lookups' answers, and
+            the default routes of O(vrfs[].default_via)/O(vrfs[].default_dev)) has forwarding on
+            (C(net.ipv4.conf.<dev>.forwarding), C(net.ipv6) for IPv6 routes). Replies come back
+            by that interface and are dropped where it does not forward.
+        type: bool
+        default: true
+  vrf:
+    description:
+      - The short form's VRF device. Mutually exclusive with O(vrfs).
+    type: str
+  dst:
+    description:
+      - Short form, with O(vrf) - the destination to resolve in the VRF, as O(vrfs[].lookups[].dst).
+      - O(via), O(dev), O(not_dev), O(table) and O(reachable) are expectations about this lookup
+        and need it.
+    type: str
+  via:
+    description:
+      - Short form - the gateway of the answer for O(dst).
+    type: str
+  dev:
+    description:
+      - Short form - the interface the answer for O(dst) leaves by.
+    type: str
+  not_dev:
+    description:
+      - Short form - an interface the answer for O(dst) must not leave by.
+    type: str
+  table:
+    description:
+      - Short form - the table the answer for O(dst) must come from (V(main), V(local),
+        V(default) or a number).
+    type: str
+  reachable:
+    description:
+      - Short form - whether O(dst) must resolve to a route (V(true)) or be refused (V(false)).
+    type: bool
+  default_via:
+    description:
+      - Short form - the VRF's own table has a usable default route through this gateway.
+    type: str
+  default_dev:
+    description:
+      - Short form - the VRF's own table has a usable default route through this interface.
+    type: str
+  forwarding:
+    description:
+      - Short form - as O(vrfs[].forwarding). When not given, V(true).
+      - Not allowed with O(vrfs); set it in each entry there.
+    type: bool
+attributes:
+  check_mode:
+    support: full
+    description: The module only reads, so check mode runs every check.
+  diff_mode:
+    support: none
+    description: Nothing changes, so there is nothing to show.
+  platform:
+    support: full
+    platforms: posix
+    description: Linux with VRF support (Proxmox VE, Debian); the checks run over rtnetlink.
+notes:
+  - Fails when any check fails, so C(ignore_errors) or C(failed_when) is needed to only report.
+  - Every lookup is pinned to the VRF device, as C(ip route get DST vrf NAME) does. On IPv4 the
+    kernel is asked for the table that matched (RTM_F_LOOKUP_TABLE); IPv6 answers name it anyway.
+  - An empty answer from the kernel, or no answer, fails the task; it is never a pass.
+seealso:
+  - module: deevnet.net.sysctl_forwarding
+    description: Makes the transit interface forward, the fix for the forwarding check.
+  - name: Virtual Routing and Forwarding (VRF)
+    description: The kernel's VRF documentation, including the l3mdev rule and fall-through.
+    link: https://docs.kernel.org/networking/vrf.html
+'''
+
+EXAMPLES = r'''
+- name: Tenant traffic on hv02 leaves by the transit interface, never by the management bridge
+  deevnet.net.vrf_route_assert:
+    vrfs:
+      - name: vrf_tdemo
+        # Every tenant VRF has a default via the transit gateway ...
+        default_via: 10.20.50.1
+        default_dev: vmbr0.50
+        lookups:
+          # ... management-bound tenant traffic resolves via the transit interface ...
+          - dst: 10.20.99.5
+            dev: vmbr0.50
+            not_dev: vmbr0
+          # ... and the internet resolves from the VRF's own table (no fall-through).
+          - dst: 1.1.1.1
+            via: 10.20.50.1
+        # ... and the transit interface forwards (the default).
+        forwarding: true
+
+- name: Every tenant VRF of the node has its default via the transit gateway
+  deevnet.net.vrf_route_assert:
+    vrfs:
+      - {name: vrf_tdemo, default_via: 10.20.50.1, default_dev: vmbr0.50}
+      - {name: vrf_tacme, default_via: 10.20.50.1, default_dev: vmbr0.50}
+
+- name: An isolated tenant reaches nothing outside its VRF
+  deevnet.net.vrf_route_assert:
+    vrfs:
+      - name: vrf_tiso
+        lookups:
+          - dst: 10.20.99.5
+            reachable: false
+
+- name: A route leaked into the main table on purpose
+  deevnet.net.vrf_route_assert:
+    vrf: vrf_tdemo
+    dst: 10.20.99.10
+    table: main
+
+# Ad hoc, from the shell (the short form):
+#   ansible pve -m deevnet.net.vrf_route_assert -a 'vrf=vrf_tdemo dst=10.20.99.5 dev=vmbr0.50 not_dev=vmbr0'
+#   ansible hv02 -m deevnet.net.vrf_route_assert -a 'vrf=vrf_tdemo default_via=10.20.50.1'
+'''
+
+RETURN = r'''
+vrfs:
+  description:
+    - Each declared VRF found on the node, with its table and the default routes of that
+      table (IPv4 and IPv6, of every type; one entry per path of a multipath route).
+  returned: always (also on failure)
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The VRF device.
+      type: str
+    ifindex:
+      description: The VRF device's interface index.
+      type: int
+    table:
+      description: The VRF's routing table.
+      type: int
+    defaults:
+      description: The default routes of the table, each with C(family), C(type), C(gateway),
+        C(dev), C(metric) and C(protocol).
+      type: list
+      elements: dict
+    unreachable_catch_all:
+      description: Whether the table has the IPv4 C(unreachable default) catch-all.
+      type: bool
+    unreachable_catch_all_ipv6:
+      description: Whether the table has the IPv6 C(unreachable default) catch-all.
+      type: bool
+  sample:
+    - name: vrf_tdemo
+      ifindex: 12
+      table: 1001
+      defaults:
+        - {family: IPv4, type: unicast, gateway: 10.20.50.1, dev: vmbr0.50, metric: null, protocol: static}
+        - {family: IPv4, type: unreachable, gateway: null, dev: null, metric: 4278198272, protocol: boot}
+      unreachable_catch_all: true
+      unreachable_catch_all_ipv6: false
+results:
+  description:
+    - One entry per check, passed or failed. C(check) is V(vrf), V(default_route),
+      C(lookup <dst>) or C(forwarding <dev>); C(msg) is the check on one line.
+    - For a lookup, C(actual) has the answer's C(type), C(via), C(dev), C(table) and
+      C(fall_through) (or C(type=refused) and the C(reason)).
+  returned: always, once the arguments are valid
+  type: list
+  elements: dict
+  sample:
+    - vrf: vrf_tdemo
+      check: lookup 10.20.99.5
+      ok: false
+      expected: {dev: vmbr0.50, not_dev: vmbr0, table: 1001}
+      actual: {type: unicast, via: null, dev: vmbr0, table: 254, fall_through: true}
+      msg: "vrf_tdemo: 10.20.99.5 resolves via dev vmbr0 (table main: fall-through), expected dev vmbr0.50, not dev vmbr0"
+msg:
+  description:
+    - On failure, every failed check on a line of its own; otherwise how many checks passed.
+  returned: always
+  type: str
+  sample: "vrf_tdemo: 10.20.99.5 resolves via dev vmbr0 (table main: fall-through), expected dev vmbr0.50, not dev vmbr0"
+'''

@@ -1,0 +1,41 @@
+//! The node's kernel: rtnetlink for links, routes and lookups, `/proc/sys` for forwarding.
+
+use crate::Kernel;
+use deevnet_runtime::netlink::{Family, Links, Lookup, Netlink, NetlinkError, Route};
+use deevnet_runtime::sysctl::SysctlKey;
+use std::net::IpAddr;
+
+pub struct NodeKernel {
+    netlink: Netlink,
+}
+
+impl NodeKernel {
+    /// Connects in the calling thread's network namespace.
+    pub fn connect() -> Result<Self, NetlinkError> {
+        Ok(NodeKernel {
+            netlink: Netlink::connect()?,
+        })
+    }
+}
+
+impl Kernel for NodeKernel {
+    fn links(&mut self) -> anyhow::Result<Links> {
+        Ok(self.netlink.links()?)
+    }
+
+    fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
+        Ok(self.netlink.routes(family, table)?)
+    }
+
+    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
+        Ok(self.netlink.route_get(destination, oif)?)
+    }
+
+    fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
+        let key = match family {
+            Family::V4 => SysctlKey::ipv4_conf(dev, "forwarding"),
+            Family::V6 => SysctlKey::ipv6_conf(dev, "forwarding"),
+        };
+        key.read()
+    }
+}

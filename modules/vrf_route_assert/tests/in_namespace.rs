@@ -1,0 +1,314 @@
+//! A real kernel, in network namespaces each test makes for itself (needs root).
+//!
+//! This host's kernel has no VRF support, so the VRF is emulated the way the kernel implements
+//! one: a rule at the l3mdev rule's priority sends every lookup to table 1001, and a lookup that
+//! finds nothing there goes on to the main table (fall-through). [`EmulatedVrf`] adds the VRF
+//! device the kernel cannot create; the routes, the lookups and the forwarding values are
+//! the kernel's own, read through the module's netlink adapter. The real VRFs are tested in the
+//! lab VM (tests/lab/tests/vrf_route_assert*).
+
+use assert_cmd::Command;
+use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route};
+use serde_json::{json, Value};
+use std::net::IpAddr;
+use std::process::Command as Process;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use vrf_route_assert::kernel::NodeKernel;
+use vrf_route_assert::plan::{DefaultExpectation, LookupCheck, VrfCheck};
+use vrf_route_assert::{assert_vrfs, Kernel, Report};
+
+const VRF_TABLE: u32 = 1001;
+/// An ifindex no real link of a fresh namespace has.
+const EMULATED_VRF_INDEX: u32 = 9999;
+
+/// A namespace, deleted on drop.
+struct Namespace {
+    name: String,
+}
+
+impl Namespace {
+    fn new() -> Self {
+        assert!(
+            nix::unistd::geteuid().is_root(),
+            "these tests create network namespaces: run them as root (make test does)"
+        );
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "dvn-vra-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        );
+        let status = Process::new("ip")
+            .args(["netns", "add", &name])
+            .status()
+            .expect("running ip: install iproute2");
+        assert!(status.success(), "ip netns add {name} failed");
+        let namespace = Namespace { name };
+        namespace.ip("link set lo up");
+        namespace
+    }
+
+    fn ip(&self, args: &str) {
+        let output = Process::new("ip")
+            .args(["-n", &self.name])
+            .args(args.split_whitespace())
+            .output()
+            .expect("running ip");
+        assert!(
+            output.status.success(),
+            "ip {args}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    fn set_forwarding(&self, dev: &str, value: &str) {
+        let path = format!("/proc/sys/net/ipv4/conf/{dev}/forwarding");
+        let status = Process::new("ip")
+            .args(["netns", "exec", &self.name, "sh", "-c"])
+            .arg(format!("echo {value} > {path}"))
+            .status()
+            .unwrap();
+        assert!(status.success(), "setting {path}");
+    }
+
+    /// The module binary, as Ansible would run it on a node whose namespace this is.
+    fn run_module(&self, args: Value) -> Value {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("args.json");
+        std::fs::write(&path, args.to_string()).unwrap();
+        let binary = assert_cmd::cargo::cargo_bin("vrf_route_assert");
+        let output = Command::new("ip")
+            .args(["netns", "exec", &self.name])
+            .arg(binary)
+            .arg(&path)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {}", String::from_utf8_lossy(&output.stdout));
+        })
+    }
+
+    /// Runs the checks in-process, on a thread that entered the namespace (setns is per thread
+    /// and netlink sockets bind to the namespace they are created in).
+    fn assert(&self, checks: Vec<VrfCheck>) -> Report {
+        let path = format!("/run/netns/{}", self.name);
+        std::thread::spawn(move || {
+            let file = std::fs::File::open(path).unwrap();
+            nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
+            let mut kernel = EmulatedVrf {
+                node: NodeKernel::connect().unwrap(),
+            };
+            assert_vrfs(&mut kernel, &checks).unwrap()
+        })
+        .join()
+        .unwrap()
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        let _ = Process::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+/// The node's kernel plus the VRF device `vrf_tdemo` (table 1001) it cannot create.
+struct EmulatedVrf {
+    node: NodeKernel,
+}
+
+impl Kernel for EmulatedVrf {
+    fn links(&mut self) -> anyhow::Result<Links> {
+        let mut links: Vec<Link> = self.node.links()?.iter().cloned().collect();
+        links.push(Link {
+            index: EMULATED_VRF_INDEX,
+            name: "vrf_tdemo".into(),
+            kind: Some("vrf".into()),
+            vrf_table: Some(VRF_TABLE),
+            ..Link::default()
+        });
+        Ok(Links::new(links))
+    }
+    fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
+        self.node.routes(family, table)
+    }
+    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
+        assert_eq!(
+            oif,
+            Some(EMULATED_VRF_INDEX),
+            "lookups are pinned to the VRF"
+        );
+        // The rule that stands in for the l3mdev rule steers the unpinned lookup.
+        self.node.route_get(destination, None)
+    }
+    fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
+        self.node.forwarding(family, dev)
+    }
+}
+
+/// hv02 in miniature, both faults present: the management bridge vmbr0 (10.20.99.2/24, the
+/// main table's default via 10.20.99.1), the transit vmbr0.50 (10.20.50.2/24, gateway
+/// 10.20.50.1) with forwarding 0, and table 1001 with only the tenant's subnet.
+fn hv02() -> Namespace {
+    let ns = Namespace::new();
+    for command in [
+        "link add vmbr0 type veth peer name mgmt-peer",
+        "link add vmbr0.50 type veth peer name transit-peer",
+        "link add tdemo type bridge",
+        "link set vmbr0 up",
+        "link set mgmt-peer up",
+        "link set vmbr0.50 up",
+        "link set transit-peer up",
+        "link set tdemo up",
+        "addr add 10.20.99.2/24 dev vmbr0",
+        "addr add 10.20.50.2/24 dev vmbr0.50",
+        "addr add 10.77.0.1/24 dev tdemo",
+        "route add default via 10.20.99.1 dev vmbr0",
+        "route add 10.77.0.0/24 dev tdemo table 1001",
+        "rule add pref 1000 lookup 1001",
+    ] {
+        ns.ip(command);
+    }
+    // The node forwards; the transit interface, created later, came up with forwarding 0.
+    ns.set_forwarding("all", "1");
+    ns.set_forwarding("vmbr0.50", "0");
+    ns
+}
+
+fn fix_routes(ns: &Namespace) {
+    ns.ip("route add default via 10.20.50.1 dev vmbr0.50 table 1001");
+    ns.ip("route add unreachable default metric 4278198272 table 1001");
+}
+
+fn ip(text: &str) -> IpAddr {
+    text.parse().unwrap()
+}
+
+fn mission_checks() -> Vec<VrfCheck> {
+    vec![VrfCheck {
+        name: "vrf_tdemo".into(),
+        default_route: Some(DefaultExpectation {
+            via: Some(ip("10.20.50.1")),
+            dev: Some("vmbr0.50".into()),
+        }),
+        lookups: vec![
+            LookupCheck {
+                dst: ip("10.20.99.5"),
+                via: None,
+                dev: Some("vmbr0.50".into()),
+                not_dev: Some("vmbr0".into()),
+                table: None,
+                reachable: None,
+            },
+            LookupCheck {
+                dst: ip("1.1.1.1"),
+                via: Some(ip("10.20.50.1")),
+                dev: None,
+                not_dev: None,
+                table: None,
+                reachable: None,
+            },
+        ],
+        forwarding: true,
+    }]
+}
+
+#[test]
+fn fall_through_is_caught_then_forwarding_then_all_pass() {
+    let ns = hv02();
+    let report = ns.assert(mission_checks());
+    assert_eq!(
+        report.failures(),
+        vec![
+            "vrf_tdemo: table 1001 has no IPv4 default route and no unreachable catch-all, so \
+             lookups fall through to the main table; expected default via 10.20.50.1 dev vmbr0.50",
+            "vrf_tdemo: 10.20.99.5 resolves via dev vmbr0 (table main: fall-through), expected \
+             dev vmbr0.50, not dev vmbr0",
+            "vrf_tdemo: 1.1.1.1 resolves via 10.20.99.1 dev vmbr0 (table main: fall-through), \
+             expected via 10.20.50.1",
+        ]
+    );
+
+    fix_routes(&ns);
+    let report = ns.assert(mission_checks());
+    assert_eq!(
+        report.failures(),
+        vec![
+            "vrf_tdemo: vmbr0.50 has IPv4 forwarding off (net.ipv4.conf.vmbr0/50.forwarding = \
+             0), expected 1: tenant traffic leaves by it and replies coming back by it are not \
+             forwarded"
+        ]
+    );
+    let state = &report.vrfs[0];
+    assert!(state.unreachable_catch_all);
+    assert_eq!(
+        serde_json::to_value(&state.defaults).unwrap(),
+        json!([
+            {"family": "IPv4", "type": "unicast", "gateway": "10.20.50.1", "dev": "vmbr0.50",
+             "metric": null, "protocol": "boot"},
+            {"family": "IPv4", "type": "unreachable", "gateway": null, "dev": null,
+             "metric": 4278198272u32, "protocol": "boot"},
+        ])
+    );
+
+    ns.set_forwarding("vmbr0.50", "1");
+    let report = ns.assert(mission_checks());
+    assert!(report.failures().is_empty(), "{:#?}", report.results);
+    assert_eq!(
+        report.results[2].msg,
+        "vrf_tdemo: 10.20.99.5 resolves via 10.20.50.1 dev vmbr0.50 (table 1001)"
+    );
+}
+
+#[test]
+fn the_catch_all_stops_fall_through_and_is_no_usable_default() {
+    let ns = hv02();
+    ns.ip("route add unreachable default metric 4278198272 table 1001");
+    let mut checks = mission_checks();
+    checks[0].lookups.push(LookupCheck {
+        dst: ip("10.20.99.7"),
+        via: None,
+        dev: None,
+        not_dev: Some("vmbr0".into()),
+        table: None,
+        reachable: Some(false),
+    });
+    let report = ns.assert(checks);
+    assert_eq!(
+        report.failures(),
+        vec![
+            "vrf_tdemo: table 1001 has only the catch-all (unreachable default metric \
+             4278198272), no usable IPv4 default; expected default via 10.20.50.1 dev vmbr0.50",
+            "vrf_tdemo: 10.20.99.5 is unreachable (an unreachable route matched), expected dev \
+             vmbr0.50",
+            "vrf_tdemo: 1.1.1.1 is unreachable (an unreachable route matched), expected via \
+             10.20.50.1",
+        ]
+    );
+    assert!(report.results[4].ok, "{:#?}", report.results[4]);
+}
+
+#[test]
+fn the_binary_says_the_tenant_has_no_vrf_here() {
+    let ns = hv02();
+    ns.ip("link add vrf_tbridge type bridge");
+    let result = ns.run_module(json!({
+        "vrfs": [
+            {"name": "vrf_tdemo", "lookups": [{"dst": "10.20.99.5", "dev": "vmbr0.50"}]},
+            {"name": "vrf_tbridge"},
+        ],
+        "_ansible_check_mode": true,
+    }));
+    assert_eq!(result["failed"], json!(true), "{result}");
+    assert_eq!(result["changed"], json!(false));
+    assert_eq!(
+        result["msg"],
+        json!(
+            "vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo)\n\
+             vrf_tbridge: the tenant has no VRF on this node (vrf_tbridge is a bridge, not a VRF)"
+        )
+    );
+    assert_eq!(result["vrfs"], json!([]));
+    assert_eq!(result["results"][1]["actual"]["kind"], json!("bridge"));
+}
