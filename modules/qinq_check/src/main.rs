@@ -1,0 +1,215 @@
+//! `deevnet.net.qinq_check`: the bonded uplink of a Proxmox node keeps both VLAN tags, and
+//! every hop fits the zone's MTU.
+//!
+//! Tenant and transit VLANs travel as inner tags inside the outer VLAN of a bonded uplink:
+//! `bond0` → `bond0.40` → `vmbr1` (VLAN-aware, `bridge-vids 199-299`). Three faults break it,
+//! each silently: a NIC that overwrites the inner tag when it inserts the outer one in hardware
+//! (txvlan on a bond slave, backups included), a hop whose MTU does not fit, and a bridge that
+//! does not filter VLANs or lacks some of the zone's.
+//!
+//! Flow: validate the options → read the links → resolve the stack (bad input fails here,
+//! before anything changes) → read bridge VLANs, fdb, each slave's features → switch txvlan off
+//! where asked → check → result.
+
+use deevnet_runtime::netlink::ethtool::Ethtool;
+use deevnet_runtime::netlink::{Netlink, NetlinkError};
+use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::sysctl::SysctlKey;
+use deevnet_runtime::{Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
+use qinq_check::{
+    evaluate, txvlan_to_switch_off, Observed, RawRequest, Report, Request, SlaveState, Stack,
+};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
+static VLAN_RANGE: OptionSpec = OptionSpec::new("vlans", Kind::Str);
+static PEER_OPTIONS: [OptionSpec; 2] = [
+    OptionSpec::new("mac", Kind::Str).required(),
+    OptionSpec::new("vlan", Kind::Int).required(),
+];
+static PEER: OptionSpec = OptionSpec::new("peer", Kind::Dict(&PEER_OPTIONS));
+
+static SPEC: [OptionSpec; 8] = [
+    OptionSpec::new("bond", Kind::Str).required(),
+    OptionSpec::new("uplink_vlan", Kind::Int).required(),
+    OptionSpec::new("bridge", Kind::Str).required(),
+    OptionSpec::new("vlans", Kind::List(&VLAN_RANGE)).required(),
+    OptionSpec::new("zone_mtu", Kind::Int),
+    OptionSpec::new("trunk_interfaces", Kind::List(&INTERFACE_NAME))
+        .default(DefaultValue::EmptyList),
+    OptionSpec::new("peers", Kind::List(&PEER)).default(DefaultValue::EmptyList),
+    OptionSpec::new("fix_txvlan", Kind::Bool).default(DefaultValue::Bool(false)),
+];
+
+static MODULE: Module = Module {
+    name: "qinq_check",
+    spec: &SPEC,
+    supports_check_mode: true,
+};
+
+#[derive(Deserialize)]
+struct PeerParam {
+    mac: String,
+    vlan: i64,
+}
+
+#[derive(Deserialize)]
+struct Params {
+    bond: String,
+    uplink_vlan: i64,
+    bridge: String,
+    vlans: Vec<String>,
+    zone_mtu: Option<i64>,
+    trunk_interfaces: Vec<String>,
+    peers: Vec<PeerParam>,
+    fix_txvlan: bool,
+}
+
+fn main() {
+    MODULE.run(|ctx, params: Params| {
+        let request = Request::validate(&RawRequest {
+            bond: params.bond,
+            uplink_vlan: params.uplink_vlan,
+            bridge: params.bridge,
+            vlans: params.vlans,
+            zone_mtu: params.zone_mtu,
+            trunk_interfaces: params.trunk_interfaces,
+            peers: params.peers.into_iter().map(|p| (p.mac, p.vlan)).collect(),
+        })
+        .map_err(Failure::new)?;
+
+        let netlink = Netlink::connect().map_err(failure)?;
+        let links = netlink.links().map_err(failure)?;
+        let extras = netlink
+            .link_extras()
+            .map_err(failure)?
+            .into_iter()
+            .map(|extra| (extra.index, extra))
+            .collect();
+        let stack = Stack::resolve(&request, &links, &extras).map_err(Failure::new)?;
+
+        let mut ethtool = Ethtool::connect().map_err(failure)?;
+        let mut observed = observe(&netlink, &mut ethtool, &stack)?;
+
+        let to_switch = if params.fix_txvlan {
+            txvlan_to_switch_off(&stack, &observed)
+        } else {
+            Vec::new()
+        };
+        let mut outcome = Outcome::default();
+        let switched = switch_txvlan_off(ctx, &mut ethtool, &stack, &mut observed, &to_switch);
+        outcome.changed = !to_switch.is_empty();
+        for name in &to_switch {
+            outcome.diff.push(FileDiff {
+                before_header: format!("{name} features"),
+                after_header: format!("{name} features"),
+                before: format!("{}: on\n", stack.txvlan_feature()),
+                after: format!("{}: off\n", stack.txvlan_feature()),
+            });
+        }
+        if let Err(failure) = switched {
+            return Err(failure.with("changed", outcome.changed));
+        }
+
+        let report = evaluate(&request, &stack, &observed);
+        finish(ctx, outcome, &report, &to_switch)
+    })
+}
+
+fn failure(error: NetlinkError) -> Failure {
+    Failure::new(error.to_string())
+}
+
+/// Reads what the checks need beyond the links.
+fn observe(netlink: &Netlink, ethtool: &mut Ethtool, stack: &Stack) -> Result<Observed, Failure> {
+    let feature = stack.txvlan_feature();
+    let mut slaves = BTreeMap::new();
+    for (slave, _) in &stack.slaves {
+        slaves.insert(
+            slave.name.clone(),
+            SlaveState {
+                driver: ethtool.driver(&slave.name).map_err(failure)?,
+                feature: ethtool.features(&slave.name).map_err(failure)?.get(feature),
+                changed: false,
+            },
+        );
+    }
+    let disable_ipv6 = SysctlKey::ipv6_conf(&stack.bridge.name, "disable_ipv6");
+    Ok(Observed {
+        port_vlans: netlink.bridge_vlans().map_err(failure)?,
+        fdb: netlink.fdb(stack.bridge.index).map_err(failure)?,
+        slaves,
+        bridge_disable_ipv6: disable_ipv6.read()?,
+    })
+}
+
+/// Switches the feature off on each named slave (in check mode, only records that it would)
+/// and reads it back: a driver may accept the request and keep the feature on.
+fn switch_txvlan_off(
+    ctx: &Context,
+    ethtool: &mut Ethtool,
+    stack: &Stack,
+    observed: &mut Observed,
+    names: &[String],
+) -> Result<(), Failure> {
+    let feature = stack.txvlan_feature();
+    for name in names {
+        if !ctx.check_mode {
+            ethtool.set_feature(name, feature, false).map_err(failure)?;
+        }
+        let after = if ctx.check_mode {
+            let mut predicted = observed.slaves.get(name).map(|s| s.feature);
+            if let Some(feature) = predicted.as_mut() {
+                feature.active = false;
+            }
+            predicted
+        } else {
+            Some(ethtool.features(name).map_err(failure)?.get(feature))
+        };
+        if let (Some(state), Some(after)) = (observed.slaves.get_mut(name), after) {
+            state.changed = !after.active;
+            state.feature = after;
+        }
+    }
+    Ok(())
+}
+
+fn finish(
+    ctx: &Context,
+    mut outcome: Outcome,
+    report: &Report,
+    switched: &[String],
+) -> Result<Outcome, Failure> {
+    let failures = report.failures();
+    let would = if ctx.check_mode { "would be " } else { "" };
+    let fixed = if switched.is_empty() {
+        String::new()
+    } else {
+        format!("; txvlan {would}switched off on {}", switched.join(", "))
+    };
+    if !failures.is_empty() {
+        // One line per failed check; what this run switched off shows in those checks.
+        let lines: Vec<String> = failures.iter().map(|c| c.line()).collect();
+        let mut failure = Failure::new(lines.join("\n")).with("changed", outcome.changed);
+        for (key, value) in report_values(report) {
+            failure = failure.with(key, value);
+        }
+        return Err(failure);
+    }
+    for (key, value) in report_values(report) {
+        outcome.set(key, value);
+    }
+    outcome.msg = format!("all {} QinQ checks passed{fixed}", report.checks.len());
+    Ok(outcome)
+}
+
+fn report_values(report: &Report) -> [(&'static str, serde_json::Value); 4] {
+    let json = |value: serde_json::Result<serde_json::Value>| value.unwrap_or_default();
+    [
+        ("checks", json(serde_json::to_value(&report.checks))),
+        ("slaves", json(serde_json::to_value(&report.slaves))),
+        ("mtu", json(serde_json::to_value(&report.mtu))),
+        ("fdb_vlan1", json(serde_json::to_value(&report.fdb_vlan1))),
+    ]
+}

@@ -1,0 +1,620 @@
+//! ethtool over generic netlink (feature `ethtool`): a link's offload features, read and
+//! switched (`ethtool -k` / `ethtool -K`), and its driver's name (`ethtool -i`).
+//!
+//! The messages are built here by hand on a plain synchronous netlink socket: the `ethtool`
+//! crate has no features SET (its bit-set encoder is a `todo!()` that panics), and its GET would
+//! pull a second netlink-proto into every binary. Replies are read through
+//! netlink-packet-core's checked buffers, so a short or malformed answer is an error, never a
+//! panic.
+//!
+//! Like every netlink socket, this one belongs to the network namespace current when
+//! [`Ethtool::connect`] runs.
+
+use super::NetlinkError;
+use netlink_packet_core::{NetlinkBuffer, NlaBuffer, NlasIterator};
+use netlink_sys::{protocols::NETLINK_GENERIC, Socket, SocketAddr};
+use std::os::fd::AsRawFd;
+
+const NLMSG_ERROR: u16 = 2;
+const NLMSG_DONE: u16 = 3;
+const NLM_F_REQUEST: u16 = 0x01;
+const NLM_F_ACK: u16 = 0x04;
+const NLA_F_NESTED: u16 = 0x8000;
+
+const GENL_ID_CTRL: u16 = 0x10;
+const CTRL_CMD_GETFAMILY: u8 = 3;
+const CTRL_ATTR_FAMILY_ID: u16 = 1;
+const CTRL_ATTR_FAMILY_NAME: u16 = 2;
+
+const ETHTOOL_GENL_VERSION: u8 = 1;
+const ETHTOOL_MSG_FEATURES_GET: u8 = 11;
+const ETHTOOL_MSG_FEATURES_SET: u8 = 12;
+const ETHTOOL_A_HEADER_DEV_NAME: u16 = 2;
+const ETHTOOL_A_HEADER_FLAGS: u16 = 3;
+const ETHTOOL_FLAG_OMIT_REPLY: u32 = 1 << 1;
+const ETHTOOL_A_FEATURES_HEADER: u16 = 1;
+const ETHTOOL_A_FEATURES_HW: u16 = 2;
+const ETHTOOL_A_FEATURES_WANTED: u16 = 3;
+const ETHTOOL_A_FEATURES_ACTIVE: u16 = 4;
+const ETHTOOL_A_FEATURES_NOCHANGE: u16 = 5;
+const ETHTOOL_A_BITSET_NOMASK: u16 = 1;
+const ETHTOOL_A_BITSET_BITS: u16 = 3;
+const ETHTOOL_A_BITSET_BITS_BIT: u16 = 1;
+const ETHTOOL_A_BITSET_BIT_NAME: u16 = 2;
+const ETHTOOL_A_BITSET_BIT_VALUE: u16 = 3;
+
+/// The kernel's name of the 802.1Q VLAN tag insertion offload (`ethtool -k` prints it as
+/// `tx-vlan-offload`).
+pub const TX_VLAN_HW_INSERT: &str = "tx-vlan-hw-insert";
+/// The same for 802.1ad service tags.
+pub const TX_VLAN_STAG_HW_INSERT: &str = "tx-vlan-stag-hw-insert";
+
+/// One feature of a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Feature {
+    /// On now.
+    pub active: bool,
+    /// `ethtool -K` can switch it (it is in the driver's changeable set and not one the kernel
+    /// never changes); `ethtool -k` prints `[fixed]` otherwise.
+    pub changeable: bool,
+}
+
+/// A link's features by the kernel's names (`tx-vlan-hw-insert`, `rx-gro`, …). A name the
+/// kernel did not list in any set is a feature the link does not have: off and fixed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Features {
+    active: Vec<String>,
+    changeable: Vec<String>,
+    never_change: Vec<String>,
+}
+
+impl Features {
+    pub fn get(&self, name: &str) -> Feature {
+        let has = |set: &[String]| set.iter().any(|n| n == name);
+        Feature {
+            active: has(&self.active),
+            changeable: has(&self.changeable) && !has(&self.never_change),
+        }
+    }
+
+    /// The features that are on, sorted.
+    pub fn active(&self) -> &[String] {
+        &self.active
+    }
+}
+
+/// Reads the attributes of an ETHTOOL_MSG_FEATURES_GET_REPLY (after the genetlink header).
+pub fn features_from_reply(attributes: &[u8]) -> Result<Features, String> {
+    let mut features = Features::default();
+    let mut seen_active = false;
+    for attribute in nlas(attributes)? {
+        let target = match attribute.kind() {
+            ETHTOOL_A_FEATURES_HW => &mut features.changeable,
+            ETHTOOL_A_FEATURES_ACTIVE => {
+                seen_active = true;
+                &mut features.active
+            }
+            ETHTOOL_A_FEATURES_NOCHANGE => &mut features.never_change,
+            _ => continue,
+        };
+        *target = bits_set(attribute.value())?;
+    }
+    if !seen_active {
+        return Err("the reply has no active feature set".into());
+    }
+    for set in [
+        &mut features.active,
+        &mut features.changeable,
+        &mut features.never_change,
+    ] {
+        set.sort();
+        set.dedup();
+    }
+    Ok(features)
+}
+
+/// The names of the bits set in a verbose (named) bit set.
+fn bits_set(bitset: &[u8]) -> Result<Vec<String>, String> {
+    let mut nomask = false;
+    let mut bits = None;
+    for attribute in nlas(bitset)? {
+        match attribute.kind() {
+            ETHTOOL_A_BITSET_NOMASK => nomask = true,
+            ETHTOOL_A_BITSET_BITS => bits = Some(attribute.value()),
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    // A set with no bit on has no BITS at all.
+    for bit in nlas(bits.unwrap_or_default())? {
+        if bit.kind() != ETHTOOL_A_BITSET_BITS_BIT {
+            continue;
+        }
+        let mut name = None;
+        let mut value = false;
+        for field in nlas(bit.value())? {
+            match field.kind() {
+                ETHTOOL_A_BITSET_BIT_NAME => name = Some(c_string(field.value())?),
+                ETHTOOL_A_BITSET_BIT_VALUE => value = true,
+                _ => {}
+            }
+        }
+        let name = name.ok_or("a feature bit without a name")?;
+        // Without a mask the list holds the bits that are set; with one, VALUE says which.
+        if nomask || value {
+            names.push(name);
+        }
+    }
+    Ok(names)
+}
+
+/// One attribute of a reply, borrowing its value from the reply.
+struct Nla<'a> {
+    kind: u16,
+    value: &'a [u8],
+}
+
+impl<'a> Nla<'a> {
+    fn kind(&self) -> u16 {
+        self.kind
+    }
+    fn value(&self) -> &'a [u8] {
+        self.value
+    }
+}
+
+/// The attributes in `bytes`, each checked to lie within it.
+fn nlas(bytes: &[u8]) -> Result<Vec<Nla<'_>>, String> {
+    let malformed = |e: &dyn std::fmt::Display| format!("malformed attribute: {e}");
+    let mut out = Vec::new();
+    for nla in NlasIterator::new(bytes) {
+        let nla: NlaBuffer<&[u8]> = nla.map_err(|e| malformed(&e))?;
+        let (kind, length) = (nla.kind(), nla.length() as usize);
+        let value = nla
+            .into_inner()
+            .get(4..length)
+            .ok_or_else(|| malformed(&"length out of range"))?;
+        out.push(Nla { kind, value });
+    }
+    Ok(out)
+}
+
+fn c_string(bytes: &[u8]) -> Result<String, String> {
+    let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+    String::from_utf8(text.to_vec()).map_err(|_| "a name that is not UTF-8".to_string())
+}
+
+/// Netlink attributes, appended to a message being built.
+#[derive(Default)]
+struct Attributes(Vec<u8>);
+
+impl Attributes {
+    fn put(&mut self, kind: u16, value: &[u8]) -> &mut Self {
+        let length = 4 + value.len();
+        self.0.extend_from_slice(&(length as u16).to_ne_bytes());
+        self.0.extend_from_slice(&kind.to_ne_bytes());
+        self.0.extend_from_slice(value);
+        self.0.resize(self.0.len().next_multiple_of(4), 0);
+        self
+    }
+
+    fn put_str(&mut self, kind: u16, value: &str) -> &mut Self {
+        let mut bytes = value.as_bytes().to_vec();
+        bytes.push(0);
+        self.put(kind, &bytes)
+    }
+
+    fn nest(&mut self, kind: u16, inner: &Attributes) -> &mut Self {
+        self.put(kind | NLA_F_NESTED, &inner.0)
+    }
+}
+
+/// The header attribute every ethtool request starts with.
+fn request_header(device: &str, flags: u32) -> Attributes {
+    let mut header = Attributes::default();
+    header.put_str(ETHTOOL_A_HEADER_DEV_NAME, device);
+    if flags != 0 {
+        header.put(ETHTOOL_A_HEADER_FLAGS, &flags.to_ne_bytes());
+    }
+    header
+}
+
+/// The attributes of an ETHTOOL_MSG_FEATURES_SET that switches one feature on or off and
+/// leaves every other one as it is.
+pub fn features_set_request(device: &str, feature: &str, on: bool) -> Vec<u8> {
+    let mut bit = Attributes::default();
+    bit.put_str(ETHTOOL_A_BITSET_BIT_NAME, feature);
+    if on {
+        bit.put(ETHTOOL_A_BITSET_BIT_VALUE, &[]);
+    }
+    let mut bits = Attributes::default();
+    bits.nest(ETHTOOL_A_BITSET_BITS_BIT, &bit);
+    let mut wanted = Attributes::default();
+    wanted.nest(ETHTOOL_A_BITSET_BITS, &bits);
+    let mut message = Attributes::default();
+    message
+        .nest(
+            ETHTOOL_A_FEATURES_HEADER,
+            &request_header(device, ETHTOOL_FLAG_OMIT_REPLY),
+        )
+        .nest(ETHTOOL_A_FEATURES_WANTED, &wanted);
+    message.0
+}
+
+/// An open generic-netlink socket with the ethtool family resolved.
+pub struct Ethtool {
+    socket: Socket,
+    family: u16,
+    sequence: u32,
+}
+
+impl Ethtool {
+    /// Opens the socket in the calling thread's network namespace and looks up the ethtool
+    /// family.
+    pub fn connect() -> Result<Self, NetlinkError> {
+        const OPERATION: &str = "opening the ethtool netlink socket";
+        let mut socket =
+            Socket::new(NETLINK_GENERIC).map_err(|e| NetlinkError::from_io(OPERATION, e))?;
+        socket
+            .bind_auto()
+            .map_err(|e| NetlinkError::from_io(OPERATION, e))?;
+        socket
+            .connect(&SocketAddr::new(0, 0))
+            .map_err(|e| NetlinkError::from_io(OPERATION, e))?;
+        let mut ethtool = Ethtool {
+            socket,
+            family: GENL_ID_CTRL,
+            sequence: 0,
+        };
+        let mut request = Attributes::default();
+        request.put_str(CTRL_ATTR_FAMILY_NAME, "ethtool");
+        let operation = "looking up the ethtool netlink family";
+        let replies = match ethtool.request(operation, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, &request.0, 0) {
+            Err(error) if error.errno() == Some(libc::ENOENT) => {
+                return Err(NetlinkError::other(
+                    operation,
+                    "this kernel has no ethtool netlink interface (it needs Linux 5.6 or later with CONFIG_ETHTOOL_NETLINK)",
+                ))
+            }
+            other => other?,
+        };
+        let family = replies
+            .iter()
+            .filter_map(|reply| nlas(reply).ok())
+            .flatten()
+            .find(|nla| nla.kind() == CTRL_ATTR_FAMILY_ID)
+            .and_then(|nla| <[u8; 2]>::try_from(nla.value()).ok())
+            .map(u16::from_ne_bytes)
+            .ok_or_else(|| {
+                NetlinkError::other(operation, "the kernel's answer has no family id")
+            })?;
+        ethtool.family = family;
+        Ok(ethtool)
+    }
+
+    /// A link's features (`ethtool -k DEVICE`).
+    pub fn features(&mut self, device: &str) -> Result<Features, NetlinkError> {
+        let operation = format!("reading the offload features of {device}");
+        let mut request = Attributes::default();
+        request.nest(ETHTOOL_A_FEATURES_HEADER, &request_header(device, 0));
+        let replies = self.request(
+            &operation,
+            self.family,
+            ETHTOOL_MSG_FEATURES_GET,
+            ETHTOOL_GENL_VERSION,
+            &request.0,
+            0,
+        )?;
+        let reply = replies
+            .first()
+            .ok_or_else(|| NetlinkError::other(&operation, "the kernel sent no answer"))?;
+        features_from_reply(reply).map_err(|detail| NetlinkError::other(&operation, detail))
+    }
+
+    /// Switches one feature on or off (`ethtool -K DEVICE FEATURE on|off`). The kernel may
+    /// accept the request and still keep the feature as it was (a driver that cannot change
+    /// it): read the features again to know.
+    pub fn set_feature(
+        &mut self,
+        device: &str,
+        feature: &str,
+        on: bool,
+    ) -> Result<(), NetlinkError> {
+        let operation = format!(
+            "switching {feature} {} on {device}",
+            if on { "on" } else { "off" }
+        );
+        self.request(
+            &operation,
+            self.family,
+            ETHTOOL_MSG_FEATURES_SET,
+            ETHTOOL_GENL_VERSION,
+            &features_set_request(device, feature, on),
+            NLM_F_ACK,
+        )
+        .map_err(|error| match error.errno() {
+            Some(libc::EINVAL) => NetlinkError::other(
+                &operation,
+                format!("the kernel refused (EINVAL): {feature} is fixed on this device's driver"),
+            ),
+            Some(libc::EOPNOTSUPP) => NetlinkError::other(
+                &operation,
+                format!(
+                    "the kernel refused (EOPNOTSUPP): this kernel has no feature named {feature}"
+                ),
+            ),
+            _ => error,
+        })?;
+        Ok(())
+    }
+
+    /// The name of the link's driver (`ethtool -i DEVICE`: `mlx4_en`, `ixgbe`, `veth`, …), or
+    /// `None` when the device has no driver information.
+    pub fn driver(&self, device: &str) -> Result<Option<String>, NetlinkError> {
+        driver_name(self.socket.as_raw_fd(), device)
+    }
+
+    /// Sends one request and collects the genetlink payloads (after the 4-byte genetlink
+    /// header) of its answer, up to the ACK or the end of the dump.
+    fn request(
+        &mut self,
+        operation: &str,
+        family: u16,
+        command: u8,
+        version: u8,
+        attributes: &[u8],
+        extra_flags: u16,
+    ) -> Result<Vec<Vec<u8>>, NetlinkError> {
+        self.sequence = self.sequence.wrapping_add(1);
+        let sequence = self.sequence;
+        let length = 16 + 4 + attributes.len();
+        let mut message = Vec::with_capacity(length);
+        message.extend_from_slice(&(length as u32).to_ne_bytes());
+        message.extend_from_slice(&family.to_ne_bytes());
+        message.extend_from_slice(&(NLM_F_REQUEST | extra_flags).to_ne_bytes());
+        message.extend_from_slice(&sequence.to_ne_bytes());
+        message.extend_from_slice(&0u32.to_ne_bytes());
+        message.extend_from_slice(&[command, version, 0, 0]);
+        message.extend_from_slice(attributes);
+        self.socket
+            .send(&message, 0)
+            .map_err(|e| NetlinkError::from_io(operation, e))?;
+
+        let mut replies = Vec::new();
+        loop {
+            let (datagram, _) = self
+                .socket
+                .recv_from_full()
+                .map_err(|e| NetlinkError::from_io(operation, e))?;
+            let mut offset = 0;
+            while offset < datagram.len() {
+                let buffer = NetlinkBuffer::new_checked(&datagram[offset..]).map_err(|e| {
+                    NetlinkError::other(operation, format!("malformed answer: {e}"))
+                })?;
+                offset += (buffer.length() as usize).next_multiple_of(4);
+                if buffer.sequence_number() != sequence {
+                    continue;
+                }
+                let payload = buffer.payload();
+                match buffer.message_type() {
+                    NLMSG_ERROR => {
+                        let code = payload
+                            .get(..4)
+                            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                            .map(i32::from_ne_bytes)
+                            .ok_or_else(|| NetlinkError::other(operation, "a truncated error"))?;
+                        if code == 0 {
+                            return Ok(replies);
+                        }
+                        return Err(NetlinkError::from_errno(operation, code.saturating_abs()));
+                    }
+                    NLMSG_DONE => return Ok(replies),
+                    _ => {
+                        replies.push(payload.get(4..).unwrap_or_default().to_vec());
+                        // Without NLM_F_ACK a non-dump request has exactly one answer.
+                        if extra_flags & NLM_F_ACK == 0 {
+                            return Ok(replies);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `ETHTOOL_GDRVINFO` through the `SIOCETHTOOL` ioctl on any socket of the namespace: generic
+/// netlink has no message for the driver's name.
+fn driver_name(socket: i32, device: &str) -> Result<Option<String>, NetlinkError> {
+    const ETHTOOL_GDRVINFO: u32 = 0x0000_0003;
+    #[repr(C)]
+    struct DriverInfo {
+        cmd: u32,
+        driver: [u8; 32],
+        version: [u8; 32],
+        fw_version: [u8; 32],
+        bus_info: [u8; 32],
+        erom_version: [u8; 32],
+        reserved2: [u8; 12],
+        n_priv_flags: u32,
+        n_stats: u32,
+        testinfo_len: u32,
+        eedump_len: u32,
+        regdump_len: u32,
+    }
+    let operation = format!("reading the driver of {device}");
+    let name = device.as_bytes();
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ || name.contains(&0) {
+        return Err(NetlinkError::other(operation, "not a valid interface name"));
+    }
+    let mut info = DriverInfo {
+        cmd: ETHTOOL_GDRVINFO,
+        driver: [0; 32],
+        version: [0; 32],
+        fw_version: [0; 32],
+        bus_info: [0; 32],
+        erom_version: [0; 32],
+        reserved2: [0; 12],
+        n_priv_flags: 0,
+        n_stats: 0,
+        testinfo_len: 0,
+        eedump_len: 0,
+        regdump_len: 0,
+    };
+    // SAFETY: `ifreq` is plain old data, valid when zeroed; the name is copied within its
+    // IFNAMSIZ bytes (checked above, NUL-terminated by the zeroing); `ifru_data` points at
+    // `info`, which outlives the call and has the layout of `struct ethtool_drvinfo` that the
+    // kernel writes into; `socket` is an open descriptor owned by the caller.
+    let result = unsafe {
+        let mut request: libc::ifreq = std::mem::zeroed();
+        for (slot, byte) in request.ifr_name.iter_mut().zip(name) {
+            *slot = *byte as libc::c_char;
+        }
+        request.ifr_ifru.ifru_data = (&mut info as *mut DriverInfo).cast();
+        libc::ioctl(socket, libc::SIOCETHTOOL, &mut request)
+    };
+    if result < 0 {
+        let error = std::io::Error::last_os_error();
+        return match error.raw_os_error() {
+            Some(libc::EOPNOTSUPP) => Ok(None),
+            _ => Err(NetlinkError::from_io(operation, error)),
+        };
+    }
+    let driver = c_string(&info.driver).unwrap_or_default();
+    Ok(Some(driver).filter(|d| !d.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds a verbose bit set as the kernel sends it.
+    fn bitset(names: &[&str], nomask: bool, values: &[bool]) -> Attributes {
+        let mut bits = Attributes::default();
+        for (i, name) in names.iter().enumerate() {
+            let mut bit = Attributes::default();
+            bit.put(1, &(i as u32).to_ne_bytes())
+                .put_str(ETHTOOL_A_BITSET_BIT_NAME, name);
+            if values.get(i).copied().unwrap_or(false) {
+                bit.put(ETHTOOL_A_BITSET_BIT_VALUE, &[]);
+            }
+            bits.nest(ETHTOOL_A_BITSET_BITS_BIT, &bit);
+        }
+        let mut set = Attributes::default();
+        if nomask {
+            set.put(ETHTOOL_A_BITSET_NOMASK, &[]);
+        }
+        set.put(2, &64u32.to_ne_bytes());
+        if !names.is_empty() {
+            set.nest(ETHTOOL_A_BITSET_BITS, &bits);
+        }
+        set
+    }
+
+    #[test]
+    fn a_veth_reply_reads_as_ethtool_shows_it() {
+        let mut reply = Attributes::default();
+        reply
+            .nest(ETHTOOL_A_FEATURES_HEADER, &request_header("veth0", 0))
+            .nest(
+                ETHTOOL_A_FEATURES_HW,
+                &bitset(
+                    &["tx-vlan-hw-insert", "vlan-challenged", "rx-gro"],
+                    true,
+                    &[],
+                ),
+            )
+            .nest(ETHTOOL_A_FEATURES_WANTED, &bitset(&["rx-gro"], true, &[]))
+            .nest(
+                ETHTOOL_A_FEATURES_ACTIVE,
+                &bitset(&["tx-vlan-stag-hw-insert", "tx-vlan-hw-insert"], true, &[]),
+            )
+            .nest(
+                ETHTOOL_A_FEATURES_NOCHANGE,
+                &bitset(&["vlan-challenged"], true, &[]),
+            );
+        let features = features_from_reply(&reply.0).unwrap();
+        assert_eq!(
+            features.get(TX_VLAN_HW_INSERT),
+            Feature {
+                active: true,
+                changeable: true
+            }
+        );
+        // On and not in the changeable set: fixed.
+        assert_eq!(
+            features.get(TX_VLAN_STAG_HW_INSERT),
+            Feature {
+                active: true,
+                changeable: false
+            }
+        );
+        // Changeable by the driver, but one the kernel never changes.
+        assert!(!features.get("vlan-challenged").changeable);
+        assert_eq!(
+            features.get("no-such-feature"),
+            Feature {
+                active: false,
+                changeable: false
+            }
+        );
+        assert_eq!(
+            features.active(),
+            ["tx-vlan-hw-insert", "tx-vlan-stag-hw-insert"]
+        );
+    }
+
+    #[test]
+    fn masked_sets_count_only_the_bits_with_a_value() {
+        let mut reply = Attributes::default();
+        reply.nest(
+            ETHTOOL_A_FEATURES_ACTIVE,
+            &bitset(&["a", "b"], false, &[false, true]),
+        );
+        assert_eq!(features_from_reply(&reply.0).unwrap().active(), ["b"]);
+    }
+
+    #[test]
+    fn malformed_replies_are_errors() {
+        assert!(features_from_reply(&[]).is_err(), "no active set");
+        assert!(
+            features_from_reply(&[0x08, 0x00, 0x04]).is_err(),
+            "truncated"
+        );
+        let mut nameless = Attributes::default();
+        let mut bits = Attributes::default();
+        bits.nest(
+            ETHTOOL_A_BITSET_BITS_BIT,
+            Attributes::default().put(1, &[0; 4]),
+        );
+        let mut set = Attributes::default();
+        set.put(ETHTOOL_A_BITSET_NOMASK, &[])
+            .nest(ETHTOOL_A_BITSET_BITS, &bits);
+        nameless.nest(ETHTOOL_A_FEATURES_ACTIVE, &set);
+        assert!(features_from_reply(&nameless.0).is_err());
+    }
+
+    #[test]
+    fn the_set_request_names_one_bit_in_a_masked_set() {
+        let off = features_set_request("qinq_b", TX_VLAN_HW_INSERT, false);
+        let on = features_set_request("qinq_b", TX_VLAN_HW_INSERT, true);
+        // header{name "qinq_b", flags OMIT_REPLY}, wanted{bits{bit{name}}}: no NOMASK, so the
+        // listed bit is the mask, and VALUE is present only to switch it on.
+        let top = nlas(&off).unwrap();
+        assert_eq!(top.len(), 2);
+        assert_eq!(top[0].kind(), ETHTOOL_A_FEATURES_HEADER);
+        let nested = |bytes: &[u8]| u16::from_ne_bytes([bytes[2], bytes[3]]) & NLA_F_NESTED != 0;
+        assert!(nested(&off), "the header is a nested attribute");
+        let header = nlas(top[0].value()).unwrap();
+        assert_eq!(c_string(header[0].value()).unwrap(), "qinq_b");
+        assert_eq!(header[1].value(), ETHTOOL_FLAG_OMIT_REPLY.to_ne_bytes());
+        assert_eq!(top[1].kind(), ETHTOOL_A_FEATURES_WANTED);
+        let masked = |request: &[u8]| {
+            let top = nlas(request).unwrap();
+            let wanted = top[1].value().to_vec();
+            (bits_set(&wanted).unwrap(), nlas(&wanted).unwrap().len())
+        };
+        assert_eq!(masked(&off), (vec![], 1));
+        assert_eq!(masked(&on), (vec![TX_VLAN_HW_INSERT.to_string()], 1));
+        assert_eq!(on.len(), off.len() + 4);
+    }
+}
