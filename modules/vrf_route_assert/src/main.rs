@@ -75,9 +75,10 @@ fn finish(report: Report) -> Result<Outcome, Failure> {
     let mut outcome = Outcome {
         changed: false,
         msg: format!(
-            "all {} checks passed in {} VRFs",
+            "all {} checks passed in {} VRF{}",
             report.results.len(),
-            report.vrfs.len()
+            report.vrfs.len(),
+            if report.vrfs.len() == 1 { "" } else { "s" }
         ),
         ..Outcome::default()
     };
