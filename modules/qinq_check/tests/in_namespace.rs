@@ -1,0 +1,285 @@
+//! What this host's kernel can show (veth, plain bridges, ethtool netlink; no bonding, 802.1Q or
+//! VLAN filtering), in network namespaces each test makes for itself: the runtime's ethtool and
+//! bridge layers on real links, and the module refusing bad input while changing nothing. The
+//! full QinQ stack is tested in the lab VM (tests/lab/tests/40-qinq_check.sh).
+
+use assert_cmd::cargo::CommandCargoExt;
+use deevnet_runtime::netlink::ethtool::{Ethtool, TX_VLAN_HW_INSERT};
+use deevnet_runtime::netlink::{FdbState, Netlink};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A namespace with two veth pairs, one end of each in the plain bridge br0:
+/// `bond0` (a veth, to stand for a wrong "bond") <-> `far0`, and `port1` <-> `far1`.
+struct Namespace {
+    name: String,
+}
+
+impl Namespace {
+    fn new() -> Namespace {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "dvn-qq-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        );
+        run(&["ip", "netns", "add", &name]);
+        let ns = Namespace { name };
+        for args in [
+            "link set lo up",
+            "link add bond0 type veth peer name far0",
+            "link add port1 type veth peer name far1",
+            "link add br0 type bridge",
+            "link set bond0 master br0",
+            "link set port1 master br0",
+            "link set br0 up",
+            "link set bond0 up",
+            "link set far0 up",
+            "link set port1 up",
+            "link set far1 up",
+        ] {
+            ns.ip(args);
+        }
+        ns
+    }
+
+    fn ip(&self, args: &str) {
+        let mut full = vec!["ip", "-n", &self.name];
+        full.extend(args.split_whitespace());
+        run(&full);
+    }
+
+    /// Runs `body` on a thread inside the namespace (setns is per thread).
+    fn enter<T: Send + 'static>(&self, body: impl FnOnce() -> T + Send + 'static) -> T {
+        let path = format!("/run/netns/{}", self.name);
+        std::thread::spawn(move || {
+            let file = std::fs::File::open(&path).expect("opening the namespace");
+            nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET).expect("setns");
+            body()
+        })
+        .join()
+        .expect("the namespace thread panicked")
+    }
+
+    fn txvlan(&self, device: &'static str) -> bool {
+        self.enter(move || {
+            Ethtool::connect()
+                .unwrap()
+                .features(device)
+                .unwrap()
+                .get(TX_VLAN_HW_INSERT)
+                .active
+        })
+    }
+
+    /// The module run in the namespace, as Ansible would with `args`.
+    fn module(&self, args: Value) -> (bool, Value) {
+        let binary = Command::cargo_bin("qinq_check").unwrap();
+        let mut child = Command::new("ip")
+            .args(["netns", "exec", &self.name])
+            .arg(binary.get_program())
+            .arg("-")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(args.to_string().as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        let result: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}",
+                String::from_utf8_lossy(&output.stdout)
+            )
+        });
+        (output.status.success(), result)
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+fn run(args: &[&str]) {
+    let output = Command::new(args[0]).args(&args[1..]).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}: {} (these tests need root and iproute2)",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn ethtool_reads_and_switches_txvlan_on_a_real_veth() {
+    let ns = Namespace::new();
+    let (driver, features, fixed_error, unknown_error, no_device) = ns.enter(|| {
+        let mut ethtool = Ethtool::connect().unwrap();
+        let driver = ethtool.driver("port1").unwrap();
+        let features = ethtool.features("port1").unwrap();
+        let fixed = ethtool
+            .set_feature("port1", "vlan-challenged", true)
+            .unwrap_err();
+        let unknown = ethtool
+            .set_feature("port1", "no-such-feature", false)
+            .unwrap_err();
+        let no_device = ethtool.features("nosuchdev0").unwrap_err();
+        (driver, features, fixed, unknown, no_device)
+    });
+    assert_eq!(driver.as_deref(), Some("veth"));
+    // A new veth inserts VLAN tags in "hardware", and may be told not to.
+    let txvlan = features.get(TX_VLAN_HW_INSERT);
+    assert!(txvlan.active && txvlan.changeable, "{features:?}");
+    assert!(!features.get("vlan-challenged").changeable);
+    assert!(
+        fixed_error.to_string().contains("vlan-challenged is fixed"),
+        "{fixed_error}"
+    );
+    assert!(
+        unknown_error
+            .to_string()
+            .contains("no feature named no-such-feature"),
+        "{unknown_error}"
+    );
+    assert_eq!(no_device.errno(), Some(19), "{no_device}");
+
+    ns.enter(|| {
+        let mut ethtool = Ethtool::connect().unwrap();
+        ethtool
+            .set_feature("port1", TX_VLAN_HW_INSERT, false)
+            .unwrap();
+    });
+    assert!(!ns.txvlan("port1"));
+    assert!(ns.txvlan("far1"), "the other end is untouched");
+    ns.enter(|| {
+        let mut ethtool = Ethtool::connect().unwrap();
+        ethtool
+            .set_feature("port1", TX_VLAN_HW_INSERT, true)
+            .unwrap();
+    });
+    assert!(ns.txvlan("port1"));
+}
+
+#[test]
+fn a_plain_bridge_reports_no_vlan_filtering_and_fdb_entries_without_vlan() {
+    let ns = Namespace::new();
+    ns.ip("link set dev port1 address 02:00:00:00:00:01");
+    let mac = "02:00:00:00:00:01";
+    // A static entry, so the test needs no traffic.
+    run(&[
+        "ip",
+        "netns",
+        "exec",
+        &ns.name,
+        "bridge",
+        "fdb",
+        "add",
+        "02:00:00:00:0e:01",
+        "dev",
+        "port1",
+        "master",
+        "static",
+    ]);
+    let (links, extras, vlans, fdb) = ns.enter(|| {
+        let netlink = Netlink::connect().unwrap();
+        let links = netlink.links().unwrap();
+        let bridge = links.by_name("br0").unwrap().index;
+        (
+            links,
+            netlink.link_extras().unwrap(),
+            netlink.bridge_vlans().unwrap(),
+            netlink.fdb(bridge).unwrap(),
+        )
+    });
+    let bridge = links.by_name("br0").unwrap();
+    let port = links.by_name("port1").unwrap();
+    assert_ne!(
+        bridge.bridge.and_then(|b| b.vlan_filtering),
+        Some(true),
+        "a bridge made without vlan_filtering"
+    );
+    let port_vlans = vlans.iter().find(|p| p.index == port.index).unwrap();
+    assert_eq!(port_vlans.controller, Some(bridge.index));
+    assert!(port_vlans.vlans.is_empty(), "{port_vlans:?}");
+    let extra = extras.iter().find(|e| e.index == port.index).unwrap();
+    assert!(extra.max_mtu.is_some_and(|m| m >= 9000), "{extra:?}");
+    assert_eq!(extra.bond, None);
+    let own = fdb
+        .iter()
+        .find(|e| e.mac == mac && e.port == port.index)
+        .expect("the port's own address");
+    assert_eq!((own.state, own.vlan), (FdbState::Local, None));
+    let added = fdb.iter().find(|e| e.mac == "02:00:00:00:0e:01").unwrap();
+    assert_eq!((added.state, added.vlan), (FdbState::Static, None));
+    assert!(fdb.iter().all(|e| e.bridge == Some(bridge.index)));
+}
+
+#[test]
+fn bad_input_fails_with_a_clear_message_and_changes_nothing() {
+    let ns = Namespace::new();
+    let base = json!({
+        "bond": "bond0", "uplink_vlan": 40, "bridge": "br0", "vlans": "199-299",
+        "zone_mtu": 1496, "fix_txvlan": true,
+    });
+    let with = |key: &str, value: Value| {
+        let mut args = base.clone();
+        args[key] = value;
+        args
+    };
+    let cases = [
+        (
+            base.clone(),
+            "bond: bond0 is a veth device, not a bond; give the bond that carries the uplink",
+        ),
+        (
+            with("bond", json!("bond7")),
+            "bond: there is no interface bond7 on this node",
+        ),
+        (
+            with("vlans", json!("299-199")),
+            "vlans: the range '299-199' is written backwards; write it lowest first, as 199-299",
+        ),
+        (
+            with("vlans", json!([199, 4095])),
+            "vlans: VLAN 4095 in '4095' is outside 1-4094",
+        ),
+        (
+            with("uplink_vlan", json!("4096")),
+            "uplink_vlan: VLAN 4096 is outside 1-4094",
+        ),
+        (
+            with("bridge", json!("br0/../x")),
+            "bridge: 'br0/../x' is not a valid interface name",
+        ),
+        (
+            with("zone_mtu", json!(70000)),
+            "zone_mtu: 70000 is outside 68-65531",
+        ),
+    ];
+    for (args, expected) in cases {
+        let (ok, result) = ns.module(args.clone());
+        assert!(!ok, "{args}: {result}");
+        assert_eq!(result["failed"], true);
+        let msg = result["msg"].as_str().unwrap();
+        assert!(
+            msg.starts_with(expected),
+            "{args}\n  expected: {expected}\n  got: {msg}"
+        );
+        assert_ne!(result["changed"], true);
+    }
+    assert!(
+        ns.txvlan("bond0"),
+        "txvlan is still on: nothing was changed"
+    );
+    assert!(ns.txvlan("port1"));
+}
