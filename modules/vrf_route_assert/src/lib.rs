@@ -162,7 +162,10 @@ fn find_vrf<'a>(links: &'a Links, name: &str) -> Result<&'a Link, (Value, String
             format!("{name}: the tenant has no VRF on this node (no interface named {name})"),
         )),
         Some(link) if !link.is_vrf() => {
-            let kind = link.kind.as_deref().unwrap_or("device without a kind");
+            let kind = link
+                .kind
+                .as_deref()
+                .unwrap_or("physical or loopback interface");
             Err((
                 json!({"kind": link.kind, "ifindex": link.index}),
                 format!(

@@ -312,3 +312,44 @@ fn the_binary_says_the_tenant_has_no_vrf_here() {
     assert_eq!(result["vrfs"], json!([]));
     assert_eq!(result["results"][1]["actual"]["kind"], json!("bridge"));
 }
+
+#[test]
+fn reading_needs_no_privilege() {
+    let ns = hv02();
+    // The args file and a copy of the binary where the unprivileged user can read them (the
+    // checkout may sit in a folder only root can enter).
+    let dir = tempfile::tempdir().unwrap();
+    let args = dir.path().join("args.json");
+    std::fs::write(&args, json!({"vrf": "vrf_tdemo"}).to_string()).unwrap();
+    let binary = dir.path().join("vrf_route_assert");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("vrf_route_assert"), &binary).unwrap();
+    for path in [dir.path(), args.as_path(), binary.as_path()] {
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    let output = Process::new("ip")
+        .args(["netns", "exec", &ns.name])
+        .args([
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+        ])
+        .arg(&binary)
+        .arg(&args)
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {} {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    // The links were dumped and searched as nobody: the answer is about the VRF, not about
+    // permissions.
+    assert_eq!(
+        result["msg"],
+        json!("vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo)")
+    );
+}
