@@ -316,12 +316,27 @@ fn insert<'c>(pieces: &mut Vec<Piece<'c>>, piece: Piece<'c>) {
             return;
         }
     }
-    let last_kept = pieces.iter().rev().find(|p| !p.removed);
-    if last_kept.is_some_and(|p| !p.separator) {
-        pieces.push(separator());
+    // After a block the file leaves open, the stanza would become part of it (to frr-reload
+    // and to Proxmox alike): it goes after the last stanza that is closed.
+    let is_open = |p: &Piece| {
+        !p.removed
+            && p.context
+                .is_some_and(|c| c.is_block && c.terminator.is_none())
+    };
+    let mut at = pieces.len();
+    while let Some(last) = pieces[..at]
+        .iter()
+        .rposition(|p| !p.removed && p.context.is_some())
+        .filter(|&last| is_open(&pieces[last]))
+    {
+        at = last;
     }
-    pieces.push(piece);
-    pieces.push(separator());
+    let mut inserted = vec![piece, separator()];
+    let before = pieces[..at].iter().rev().find(|p| !p.removed);
+    if before.is_some_and(|p| !p.separator) {
+        inserted.insert(0, separator());
+    }
+    pieces.splice(at..at, inserted);
 }
 
 fn separator<'c>() -> Piece<'c> {
