@@ -86,7 +86,7 @@ fn random_file(rng: &mut Rng) -> String {
             _ => "\n",
         });
     }
-    if rng.next() % 4 == 0 {
+    if rng.next().is_multiple_of(4) {
         out.pop();
     }
     out
@@ -156,12 +156,12 @@ fn any_file_with_closed_blocks_reaches_the_requested_state_and_stays_there() {
             continue;
         }
         tried += 1;
-        let mode = if rng.next() % 2 == 0 {
+        let mode = if rng.next().is_multiple_of(2) {
             Mode::Exact
         } else {
             Mode::Merge
         };
-        let state = if rng.next() % 4 == 0 {
+        let state = if rng.next().is_multiple_of(4) {
             State::Absent
         } else {
             State::Present
