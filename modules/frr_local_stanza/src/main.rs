@@ -189,13 +189,16 @@ fn lint_failure(path: &Path, findings: &[Finding], health_check: bool) -> String
         .filter(|f| f.severity == Severity::Error)
         .map(|f| format!("line {}: {}: {}", f.line, f.rule, f.msg))
         .collect();
-    let subject = if health_check {
-        format!("{} has", path.display())
+    let (subject, consequence) = if health_check {
+        (format!("{} has", path.display()), "")
     } else {
-        format!("the new {} would have", path.display())
+        (
+            format!("the new {} would have", path.display()),
+            "; nothing was written (lint=warn writes anyway)",
+        )
     };
     format!(
-        "{subject} {} construct(s) that Proxmox's merge drops, changes or breaks; nothing was written (lint=warn writes anyway). {}",
+        "{subject} {} construct(s) that Proxmox's merge drops, changes or breaks{consequence}: {}",
         errors.len(),
         errors.join(" | ")
     )

@@ -302,3 +302,21 @@ fn the_spec_edge_table_cases_without_vectors() {
     assert_eq!(e5.len(), 1);
     assert_eq!((e5[0].line, e5[0].rule), (1, "bgp-asn-mismatch"), "E5");
 }
+
+/// The crate's README lists every rule with its severity and spec section.
+#[test]
+fn the_readme_documents_every_rule() {
+    let readme =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for rule in frr_local_stanza::rules::ALL {
+        let severity = match rule.severity {
+            frr_local_stanza::rules::Severity::Error => "error",
+            frr_local_stanza::rules::Severity::Warning => "warning",
+        };
+        let row = format!("| `{}` | {severity} | {} |", rule.name, rule.spec);
+        assert!(
+            readme.contains(&row),
+            "README.md lacks the row starting {row}"
+        );
+    }
+}
