@@ -253,8 +253,8 @@ changed:
   sample: false
 msg:
   description:
-    - On success, a summary. On failure, one line per failed check, C(<name>: expected ..., found
-      ...; <fix>), or the one problem with the options.
+    - "On success, a summary. On failure, one line per failed check, C(<name>: expected ...,
+      found ...; <fix>), or the one problem with the options."
   returned: always
   type: str
   sample: "txvlan:qinq_b: expected tx-vlan-hw-insert off, found qinq_b (backup, driver mlx4_en): on; run with fix_txvlan=true, or ethtool -K qinq_b txvlan off (persist it, e.g. in a post-up line)"
