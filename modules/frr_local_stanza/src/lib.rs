@@ -7,12 +7,11 @@
 //! * [`stanza`]: the `stanzas` option and its checks;
 //! * [`edit`]: applying stanzas, rendering them in the portable profile (C.1);
 //! * [`rules`] and [`lint`]: Proxmox's merge in both parser generations, one rule per trap;
-//! * [`validate`]: the `validate` command; [`new_file`]: attributes of a new file.
+//! * [`validate`]: the `validate` command.
 
 pub mod edit;
 pub mod grammar;
 pub mod lint;
-pub mod new_file;
 pub mod parse;
 pub mod rules;
 pub mod stanza;

@@ -12,7 +12,7 @@ use frr_local_stanza::edit::{self, Change};
 use frr_local_stanza::lint::{self, Finding, LintOptions};
 use frr_local_stanza::rules::Severity;
 use frr_local_stanza::stanza::{self, Checks, Stanza};
-use frr_local_stanza::{new_file, validate::Validator};
+use frr_local_stanza::validate::Validator;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -161,9 +161,9 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
     let mut backup_file = None;
     if changed && !ctx.check_mode {
         if let Some(validator) = &validator {
-            validate_staged(validator, &edited.text)?;
+            validate_staged(validator, path, &edited.text)?;
         }
-        backup_file = write(path, &edited.text, before.is_some(), params.backup)?;
+        backup_file = write(path, &edited.text, params.backup)?;
     }
 
     // 5. Report.
@@ -204,27 +204,36 @@ fn lint_failure(path: &Path, findings: &[Finding], health_check: bool) -> String
     )
 }
 
-fn validate_staged(validator: &Validator, text: &str) -> Result<(), Failure> {
+/// The candidate is staged beside the target (created exclusively, mode 0600), never in a
+/// shared /tmp where another user could interfere with it.
+fn validate_staged(validator: &Validator, target: &Path, text: &str) -> Result<(), Failure> {
+    let folder = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let staged = tempfile::Builder::new()
-        .prefix("frr.conf.local.")
+        .prefix(".frr.conf.local.")
         .suffix(".staged")
-        .tempfile()
+        .tempfile_in(folder)
         .map_err(|e| Failure::new(format!("cannot stage the new file for validate: {e}")))?;
     std::fs::write(staged.path(), text)
         .map_err(|e| Failure::new(format!("cannot stage the new file for validate: {e}")))?;
     validator.run(staged.path()).map_err(Failure::new)
 }
 
-/// Replaces the file; a new one first gets its mode and group (see `new_file`).
-fn write(path: &Path, text: &str, existed: bool, backup: bool) -> Result<Option<PathBuf>, Failure> {
-    if existed {
-        return Ok(atomic_file::replace(path, text.as_bytes(), backup)?);
-    }
-    new_file::create_placeholder(path)?;
-    atomic_file::replace(path, text.as_bytes(), false).map_err(|e| {
-        let _ = std::fs::remove_file(path);
-        Failure::from(e)
-    })
+/// Replaces the file; a new one is created `0640`, group `frr` where that group exists (as
+/// Debian's FRR package keeps `/etc/frr`): the file may hold BGP passwords.
+fn write(path: &Path, text: &str, backup: bool) -> Result<Option<PathBuf>, Failure> {
+    const PRIVATE_FRR_FILE: atomic_file::NewFile = atomic_file::NewFile {
+        mode: 0o640,
+        group: Some("frr"),
+    };
+    Ok(atomic_file::replace(
+        path,
+        text.as_bytes(),
+        backup,
+        PRIVATE_FRR_FILE,
+    )?)
 }
 
 fn summary(changes: &[(String, Change)], findings: &[Finding]) -> String {

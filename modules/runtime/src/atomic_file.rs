@@ -13,8 +13,19 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Mode of a file this runtime creates (an existing file keeps its own).
-pub const NEW_FILE_MODE: u32 = 0o644;
+/// Mode and group of a file that does not exist yet (an existing file keeps its own).
+#[derive(Debug, Clone, Copy)]
+pub struct NewFile {
+    pub mode: u32,
+    /// A group name, applied when it exists on the host (e.g. `frr`); else the process's.
+    pub group: Option<&'static str>,
+}
+
+/// World-readable configuration, as sysctl.d files are.
+pub const PUBLIC_FILE: NewFile = NewFile {
+    mode: 0o644,
+    group: None,
+};
 
 /// Holds an exclusive advisory lock on a folder for as long as it lives.
 ///
@@ -104,8 +115,14 @@ pub fn check_writable_target(path: &Path, parameter: &str) -> Result<()> {
 }
 
 /// Replaces `path` with `contents` atomically. With `backup`, the old file (if any) is kept
-/// under Ansible's backup name, and that name is returned.
-pub fn replace(path: &Path, contents: &[u8], backup: bool) -> Result<Option<PathBuf>> {
+/// under Ansible's backup name, and that name is returned. A new file gets `new_file`'s mode
+/// and group before it appears under its name, so it is never readable by more than intended.
+pub fn replace(
+    path: &Path,
+    contents: &[u8],
+    backup: bool,
+    new_file: NewFile,
+) -> Result<Option<PathBuf>> {
     // A symlinked target (e.g. /etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf) is written
     // through, so the link stays a link.
     let path = match fs::symlink_metadata(path) {
@@ -125,7 +142,12 @@ pub fn replace(path: &Path, contents: &[u8], backup: bool) -> Result<Option<Path
                 // Only root can give a file away; a non-root run keeps its own ownership.
                 let _ = std::os::unix::fs::fchown(&tmp, Some(meta.uid()), Some(meta.gid()));
             }
-            None => tmp.set_permissions(fs::Permissions::from_mode(NEW_FILE_MODE))?,
+            None => {
+                tmp.set_permissions(fs::Permissions::from_mode(new_file.mode))?;
+                if let Some(Ok(Some(group))) = new_file.group.map(nix::unistd::Group::from_name) {
+                    let _ = std::os::unix::fs::fchown(&tmp, None, Some(group.gid.as_raw()));
+                }
+            }
         }
         tmp.sync_all()
             .with_context(|| format!("flushing {} to disk", tmp_path.display()))?;
@@ -253,7 +275,7 @@ mod tests {
         let path = dir.path().join("x.conf");
         fs::write(&path, "old\n").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
-        assert_eq!(replace(&path, b"new\n", false).unwrap(), None);
+        assert_eq!(replace(&path, b"new\n", false, PUBLIC_FILE).unwrap(), None);
         assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o640);
         let names: Vec<_> = fs::read_dir(dir.path())
@@ -268,12 +290,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("y.conf");
         assert_eq!(
-            replace(&path, b"one\n", true).unwrap(),
+            replace(&path, b"one\n", true, PUBLIC_FILE).unwrap(),
             None,
             "no backup of nothing"
         );
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o644);
-        let backup = replace(&path, b"two\n", true).unwrap().unwrap();
+        let backup = replace(&path, b"two\n", true, PUBLIC_FILE)
+            .unwrap()
+            .unwrap();
         assert_eq!(fs::read_to_string(&backup).unwrap(), "one\n");
         let name = backup.file_name().unwrap().to_string_lossy().into_owned();
         assert!(
@@ -284,13 +308,27 @@ mod tests {
     }
 
     #[test]
+    fn new_files_get_the_requested_mode_and_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("secret.conf");
+        let private = NewFile {
+            mode: 0o640,
+            group: Some("root"),
+        };
+        replace(&path, b"password x\n", false, private).unwrap();
+        let meta = fs::metadata(&path).unwrap();
+        assert_eq!(meta.mode() & 0o7777, 0o640);
+        assert_eq!(meta.gid(), 0);
+    }
+
+    #[test]
     fn symlinked_targets_are_written_through() {
         let dir = tempfile::tempdir().unwrap();
         let real = dir.path().join("real.conf");
         let link = dir.path().join("link.conf");
         fs::write(&real, "a\n").unwrap();
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        replace(&link, b"b\n", false).unwrap();
+        replace(&link, b"b\n", false, PUBLIC_FILE).unwrap();
         assert!(fs::symlink_metadata(&link)
             .unwrap()
             .file_type()

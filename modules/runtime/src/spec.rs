@@ -438,15 +438,25 @@ pub fn mask_no_log(spec: &[OptionSpec], params: &Map<String, Value>) -> Map<Stri
 /// The spec in the form of Ansible's `argument_spec` (`type`, `elements`, `options`, `default`,
 /// `choices`, `aliases`, `required`), printed by `MODULE --argument-spec` so that tests and the
 /// controller can hold the documentation to what the binary really accepts.
+///
+/// A spec may refer to itself (a stanza's `children` are stanzas); the printed form stops
+/// after [`MAX_PRINTED_DEPTH`] levels, where validation itself follows the data's depth.
 pub fn to_argument_spec(spec: &[OptionSpec]) -> Value {
+    options_to_json(spec, 0)
+}
+
+/// How deep `--argument-spec` prints nested options.
+pub const MAX_PRINTED_DEPTH: usize = 8;
+
+fn options_to_json(spec: &[OptionSpec], depth: usize) -> Value {
     let mut out = Map::new();
     for option in spec {
-        out.insert(option.name.to_string(), option_to_json(option));
+        out.insert(option.name.to_string(), option_to_json(option, depth));
     }
     Value::Object(out)
 }
 
-fn option_to_json(option: &OptionSpec) -> Value {
+fn option_to_json(option: &OptionSpec, depth: usize) -> Value {
     let mut out = Map::new();
     out.insert("type".into(), Value::String(option.kind.type_name().into()));
     match option.kind {
@@ -456,11 +466,13 @@ fn option_to_json(option: &OptionSpec) -> Value {
                 Value::String(element.kind.type_name().into()),
             );
             if let Kind::Dict(sub) = element.kind {
-                out.insert("options".into(), to_argument_spec(sub));
+                if depth < MAX_PRINTED_DEPTH {
+                    out.insert("options".into(), options_to_json(sub, depth + 1));
+                }
             }
         }
-        Kind::Dict(sub) => {
-            out.insert("options".into(), to_argument_spec(sub));
+        Kind::Dict(sub) if depth < MAX_PRINTED_DEPTH => {
+            out.insert("options".into(), options_to_json(sub, depth + 1));
         }
         _ => {}
     }
@@ -620,6 +632,21 @@ mod tests {
         );
         let out = run(json!({"vrfs": [{"name": "a"}]})).unwrap();
         assert_eq!(out["vrfs"], json!([{"name": "a", "default_via": null}]));
+    }
+
+    static TREE_NODE_OPTIONS: [OptionSpec; 2] = [
+        OptionSpec::new("header", Kind::Str),
+        OptionSpec::new("children", Kind::List(&TREE_NODE)),
+    ];
+    static TREE_NODE: OptionSpec = OptionSpec::new("element", Kind::Dict(&TREE_NODE_OPTIONS));
+
+    #[test]
+    fn a_self_referring_spec_prints_to_a_bounded_depth() {
+        let printed = to_argument_spec(&TREE_NODE_OPTIONS).to_string();
+        assert_eq!(
+            printed.matches("\"children\"").count(),
+            MAX_PRINTED_DEPTH + 1
+        );
     }
 
     #[test]

@@ -128,9 +128,12 @@ fn main() {
             ));
             if !ctx.check_mode {
                 let backup_file = match &after_file {
-                    Some(text) => {
-                        atomic_file::replace(&params.path, text.as_bytes(), params.backup)?
-                    }
+                    Some(text) => atomic_file::replace(
+                        &params.path,
+                        text.as_bytes(),
+                        params.backup,
+                        atomic_file::PUBLIC_FILE,
+                    )?,
                     None => atomic_file::remove(&params.path, params.backup)?,
                 };
                 if let Some(backup_file) = backup_file {
