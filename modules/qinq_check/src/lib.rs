@@ -197,14 +197,15 @@ impl Stack {
         if let Some(zone_mtu) = request.zone_mtu {
             for hop in stack.hops(zone_mtu) {
                 let max = extras.get(&hop.link.index).and_then(|e| e.max_mtu);
-                if let Some(max) = max.filter(|&max| hop.required > max) {
+                // Some drivers report 0: no limit known.
+                if let Some(max) = max.filter(|&max| max > 0 && hop.required > max) {
                     return Err(format!(
                         "zone_mtu: {zone_mtu} cannot be carried: {} ({}) accepts an MTU of at most {max}, and it needs {} ({}); lower zone_mtu to {} or less",
                         hop.link.name,
                         hop.role,
                         hop.required,
                         hop.why,
-                        zone_mtu - (hop.required - max)
+                        zone_mtu.saturating_sub(hop.required - max)
                     ));
                 }
             }

@@ -663,6 +663,17 @@ fn a_stack_that_is_not_there_is_refused() {
 }
 
 #[test]
+fn a_max_mtu_of_zero_is_no_limit() {
+    let mut node = Node::healthy();
+    for extra in node.extras.values_mut() {
+        extra.max_mtu = Some(0);
+    }
+    let mut raw = raw();
+    raw.zone_mtu = Some(9000);
+    assert!(node.resolve(&Request::validate(&raw).unwrap()).is_ok());
+}
+
+#[test]
 fn a_vlan_device_named_like_the_uplink_but_elsewhere_is_explained() {
     let mut node = Node::healthy();
     let uplink = node.link_mut("bond0.40");
