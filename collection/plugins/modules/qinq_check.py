@@ -257,5 +257,7 @@ msg:
       found ...; <fix>), or the one problem with the options."
   returned: always
   type: str
-  sample: "txvlan:qinq_b: expected tx-vlan-hw-insert off, found qinq_b (backup, driver mlx4_en): on; run with fix_txvlan=true, or ethtool -K qinq_b txvlan off (persist it, e.g. in a post-up line)"
+  sample: >-
+    mtu:vmbr1: expected MTU of vmbr1 (zone bridge) at least 8996 (the zone MTU), found 8995;
+    ip link set vmbr1 mtu 8996 (and mtu in /etc/network/interfaces)
 '''
