@@ -32,5 +32,6 @@ ansible-test: collection
 sanity: collection-stage venv
 	tests/sanity/run
 
-changelog-lint: collection-stage venv
-	cd $(STAGE) && $(VENV)/bin/antsibull-changelog lint
+# The changelog is generated from the fragments when the collection is staged; lint the sources.
+changelog-lint: venv
+	cd $(ROOT)/collection && $(VENV)/bin/antsibull-changelog lint

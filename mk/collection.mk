@@ -11,7 +11,7 @@ release-binaries:
 	cargo build --release --locked $(addprefix -p ,$(MODULES))
 
 # The stage is rebuilt from scratch so that nothing stale (a removed module) is ever packed.
-collection-stage: release-binaries
+collection-stage: release-binaries venv
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
 	@cp $(ROOT)/galaxy.yml $(ROOT)/README.md $(STAGE)/
 	@cp -r $(ROOT)/collection/. $(STAGE)/
@@ -19,9 +19,22 @@ collection-stage: release-binaries
 	@for m in $(MODULES); do \
 	  test -f $(ROOT)/collection/plugins/modules/$$m.py || { echo "modules/$$m has no documentation file collection/plugins/modules/$$m.py"; exit 1; }; \
 	  install -m 0755 $(ROOT)/target/release/$$m $(STAGE)/plugins/modules/$$m; done
+	@cd $(STAGE) && PATH=$(VENV)/bin:$$PATH $(VENV)/bin/antsibull-changelog release --version $(VERSION) --date $$(git -C $(ROOT) log -1 --format=%cs 2>/dev/null || date +%F)
 	@echo "== staged $(STAGE) with modules: $(MODULES)"
 
 collection: collection-stage venv
 	@mkdir -p $(ROOT)/dist
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/dist $(STAGE)
 	@echo "== built $(TARBALL)"
+
+# ansible-lint and molecule run from the stage: there the collection has its binaries and
+# documentation where Ansible looks for them (the repository root keeps them apart).
+STAGE_WITH_SCENARIOS := $(ROOT)/build/lint/ansible_collections/deevnet/net
+.PHONY: ansible-lint stage-with-scenarios
+stage-with-scenarios: collection-stage
+	@rm -rf $(STAGE_WITH_SCENARIOS) && mkdir -p $(dir $(STAGE_WITH_SCENARIOS))
+	@cp -r $(STAGE) $(STAGE_WITH_SCENARIOS)
+	@cp -r $(ROOT)/molecule $(ROOT)/.ansible-lint $(STAGE_WITH_SCENARIOS)/
+
+ansible-lint: stage-with-scenarios venv
+	cd $(STAGE_WITH_SCENARIOS) && ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint $(VENV)/bin/ansible-lint --offline
