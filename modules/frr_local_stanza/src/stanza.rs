@@ -68,6 +68,12 @@ pub fn check(stanzas: &[Stanza], checks: Checks) -> Result<Vec<Stanza>, String> 
 
 fn check_top_level(stanza: &Stanza, path: &str, checks: Checks) -> Result<Stanza, String> {
     let header = check_text(&stanza.header, &format!("{path}.header"))?;
+    if header.starts_with("address-family ") {
+        return Err(format!(
+            "{path}.header='{}' is an address-family, which lives inside `router bgp …`; give it as an item of that stanza's children",
+            stanza.header
+        ));
+    }
     let proxmox = grammar::proxmox_header(&header);
     let frr_block = grammar::opening_keyword(grammar::TOP_LEVEL, &header).is_some();
     if proxmox.is_none() && checks.refuse_unrecognised_headers {
@@ -195,6 +201,12 @@ fn check_text(value: &str, path: &str) -> Result<String, String> {
     if text.contains('!') {
         return Err(format!(
             "{path}='{value}' holds `!`: Proxmox's merge drops every line that holds one (spec B.7); remove the `!` and what follows it"
+        ));
+    }
+    if text.starts_with('#') {
+        // Written back it reads as a comment, never found again: added anew on every run.
+        return Err(format!(
+            "{path}='{value}' is a comment (`#`), which the module cannot find again in the file; remove it"
         ));
     }
     if text == "end" {

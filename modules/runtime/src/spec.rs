@@ -133,7 +133,7 @@ pub fn validate(
     params: &Map<String, Value>,
     ignore_unknown: bool,
 ) -> Result<Map<String, Value>, SpecError> {
-    validate_options(module_fqcn, spec, params, ignore_unknown, "")
+    validate_options(module_fqcn, spec, params, ignore_unknown, "", false)
 }
 
 fn validate_options(
@@ -142,6 +142,7 @@ fn validate_options(
     params: &Map<String, Value>,
     ignore_unknown: bool,
     location: &str,
+    hide: bool,
 ) -> Result<Map<String, Value>, SpecError> {
     let found_in = if location.is_empty() {
         String::new()
@@ -200,7 +201,7 @@ fn validate_options(
             format!("{location}.{}", option.name)
         };
         let value = match given.pop() {
-            Some((_, value)) => coerce(fqcn, option, value, &path, ignore_unknown)?,
+            Some((_, value)) => coerce(fqcn, option, value, &path, ignore_unknown, hide)?,
             None => match option.default {
                 _ if option.required => {
                     missing.push(option.name);
@@ -227,7 +228,17 @@ fn coerce(
     value: &Value,
     path: &str,
     ignore_unknown: bool,
+    hide: bool,
 ) -> Result<Value, SpecError> {
+    // A no_log value (or anything inside one) never appears in a message.
+    let hide = hide || option.no_log;
+    let short = |value: &Value| {
+        if hide {
+            NO_LOG_MASK.to_string()
+        } else {
+            short(value)
+        }
+    };
     let type_error = |detail: &str| {
         SpecError(format!(
             "argument '{path}' is of type {} and we were unable to convert to {}: {detail}",
@@ -241,7 +252,7 @@ fn coerce(
             Value::String(s) => Value::String(s.clone()),
             Value::Number(n) => Value::String(n.to_string()),
             Value::Bool(b) => Value::String(b.to_string()),
-            _ => return Err(type_error(&format!("{value} is not a string; give text"))),
+            _ => return Err(type_error(&format!("{} is not a string; give text", short(value)))),
         },
         Kind::Bool => Value::Bool(to_bool(value).ok_or_else(|| {
             type_error(&format!(
@@ -261,7 +272,8 @@ fn coerce(
             })?;
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
-                out.push(coerce(fqcn, element, item, &format!("{path}[{i}]"), ignore_unknown)?);
+                let item_path = format!("{path}[{i}]");
+                out.push(coerce(fqcn, element, item, &item_path, ignore_unknown, hide)?);
             }
             Value::Array(out)
         }
@@ -269,7 +281,7 @@ fn coerce(
             let map = to_map(value).ok_or_else(|| {
                 type_error(&format!("the value {} is not a dict", short(value)))
             })?;
-            Value::Object(validate_options(fqcn, sub, &map, ignore_unknown, path)?)
+            Value::Object(validate_options(fqcn, sub, &map, ignore_unknown, path, hide)?)
         }
         Kind::Map(element) => {
             let map = to_map(value).ok_or_else(|| {
@@ -278,7 +290,8 @@ fn coerce(
             let mut out = Map::new();
             for (key, item) in &map {
                 let item_path = format!("{path}.{key}");
-                out.insert(key.clone(), coerce(fqcn, element, item, &item_path, ignore_unknown)?);
+                let item = coerce(fqcn, element, item, &item_path, ignore_unknown, hide)?;
+                out.insert(key.clone(), item);
             }
             Value::Object(out)
         }
@@ -290,8 +303,9 @@ fn coerce(
         };
         if !option.choices.contains(&text.as_str()) {
             return Err(SpecError(format!(
-                "value of {path} must be one of: {}, got: {text}",
-                option.choices.join(", ")
+                "value of {path} must be one of: {}, got: {}",
+                option.choices.join(", "),
+                if hide { NO_LOG_MASK } else { &text }
             )));
         }
     }
@@ -406,9 +420,12 @@ fn to_map(value: &Value) -> Option<Map<String, Value>> {
     }
 }
 
+/// Ansible's stand-in for a `no_log` value.
+const NO_LOG_MASK: &str = "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER";
+
 /// `module_args` with every `no_log` option (at any depth) replaced by Ansible's mask.
 pub fn mask_no_log(spec: &[OptionSpec], params: &Map<String, Value>) -> Map<String, Value> {
-    const MASK: &str = "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER";
+    const MASK: &str = NO_LOG_MASK;
     let mut out = params.clone();
     for option in spec {
         let Some(value) = out.get_mut(option.name) else {

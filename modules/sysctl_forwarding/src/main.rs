@@ -12,7 +12,7 @@
 use deevnet_runtime::atomic_file::{self, DirLock};
 use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::sysctl::SysctlKey;
-use deevnet_runtime::{ifname, Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
+use deevnet_runtime::{Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -160,10 +160,10 @@ fn main() {
 /// Interface names reach `/proc/sys` paths: check them by the kernel's rules first.
 fn validate_names(params: &Params) -> Result<(), Failure> {
     for name in &params.interfaces {
-        ifname::validate("interfaces", name).map_err(Failure::new)?;
+        managed_file::check_interface_name("interfaces", name).map_err(Failure::new)?;
     }
     for name in params.rp_filter.keys() {
-        ifname::validate("rp_filter", name).map_err(Failure::new)?;
+        managed_file::check_interface_name("rp_filter", name).map_err(Failure::new)?;
     }
     if params.lock_timeout == 0 || params.lock_timeout > 3600 {
         return Err(Failure::new(format!(

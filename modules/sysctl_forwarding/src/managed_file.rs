@@ -39,6 +39,19 @@ pub fn desired_settings(ipv6: bool, rp_filter: &BTreeMap<String, u8>) -> Vec<Set
     settings
 }
 
+/// An interface name this module can persist: valid to the kernel, and without a character
+/// that would change the meaning of its sysctl.d line (a glob character makes systemd-sysctl
+/// apply the line to every matching interface; `=` ends the key).
+pub fn check_interface_name(parameter: &str, name: &str) -> Result<(), String> {
+    deevnet_runtime::ifname::validate(parameter, name)?;
+    match name.chars().find(|c| matches!(c, '*' | '?' | '[' | '=')) {
+        Some(c) => Err(format!(
+            "{parameter}: '{name}' holds '{c}', which a sysctl.d file cannot hold literally (systemd-sysctl reads it as a glob or the end of the key); rename the interface"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// `all` and `default` are the kernel's pseudo-interfaces of `net.ipv4.conf`.
 pub fn is_global_conf(name: &str) -> bool {
     name == "all" || name == "default"

@@ -1,0 +1,67 @@
+//! Inputs the fuzz targets found breaking an invariant, kept as plain tests (TESTING.md).
+
+use frr_local_stanza::edit::apply;
+use frr_local_stanza::stanza::{check, Checks, Mode, Stanza, State};
+
+fn stanza(header: &str, lines: &[&str], mode: Mode) -> Stanza {
+    Stanza {
+        header: header.into(),
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+        children: Vec::new(),
+        state: State::Present,
+        mode,
+    }
+}
+
+const LENIENT: Checks = Checks {
+    refuse_unrecognised_headers: false,
+    asn: None,
+};
+
+/// frr_stanzas found: with lint=warn a `# …` header was written as a comment, never found
+/// again, and added once more on every run; a `# …` line in merge mode the same.
+#[test]
+fn comments_as_headers_or_lines_are_refused_not_added_on_every_run() {
+    let err = check(&[stanza("# note", &[], Mode::Exact)], LENIENT).unwrap_err();
+    assert!(
+        err.starts_with("stanzas[0].header='# note' is a comment"),
+        "{err}"
+    );
+    let err = check(
+        &[stanza(
+            "route-map R deny 10",
+            &["vni 100", "# note"],
+            Mode::Merge,
+        )],
+        LENIENT,
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("stanzas[0].lines[1]='# note' is a comment"),
+        "{err}"
+    );
+}
+
+/// frr_stanzas found: with lint=warn a top-level `address-family …` with no lines was reported
+/// as added while nothing was written.
+#[test]
+fn a_top_level_address_family_is_refused_instead_of_silently_dropped() {
+    let err = check(
+        &[stanza("address-family ipv4 unicast", &[], Mode::Merge)],
+        LENIENT,
+    )
+    .unwrap_err();
+    assert!(err.contains("lives inside `router bgp …`"), "{err}");
+}
+
+/// What the fixes keep: the same stanzas applied twice give the same file.
+#[test]
+fn the_found_cases_now_reach_a_fixed_point() {
+    let wanted = check(
+        &[stanza("route-map R deny 10", &["vni 100"], Mode::Merge)],
+        LENIENT,
+    )
+    .unwrap();
+    let first = apply("frr version 10.4.1\n", &wanted);
+    assert_eq!(apply(&first.text, &wanted).text, first.text);
+}
