@@ -90,11 +90,16 @@ impl SysctlKey {
     }
 
     pub fn write(&self, value: &str) -> Result<()> {
-        std::fs::write(self.proc_path(), value).map_err(|e| {
-            anyhow!(
+        std::fs::write(self.proc_path(), value).map_err(|e| match e.kind() {
+            // Checked at the start of the run: the interface went away since.
+            std::io::ErrorKind::NotFound => anyhow!(
+                "cannot set {self} = {value}: {} does not exist any more (did the interface disappear during the run?); run again once it exists",
+                self.proc_path().display()
+            ),
+            _ => anyhow!(
                 "cannot set {self} = {value} in {}: {e}",
                 self.proc_path().display()
-            )
+            ),
         })
     }
 }

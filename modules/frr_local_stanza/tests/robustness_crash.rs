@@ -1,0 +1,56 @@
+//! Crash consistency: frr_local_stanza killed with SIGKILL at random points while it replaces
+//! frr.conf.local leaves exactly the old or the new file, with its mode and owner.
+
+#[path = "../../runtime/tests/support/kill9.rs"]
+mod kill9;
+
+use serde_json::json;
+use std::fs;
+use std::path::Path;
+
+#[test]
+fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("frr.conf.local");
+    let old = "vrf vrf_old\n ip route 10.0.0.0/8 10.0.0.1\nexit\n!\n";
+    let args = json!({"path": target, "stanzas": [
+        {"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]},
+        {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 5 deny 0.0.0.0/0"}]});
+    let args_file = dir.path().join("args.json");
+    fs::write(&args_file, args.to_string()).unwrap();
+    // The new content, from a run on a scratch copy.
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch_target = scratch.path().join("frr.conf.local");
+    fs::write(&scratch_target, old).unwrap();
+    let mut scratch_args = args.clone();
+    scratch_args["path"] = json!(scratch_target);
+    let scratch_file = scratch.path().join("args.json");
+    fs::write(&scratch_file, scratch_args.to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_frr_local_stanza"))
+        .arg(&scratch_file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let new = fs::read_to_string(&scratch_target).unwrap();
+    assert_ne!(new, old);
+
+    let tally = kill9::kill_during_writes(
+        Path::new(env!("CARGO_BIN_EXE_frr_local_stanza")),
+        &args_file,
+        &target,
+        old,
+        &new,
+        60,
+    );
+    eprintln!("{tally:?}");
+    // The kills landed on both sides of the rename, and inside the write window itself.
+    assert!(tally.old > 0 && tally.new > 0, "{tally:?}");
+    assert!(
+        tally.in_window > 0,
+        "no kill landed while the temp file existed: {tally:?}"
+    );
+}

@@ -1,0 +1,178 @@
+//! Crash consistency and faults of the host while sysctl_forwarding writes its sysctl.d file:
+//! SIGKILL at random points, a full disk, an interface that disappears mid-run.
+
+#[path = "../../runtime/tests/support/kill9.rs"]
+mod kill9;
+
+use serde_json::{json, Value};
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn binary() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_sysctl_forwarding"))
+}
+
+fn is_root() -> bool {
+    nix_uid() == 0
+}
+
+fn nix_uid() -> u32 {
+    fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|u| u.parse().ok()))
+        })
+        .unwrap_or(u32::MAX)
+}
+
+/// Arguments that touch only `dir`: the file there, no runtime change.
+fn file_only_args(dir: &Path) -> Value {
+    json!({"path": dir.join("90-deevnet-tenant-fabric.conf"), "sysctl_dirs": [dir],
+           "apply": false, "rp_filter": {"vmbr0.50": 2}})
+}
+
+#[test]
+fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let args_file = dir.path().join("args.json");
+    fs::write(&args_file, file_only_args(dir.path()).to_string()).unwrap();
+    let target = dir.path().join("90-deevnet-tenant-fabric.conf");
+    let old = "# written by hand\nnet.ipv4.conf.all.forwarding = 1\n";
+    // The new content: the module's own rendering of the same options.
+    let rp = std::collections::BTreeMap::from([("vmbr0.50".to_string(), 2u8)]);
+    let new = sysctl_forwarding::managed_file::render(
+        &sysctl_forwarding::managed_file::desired_settings(false, &rp),
+    );
+    let tally = kill9::kill_during_writes(binary(), &args_file, &target, old, &new, 60);
+    eprintln!("{tally:?}");
+    assert!(tally.old > 0 && tally.new > 0, "{tally:?}");
+    assert!(
+        tally.in_window > 0,
+        "no kill landed while the temp file existed: {tally:?}"
+    );
+}
+
+/// A full disk (a 64 KiB tmpfs, filled, in a private mount namespace): the write fails with
+/// the reason, the old file stays as it was, no temporary file is left.
+#[test]
+fn a_full_disk_fails_clearly_and_leaves_the_old_file() {
+    if !is_root() {
+        eprintln!("skipped: mounting a tmpfs needs root (make test runs as root)");
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let mount = tempfile::tempdir().unwrap();
+    let m = mount.path().display();
+    let args_file = outside.path().join("args.json");
+    fs::write(&args_file, file_only_args(mount.path()).to_string()).unwrap();
+    let script = format!(
+        "set -e; mount -t tmpfs -o size=64k,mode=0755 tmpfs {m}; printf 'old\\n' > {m}/90-deevnet-tenant-fabric.conf; \
+         chmod 0640 {m}/90-deevnet-tenant-fabric.conf; cat /dev/zero > {m}/fill 2>/dev/null || true; \
+         {bin} {args} || true; echo '=='; cat {m}/90-deevnet-tenant-fabric.conf; echo '=='; stat -c %a {m}/90-deevnet-tenant-fabric.conf; ls -A {m}",
+        bin = binary().display(),
+        args = args_file.display()
+    );
+    let out = Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let parts: Vec<&str> = stdout.split("==\n").collect();
+    assert_eq!(
+        parts.len(),
+        3,
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_str(parts[0].trim()).unwrap();
+    assert_eq!(result["failed"], json!(true), "{result}");
+    let msg = result["msg"].as_str().unwrap();
+    assert!(msg.contains("No space left on device"), "{msg}");
+    assert!(msg.contains("90-deevnet-tenant-fabric.conf"), "{msg}");
+    assert_eq!(parts[1], "old\n", "the old file changed");
+    let rest: Vec<&str> = parts[2].lines().collect();
+    assert_eq!(rest[0], "640", "mode changed");
+    let mut left: Vec<&str> = rest[1..].to_vec();
+    left.sort_unstable();
+    assert_eq!(
+        left,
+        ["90-deevnet-tenant-fabric.conf", "fill"],
+        "a temporary file was left"
+    );
+    // Nothing of the tmpfs leaked out of the private namespace.
+    assert!(fs::read_dir(mount.path()).unwrap().next().is_none());
+}
+
+/// An interface deleted after the module checked it and while it writes the file (the pause
+/// hook holds it between the fsync and the rename): the run fails naming the key, the file is
+/// complete, and nothing half-written is left.
+#[test]
+fn an_interface_that_disappears_mid_run_fails_clearly() {
+    if !is_root() {
+        eprintln!("skipped: network namespaces need root (make test runs as root)");
+        return;
+    }
+    let netns = format!("dvn-rb-{}", std::process::id());
+    let ip = |args: &[&str]| {
+        let status = Command::new("ip").args(args).status().unwrap();
+        assert!(status.success(), "ip {args:?}");
+    };
+    ip(&["netns", "add", &netns]);
+    struct Cleanup(String);
+    impl Drop for Cleanup {
+        fn drop(&mut self) {
+            let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+        }
+    }
+    let _cleanup = Cleanup(netns.clone());
+    ip(&[
+        "-n", &netns, "link", "add", "vmbr0.50", "type", "veth", "peer", "name", "peer0",
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("90-deevnet-tenant-fabric.conf");
+    let args = json!({"path": target, "sysctl_dirs": [dir.path()], "interfaces": ["vmbr0.50"]});
+    let args_file = dir.path().join("args.json");
+    fs::write(&args_file, args.to_string()).unwrap();
+    let child = Command::new("ip")
+        .args(["netns", "exec", &netns])
+        .arg(binary())
+        .arg(&args_file)
+        .env("DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS", "1500")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !fs::read_dir(dir.path())
+        .unwrap()
+        .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the module never started writing"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    ip(&["-n", &netns, "link", "del", "vmbr0.50"]);
+    let out = child.wait_with_output().unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["failed"], json!(true), "{result}");
+    let msg = result["msg"].as_str().unwrap();
+    assert!(msg.contains("net.ipv4.conf.vmbr0/50.forwarding"), "{msg}");
+    assert!(msg.contains("does not exist"), "{msg}");
+    // The file is whole (the new content), and no temporary file is left.
+    let text = fs::read_to_string(&target).unwrap();
+    assert!(
+        text.ends_with("net.ipv4.conf.default.forwarding = 1\n"),
+        "{text}"
+    );
+    let names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
