@@ -444,6 +444,11 @@ impl Report {
     pub fn failures(&self) -> Vec<&Check> {
         self.checks.iter().filter(|c| !c.ok).collect()
     }
+
+    /// The names of the failed checks, in order.
+    pub fn failed_names(&self) -> Vec<&str> {
+        self.failures().iter().map(|c| c.name.as_str()).collect()
+    }
 }
 
 /// Runs every check on what was read.

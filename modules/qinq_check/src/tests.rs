@@ -197,10 +197,6 @@ fn request() -> Request {
     Request::validate(&raw()).unwrap()
 }
 
-fn failed(report: &Report) -> Vec<&str> {
-    report.failures().iter().map(|c| c.name.as_str()).collect()
-}
-
 fn check<'a>(report: &'a Report, name: &str) -> &'a Check {
     report
         .checks
@@ -212,7 +208,7 @@ fn check<'a>(report: &'a Report, name: &str) -> &'a Check {
 #[test]
 fn the_healthy_lab_node_passes_every_check() {
     let report = Node::healthy().report(&request());
-    assert_eq!(failed(&report), Vec::<&str>::new(), "{report:#?}");
+    assert_eq!(report.failed_names(), Vec::<&str>::new(), "{report:#?}");
     let names: Vec<&str> = report.checks.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         names,
@@ -265,7 +261,10 @@ fn the_inner_tag_lost_shows_the_mac_in_vlan_1() {
     let mut node = Node::healthy();
     node.observed.fdb[0].vlan = Some(1);
     let report = node.report(&request());
-    assert_eq!(failed(&report), ["fdb_vlan1", "peer:02:00:00:00:02:01"]);
+    assert_eq!(
+        report.failed_names(),
+        ["fdb_vlan1", "peer:02:00:00:00:02:01"]
+    );
     assert_eq!(
         report.fdb_vlan1,
         [LostTag {
@@ -315,7 +314,7 @@ fn a_lost_tag_lands_in_a_changed_pvid_too_but_zone_vlans_and_local_entries_do_no
         .fdb
         .push(fdb(QVM0, "02:00:00:00:00:44", Some(1), FdbState::Learned));
     let report = node.report(&request());
-    assert_eq!(failed(&report), ["fdb_vlan1"]);
+    assert_eq!(report.failed_names(), ["fdb_vlan1"]);
     assert_eq!(
         report.fdb_vlan1,
         [LostTag {
@@ -336,7 +335,7 @@ fn txvlan_on_a_backup_slave_is_caught_with_driver_and_role() {
         .feature
         .active = true;
     let report = node.report(&request());
-    assert_eq!(failed(&report), ["txvlan:qinq_b"]);
+    assert_eq!(report.failed_names(), ["txvlan:qinq_b"]);
     let line = check(&report, "txvlan:qinq_b").line();
     assert_eq!(
         line,
@@ -382,7 +381,7 @@ fn an_mtu_one_byte_short_on_one_hop_fails_that_hop() {
     let mut node = Node::healthy();
     node.link_mut("vmbr1").mtu = Some(1495);
     let report = node.report(&request());
-    assert_eq!(failed(&report), ["mtu:vmbr1"]);
+    assert_eq!(report.failed_names(), ["mtu:vmbr1"]);
     assert_eq!(
         check(&report, "mtu:vmbr1").line(),
         "mtu:vmbr1: expected MTU of vmbr1 (zone bridge) at least 1496 (the zone MTU), found 1495; ip link set vmbr1 mtu 1496 (and mtu in /etc/network/interfaces)"
@@ -398,7 +397,7 @@ fn an_mtu_one_byte_short_on_one_hop_fails_that_hop() {
 
     let mut node = Node::healthy();
     node.link_mut("qinq_b").mtu = Some(1499);
-    assert_eq!(failed(&node.report(&request())), ["mtu:qinq_b"]);
+    assert_eq!(node.report(&request()).failed_names(), ["mtu:qinq_b"]);
 }
 
 #[test]
@@ -416,7 +415,7 @@ fn a_zone_mtu_the_uplink_does_not_allow_names_both_fixes() {
     // Without zone_mtu the hops are held to what the uplink allows.
     raw.zone_mtu = None;
     let report = node.report(&Request::validate(&raw).unwrap());
-    assert_eq!(failed(&report), Vec::<&str>::new());
+    assert_eq!(report.failed_names(), Vec::<&str>::new());
     assert!(!report.checks.iter().any(|c| c.name == "zone_mtu"));
     assert_eq!(report.mtu.zone_mtu, None);
 }
@@ -434,7 +433,7 @@ fn vlan_filtering_off_is_reported() {
     }
     let report = node.report(&request());
     assert_eq!(
-        failed(&report),
+        report.failed_names(),
         ["vlan_filtering", "uplink_vlans", "trunk_vlans:eno2"]
     );
     assert_eq!(
@@ -479,7 +478,7 @@ fn a_vlan_missing_or_untagged_on_the_uplink_is_named() {
         },
     ];
     let report = node.report(&request());
-    assert_eq!(failed(&report), ["uplink_vlans"]);
+    assert_eq!(report.failed_names(), ["uplink_vlans"]);
     let uplink = check(&report, "uplink_vlans");
     assert!(
         uplink.actual.ends_with("; missing 250; sent untagged 299"),
@@ -501,7 +500,7 @@ fn the_stack_shape_and_the_bridge_ipv6_are_checked() {
     node.observed.bridge_disable_ipv6 = Some("0".into());
     let report = node.report(&request());
     assert_eq!(
-        failed(&report),
+        report.failed_names(),
         [
             "uplink_device",
             "uplink_bridge_port",
@@ -541,7 +540,7 @@ fn a_bond_without_slaves_fails_and_roles_come_from_the_active_port_otherwise() {
 
     node.links.retain(|l| l.controller != Some(BOND));
     let report = node.report(&request());
-    assert_eq!(failed(&report), ["bond_slaves"]);
+    assert_eq!(report.failed_names(), ["bond_slaves"]);
 }
 
 #[test]
@@ -549,7 +548,7 @@ fn peers_not_learned_at_all_say_so() {
     let mut node = Node::healthy();
     node.observed.fdb.remove(0);
     let report = node.report(&request());
-    assert_eq!(failed(&report), ["peer:02:00:00:00:02:01"]);
+    assert_eq!(report.failed_names(), ["peer:02:00:00:00:02:01"]);
     assert!(check(&report, "peer:02:00:00:00:02:01")
         .actual
         .starts_with("not in the forwarding database"));
