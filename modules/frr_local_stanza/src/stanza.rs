@@ -182,6 +182,15 @@ fn check_lines(stanza: &Stanza, header: &str, path: &str) -> Result<Vec<String>,
                 "{line_path}='{line}' opens an address-family; give it as an item of {path}.children with its own lines"
             ));
         }
+        let nested = grammar::opening_keyword(grammar::TOP_LEVEL, header)
+            .and_then(|k| grammar::opening_keyword(k.children, &text));
+        if let Some(keyword) = nested {
+            // frr-reload would put the lines after it inside that context, not in `header`.
+            return Err(format!(
+                "{line_path}='{line}' opens a context (`{}`) nested in `{header}`, which the module does not manage; write that part of the file by hand",
+                keyword.prefix.trim()
+            ));
+        }
         out.push(text);
     }
     Ok(out)

@@ -65,3 +65,22 @@ fn the_found_cases_now_reach_a_fixed_point() {
     let first = apply("frr version 10.4.1\n", &wanted);
     assert_eq!(apply(&first.text, &wanted).text, first.text);
 }
+
+/// `make fuzz` (frr_stanzas) found: a line that opens a nested context (`rpki` under `vrf`)
+/// swallowed the lines after it, so merge mode added them again on every run.
+#[test]
+fn a_line_that_opens_a_nested_context_is_refused() {
+    let err = check(
+        &[stanza(
+            "vrf vrf_a",
+            &["rpki", "ip route 0.0.0.0/0 10.20.50.1"],
+            Mode::Merge,
+        )],
+        LENIENT,
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("stanzas[0].lines[0]='rpki' opens a context (`rpki`)"),
+        "{err}"
+    );
+}
