@@ -188,7 +188,8 @@ pub fn table_name(table: u32) -> String {
     }
 }
 
-/// The name of a route protocol (`/etc/iproute2/rt_protos`), or its number.
+/// The name of a route protocol (`/etc/iproute2/rt_protos` and FRR's additions), or its
+/// number.
 pub fn protocol_name(protocol: u8) -> String {
     let name = match protocol {
         0 => "unspec",
@@ -209,11 +210,20 @@ pub fn protocol_name(protocol: u8) -> String {
         18 => "keepalived",
         42 => "babel",
         99 => "openr",
+        // FRR's, as its /etc/iproute2/rt_protos.d/frr.conf names them (196: zebra's static).
         186 => "bgp",
         187 => "isis",
         188 => "ospf",
         189 => "rip",
+        190 => "ripng",
+        191 => "nhrp",
         192 => "eigrp",
+        193 => "ldp",
+        194 => "sharp",
+        195 => "pbr",
+        196 => "static",
+        197 => "openfabric",
+        198 => "srte",
         other => return other.to_string(),
     };
     name.to_string()
