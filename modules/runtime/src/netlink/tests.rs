@@ -150,7 +150,11 @@ fn names_follow_iproute2() {
     assert_eq!(table_name(1001), "1001");
     assert_eq!(protocol_name(2), "kernel");
     assert_eq!(protocol_name(186), "bgp");
-    assert_eq!(protocol_name(196), "static", "FRR's static routes (nexthop-vrf leaks)");
+    assert_eq!(
+        protocol_name(196),
+        "static",
+        "FRR's static routes (nexthop-vrf leaks)"
+    );
     assert_eq!(protocol_name(77), "77");
     assert_eq!(
         Refusal::from_errno(libc::EHOSTUNREACH),
