@@ -91,35 +91,22 @@ pub fn assert_vrfs(kernel: &mut impl Kernel, checks: &[VrfCheck]) -> anyhow::Res
     let links = kernel.links()?;
     let mut report = Report::default();
     for check in checks {
-        let vrf = match find_vrf(&links, &check.name) {
-            Ok(vrf) => vrf,
-            Err((actual, msg)) => {
-                report.results.push(CheckResult {
-                    vrf: check.name.clone(),
-                    check: "vrf".into(),
-                    ok: false,
-                    expected: json!({"kind": "vrf"}),
-                    actual,
-                    msg,
-                });
-                continue;
-            }
-        };
-        let table = vrf.vrf_table.unwrap_or_default();
+        let (found, actual, msg) = find_vrf(&links, &check.name);
         report.results.push(CheckResult {
             vrf: check.name.clone(),
             check: "vrf".into(),
-            ok: true,
+            ok: found.is_some(),
             expected: json!({"kind": "vrf"}),
-            actual: json!({"kind": "vrf", "table": table, "ifindex": vrf.index}),
-            msg: format!(
-                "{}: VRF with table {table}, ifindex {}",
-                check.name, vrf.index
-            ),
+            actual,
+            msg,
         });
+        // No other check means anything without the VRF.
+        let Some((vrf, table)) = found else {
+            continue;
+        };
         let mut routes = kernel.routes(Family::V4, table)?;
         routes.extend(kernel.routes(Family::V6, table)?);
-        let state = vrf_state(&links, vrf, &routes);
+        let state = vrf_state(&links, vrf, table, &routes);
 
         // The interfaces the checked routes leave by, for the forwarding checks.
         let mut exits: BTreeSet<(Family, String)> = BTreeSet::new();
@@ -154,34 +141,44 @@ pub fn assert_vrfs(kernel: &mut impl Kernel, checks: &[VrfCheck]) -> anyhow::Res
     Ok(report)
 }
 
-/// The VRF device, or what was found instead (the result's `actual`) and the failure line.
-fn find_vrf<'a>(links: &'a Links, name: &str) -> Result<&'a Link, (Value, String)> {
-    match links.by_name(name) {
-        None => Err((
+/// The VRF device and its table when `name` is one; what was found (the result's `actual`)
+/// and the check's line either way.
+fn find_vrf<'a>(links: &'a Links, name: &str) -> (Option<(&'a Link, u32)>, Value, String) {
+    let no_vrf = format!("{name}: the tenant has no VRF on this node");
+    let Some(link) = links.by_name(name) else {
+        return (
+            None,
             Value::Null,
-            format!("{name}: the tenant has no VRF on this node (no interface named {name})"),
-        )),
-        Some(link) if !link.is_vrf() => {
+            format!("{no_vrf} (no interface named {name})"),
+        );
+    };
+    let actual = json!({"kind": link.kind, "table": link.vrf_table, "ifindex": link.index});
+    match (link.is_vrf(), link.vrf_table) {
+        (true, Some(table)) => (
+            Some((link, table)),
+            actual,
+            format!("{name}: VRF with table {table}, ifindex {}", link.index),
+        ),
+        (true, None) => (
+            None,
+            actual,
+            format!("{name}: the kernel reports no routing table for this VRF"),
+        ),
+        (false, _) => {
             let kind = link
                 .kind
                 .as_deref()
                 .unwrap_or("physical or loopback interface");
-            Err((
-                json!({"kind": link.kind, "ifindex": link.index}),
-                format!(
-                    "{name}: the tenant has no VRF on this node ({name} is a {kind}, not a VRF)"
-                ),
-            ))
+            (
+                None,
+                actual,
+                format!("{no_vrf} ({name} is a {kind}, not a VRF)"),
+            )
         }
-        Some(link) if link.vrf_table.is_none() => Err((
-            json!({"kind": "vrf", "table": null, "ifindex": link.index}),
-            format!("{name}: the kernel reports no routing table for this VRF"),
-        )),
-        Some(link) => Ok(link),
     }
 }
 
-fn vrf_state(links: &Links, vrf: &Link, routes: &[Route]) -> VrfState {
+fn vrf_state(links: &Links, vrf: &Link, table: u32, routes: &[Route]) -> VrfState {
     let defaults: Vec<DefaultRoute> = routes
         .iter()
         .filter(|r| r.is_default())
@@ -195,7 +192,7 @@ fn vrf_state(links: &Links, vrf: &Link, routes: &[Route]) -> VrfState {
     VrfState {
         name: vrf.name.clone(),
         ifindex: vrf.index,
-        table: vrf.vrf_table.unwrap_or_default(),
+        table,
         defaults,
         unreachable_catch_all: catch_all(Family::V4),
         unreachable_catch_all_ipv6: catch_all(Family::V6),
