@@ -5,6 +5,7 @@ ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 
 include mk/python.mk
 include mk/collection.mk
+include mk/robustness.mk
 -include tests/lab/lab.mk
 
 .PHONY: help test rust-test lint ansible-test sanity changelog-lint
@@ -35,3 +36,13 @@ sanity: collection-stage venv
 # The changelog is generated from the fragments when the collection is staged; lint the sources.
 changelog-lint: venv
 	cd $(ROOT)/collection && $(VENV)/bin/antsibull-changelog lint
+
+.PHONY: demo
+# One command on a fresh machine: venv, collection, lab, both faults, the fix, the proof.
+demo: venv
+	demo/run
+
+.PHONY: bench
+# Side-by-side ratios against what users run today; rewrites BENCHMARKS.md. Not part of make test.
+bench: collection
+	$(PY) bench/run.py
