@@ -38,3 +38,10 @@ stage-with-scenarios: collection-stage
 
 ansible-lint: stage-with-scenarios venv
 	cd $(STAGE_WITH_SCENARIOS) && ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint $(VENV)/bin/ansible-lint --offline
+
+# molecule test: the lab VM (its own run folder, so it never collides with `make lab-*`) is the
+# instance; molecule installs the staged collection, binaries included.
+.PHONY: molecule
+molecule: stage-with-scenarios venv
+	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-molecule \
+	  MOLECULE_GLOB='molecule/*/molecule.yml' $(VENV)/bin/molecule test
