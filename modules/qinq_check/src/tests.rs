@@ -3,9 +3,8 @@
 //! broken one fault at a time.
 
 use super::*;
-use deevnet_runtime::netlink::{
-    BondInfo, BondPortInfo, BridgeVlanSettings, Link, LinkExtra, Vlan, VlanEntry,
-};
+use crate::vlan_set::tests::entry;
+use deevnet_runtime::netlink::{BondInfo, BondPortInfo, BridgeVlanSettings, Link, LinkExtra, Vlan};
 
 const BOND: u32 = 5;
 const QINQ_A: u32 = 6;
@@ -98,20 +97,7 @@ impl Node {
             index,
             name: name.into(),
             controller: Some(VMBR1),
-            vlans: vec![
-                VlanEntry {
-                    start: 1,
-                    end: 1,
-                    pvid: true,
-                    untagged: true,
-                },
-                VlanEntry {
-                    start: 199,
-                    end: 299,
-                    pvid: false,
-                    untagged: false,
-                },
-            ],
+            vlans: vec![entry(1, 1, true, true), entry(199, 299, false, false)],
         };
         let slave_state = |driver: &str| SlaveState {
             driver: Some(driver.into()),
@@ -129,12 +115,7 @@ impl Node {
                     index: QVM0,
                     name: "qvm0".into(),
                     controller: Some(VMBR1),
-                    vlans: vec![VlanEntry {
-                        start: 201,
-                        end: 201,
-                        pvid: true,
-                        untagged: true,
-                    }],
+                    vlans: vec![entry(201, 201, true, true)],
                 },
             ],
             fdb: vec![
@@ -288,12 +269,7 @@ fn the_inner_tag_lost_shows_the_mac_in_vlan_1() {
 #[test]
 fn a_lost_tag_lands_in_a_changed_pvid_too_but_zone_vlans_and_local_entries_do_not_count() {
     let mut node = Node::healthy();
-    node.observed.port_vlans[0].vlans[0] = VlanEntry {
-        start: 99,
-        end: 99,
-        pvid: true,
-        untagged: true,
-    };
+    node.observed.port_vlans[0].vlans[0] = entry(99, 99, true, true);
     node.observed.fdb.push(fdb(
         UPLINK,
         "02:00:00:00:00:99",
@@ -452,30 +428,10 @@ fn vlan_filtering_off_is_reported() {
 fn a_vlan_missing_or_untagged_on_the_uplink_is_named() {
     let mut node = Node::healthy();
     node.observed.port_vlans[0].vlans = vec![
-        VlanEntry {
-            start: 1,
-            end: 1,
-            pvid: true,
-            untagged: true,
-        },
-        VlanEntry {
-            start: 199,
-            end: 249,
-            pvid: false,
-            untagged: false,
-        },
-        VlanEntry {
-            start: 251,
-            end: 298,
-            pvid: false,
-            untagged: false,
-        },
-        VlanEntry {
-            start: 299,
-            end: 299,
-            pvid: false,
-            untagged: true,
-        },
+        entry(1, 1, true, true),
+        entry(199, 249, false, false),
+        entry(251, 298, false, false),
+        entry(299, 299, false, true),
     ];
     let report = node.report(&request());
     assert_eq!(report.failed_names(), ["uplink_vlans"]);

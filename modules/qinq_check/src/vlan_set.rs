@@ -133,9 +133,19 @@ fn parse_range(parameter: &str, word: &str) -> Result<(u16, u16), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use deevnet_runtime::netlink::VlanEntry;
+
+    /// A VLAN (or range) of a bridge port, as the kernel reports it.
+    pub(crate) fn entry(start: u16, end: u16, pvid: bool, untagged: bool) -> VlanEntry {
+        VlanEntry {
+            start,
+            end,
+            pvid,
+            untagged,
+        }
+    }
 
     fn parse(items: &[&str]) -> Result<VlanSet, String> {
         let items: Vec<String> = items.iter().map(|s| s.to_string()).collect();
@@ -181,30 +191,10 @@ mod tests {
             name: "bond0.40".into(),
             controller: Some(11),
             vlans: vec![
-                VlanEntry {
-                    start: 1,
-                    end: 1,
-                    pvid: true,
-                    untagged: true,
-                },
-                VlanEntry {
-                    start: 199,
-                    end: 249,
-                    pvid: false,
-                    untagged: false,
-                },
-                VlanEntry {
-                    start: 250,
-                    end: 250,
-                    pvid: false,
-                    untagged: true,
-                },
-                VlanEntry {
-                    start: 252,
-                    end: 299,
-                    pvid: false,
-                    untagged: false,
-                },
+                entry(1, 1, true, true),
+                entry(199, 249, false, false),
+                entry(250, 250, false, true),
+                entry(252, 299, false, false),
             ],
         };
         assert_eq!(zone.missing_on(&port).to_string(), "251");
