@@ -6,9 +6,9 @@ ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include mk/python.mk
 include mk/collection.mk
 include mk/robustness.mk
--include tests/lab/lab.mk
+include tests/lab/lab.mk
 
-.PHONY: help test rust-test lint ansible-test sanity changelog-lint
+.PHONY: help test host-deps rust-test lint ansible-test sanity changelog-lint
 help:
 	@echo "make test        everything CI runs: Rust tests and lints, the collection built and used by Ansible, sanity, the lab"
 	@echo "make demo        boot the lab node and show both faults fixed by the collection"
@@ -16,8 +16,18 @@ help:
 	@echo "make lab-up | lab-ssh | lab-down | lab-test"
 
 # The order runs the fast, local checks first, so a broken build fails in minutes.
-test: lint rust-test collection ansible-test sanity changelog-lint $(if $(wildcard tests/lab/lab.mk),lab-test)
+test: host-deps lint rust-test collection ansible-test sanity changelog-lint ansible-lint lab-test molecule
 	@echo "== make test: all passed"
+
+# Host tools the tests use: vtysh (frr_local_stanza's `validate` checked against real FRR) and
+# unshare/ip (namespaces). FRR's daemons are kept from starting: only vtysh -C is used.
+host-deps:
+	@missing=; command -v vtysh >/dev/null || missing="$$missing frr"; \
+	  command -v unshare >/dev/null || missing="$$missing util-linux"; \
+	  if [ -n "$$missing" ]; then echo "== installing:$$missing"; \
+	    planted=; [ -e /usr/sbin/policy-rc.d ] || { printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; planted=1; }; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; rc=$$?; \
+	    [ -z "$$planted" ] || rm -f /usr/sbin/policy-rc.d; exit $$rc; fi
 
 lint:
 	cargo fmt --all -- --check
