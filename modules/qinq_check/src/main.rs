@@ -97,10 +97,20 @@ fn main() {
         } else {
             Vec::new()
         };
-        let mut outcome = Outcome::default();
-        let switched = switch_txvlan_off(ctx, &mut ethtool, &stack, &mut observed, &to_switch);
-        outcome.changed = !to_switch.is_empty();
-        for name in &to_switch {
+        let result = switch_txvlan_off(ctx, &mut ethtool, &stack, &mut observed, &to_switch);
+        // What really went off (a driver may take the request and keep the feature on), also
+        // when a later slave failed.
+        let switched: Vec<String> = observed
+            .slaves
+            .iter()
+            .filter(|(_, state)| state.changed)
+            .map(|(name, _)| name.clone())
+            .collect();
+        let mut outcome = Outcome {
+            changed: !switched.is_empty(),
+            ..Outcome::default()
+        };
+        for name in &switched {
             outcome.diff.push(FileDiff {
                 before_header: format!("{name} features"),
                 after_header: format!("{name} features"),
@@ -108,12 +118,12 @@ fn main() {
                 after: format!("{}: off\n", stack.txvlan_feature()),
             });
         }
-        if let Err(failure) = switched {
+        if let Err(failure) = result {
             return Err(failure.with("changed", outcome.changed));
         }
 
         let report = evaluate(&request, &stack, &observed);
-        finish(ctx, outcome, &report, &to_switch)
+        finish(ctx, outcome, &report, &switched)
     })
 }
 
