@@ -83,12 +83,6 @@ impl RouteKind {
             RouteKind::Other(value) => format!("type {value}"),
         }
     }
-
-    /// Whether packets matching a route of this kind are sent somewhere (as opposed to being
-    /// dropped, refused or handed to the next table).
-    pub fn forwards(&self) -> bool {
-        matches!(self, RouteKind::Unicast | RouteKind::Multicast)
-    }
 }
 
 impl From<RouteType> for RouteKind {
