@@ -44,4 +44,4 @@ ansible-lint: stage-with-scenarios venv
 .PHONY: molecule
 molecule: stage-with-scenarios venv
 	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-molecule \
-	  MOLECULE_GLOB='molecule/*/molecule.yml' $(VENV)/bin/molecule test
+	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test
