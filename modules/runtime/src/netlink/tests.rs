@@ -171,23 +171,20 @@ struct TestNamespace {
 }
 
 impl TestNamespace {
-    fn new(tag: &str) -> Option<Self> {
-        if std::env::var_os("DEEVNET_SKIP_NETNS_TESTS").is_some() {
-            eprintln!("DEEVNET_SKIP_NETNS_TESTS is set: skipping the namespace test {tag}");
-            return None;
-        }
+    fn new(tag: &str) -> Self {
+        assert!(
+            nix::unistd::geteuid().is_root(),
+            "these tests create network namespaces: run them as root (make test does)"
+        );
         let name = format!("dvn-nl-{}-{tag}", std::process::id());
         let status = Command::new("ip")
             .args(["netns", "add", &name])
             .status()
             .expect("running ip: install iproute2");
-        assert!(
-            status.success(),
-            "ip netns add {name} failed: these tests need root (or set DEEVNET_SKIP_NETNS_TESTS=1)"
-        );
+        assert!(status.success(), "ip netns add {name} failed");
         let namespace = TestNamespace { name };
         namespace.ip("link set lo up");
-        Some(namespace)
+        namespace
     }
 
     /// `ip -n NAME ARGS`, which must succeed.
@@ -231,8 +228,8 @@ fn v4(text: &str) -> IpAddr {
 
 /// veth0 (10.0.0.1/24, fd00::1/64) <-> veth1, a bridge br0 with port veth2; routes in main,
 /// table 100 (steered to by rules, as a VRF's l3mdev rule would) and table 1000.
-fn routed_namespace(tag: &str) -> Option<TestNamespace> {
-    let ns = TestNamespace::new(tag)?;
+fn routed_namespace(tag: &str) -> TestNamespace {
+    let ns = TestNamespace::new(tag);
     for command in [
         "link add veth0 type veth peer name veth1",
         "link add br0 type bridge",
@@ -264,14 +261,12 @@ fn routed_namespace(tag: &str) -> Option<TestNamespace> {
     ] {
         ns.ip(command);
     }
-    Some(ns)
+    ns
 }
 
 #[test]
 fn links_are_dumped_with_kind_controller_and_peer() {
-    let Some(ns) = routed_namespace("links") else {
-        return;
-    };
+    let ns = routed_namespace("links");
     let links = ns.run(|| Netlink::connect().unwrap().links().unwrap());
     let veth0 = links.by_name("veth0").unwrap();
     assert_eq!(veth0.kind.as_deref(), Some("veth"));
@@ -289,9 +284,7 @@ fn links_are_dumped_with_kind_controller_and_peer() {
 
 #[test]
 fn table_dumps_keep_every_route_type_and_big_table_ids() {
-    let Some(ns) = routed_namespace("routes") else {
-        return;
-    };
+    let ns = routed_namespace("routes");
     let (links, t100, t1000, t100_v6, missing, main) = ns.run(|| {
         let netlink = Netlink::connect().unwrap();
         (
@@ -367,9 +360,7 @@ fn table_dumps_keep_every_route_type_and_big_table_ids() {
 
 #[test]
 fn lookups_name_the_table_that_answered_and_refusals() {
-    let Some(ns) = routed_namespace("lookups") else {
-        return;
-    };
+    let ns = routed_namespace("lookups");
     let (links, answers) = ns.run(|| {
         let netlink = Netlink::connect().unwrap();
         let answers: Vec<Lookup> = [
@@ -430,9 +421,7 @@ fn lookups_name_the_table_that_answered_and_refusals() {
 
 #[test]
 fn errors_name_the_operation() {
-    let Some(ns) = TestNamespace::new("errors") else {
-        return;
-    };
+    let ns = TestNamespace::new("errors");
     let answer = ns.run(|| {
         Netlink::connect()
             .unwrap()
