@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +44,7 @@ BASELINE_DIR = ROOT / "bench" / "baseline"
 LAB = ROOT / "tests" / "lab" / "lab"
 WORK = ROOT / "build" / "bench" / "tenant-play"
 DEFAULT_LAB_RUN_DIR = ROOT / "build" / "lab-bench"
+RESULTS = WORK / "results.json"
 
 SECTION_TITLE = "## 4. The whole `--tags tenant-egress` play, 1 to 1,000 tenants (lab VM)"
 
@@ -118,16 +119,41 @@ def add_tenant_vrfs(vm: LabVM, count: int) -> None:
         commands += [f"link add {vrf} type vrf table {FIRST_TENANT_TABLE + index - 1}", f"link set {vrf} up"]
     out = vm.script(
         "ip -batch - <<'BATCH'\n" + "\n".join(commands) + "\nBATCH\n"
+        # FRR learning 1,000 links one by one under TCG can time out a reload later (the lab then
+        # restarts FRR in a state where zebra has lost mgmtd); a restart reads them all at once.
+        "udevadm settle --timeout=900\n"
+        "systemctl restart frr\n"
         "echo tenant_vrfs=$(ip -brief link show type vrf | grep -c '^vrf_t[0-9]')\n")
     made = int(out.split("tenant_vrfs=")[1].split()[0])
     if made != count:
         raise RuntimeError(f"expected {count} tenant VRFs in the VM, found {made}:\n{out}")
+    # Each new link is a udev event (systemd-sysctl, networkd) and work for zebra: under TCG,
+    # 1,000 of them keep the guest busy for minutes, which must not land in a timed run.
+    wait_until_quiet(vm)
 
 
-def reset_node(vm: LabVM) -> None:
-    """The incident's state again: neither play's files, transit forwarding 0, FRR re-applied."""
-    vm.script(f"rm -f {BASELINE_SYSCTL_FILE} /etc/frr/bench-*.conf.local\n"
-              "lab-reset-faults >/dev/null\n")
+def wait_until_quiet(vm: LabVM, load_below: float = 1.5, timeout_s: int = 900) -> None:
+    """Waits for the udev queue to drain and the guest's 1-minute load to fall below `load_below`."""
+    out = vm.script(f"""
+udevadm settle --timeout={timeout_s}
+for _ in $(seq {timeout_s // 10}); do
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  awk -v l="$load" 'BEGIN {{ exit !(l < {load_below}) }}' && break
+  sleep 10
+done
+echo "load=$(cut -d' ' -f1 /proc/loadavg)"
+""")
+    load = float(out.split("load=")[1].split()[0])
+    if load >= load_below:
+        log(f"warning: the guest's load is still {load} after {timeout_s} s; timing anyway")
+
+
+def reset_node(vm: LabVM, forget_kept_state: bool = False) -> None:
+    """The incident's state again: no frr.conf.local and no deevnet sysctl.d file, transit
+    forwarding 0, FRR re-applied. `forget_kept_state` also removes what earlier converge runs
+    kept for the steady-state runs (their frr.conf.local copies, the baseline's sysctl.d file)."""
+    forget = f"rm -f {BASELINE_SYSCTL_FILE} /etc/frr/bench-*.conf.local\n" if forget_kept_state else ""
+    vm.script(forget + "lab-reset-faults >/dev/null\n")
 
 
 def keep_converged_frr_local(vm: LabVM, kept_as: str) -> None:
@@ -149,6 +175,7 @@ class SizeResult:
     tenants: int
     converge: dict[str, PlayRun] = field(default_factory=dict)
     steady: dict[str, list[PlayRun]] = field(default_factory=dict)
+    error: str = ""  # why this tenant count stopped short; reported, and the run exits non-zero
 
 
 def write_inventory(path: Path, vm: LabVM, tenants: int) -> Path:
@@ -211,130 +238,188 @@ def ansible_env(base_env: dict) -> dict:
                 ANSIBLE_HOST_KEY_CHECKING="False")
 
 
-def bench_size(vm: LabVM, env: dict, tenants: int, rounds: int, plays: list[str]) -> SizeResult:
+def bench_size(vm: LabVM, env: dict, result: SizeResult, settings: "Settings", saved) -> None:
+    """Converge, then steady-state rounds, for one tenant count; `saved()` after every run."""
+    tenants = result.tenants
     inventory = write_inventory(WORK / f"inventory-{tenants}.json", vm, tenants)
-    result = SizeResult(tenants)
-    for name in plays:
+    baseline_converges = tenants <= settings.baseline_max_tenants
+    baseline_rounds = settings.rounds if tenants <= settings.baseline_steady_max_tenants else 0
+    reset_node(vm, forget_kept_state=True)
+    # The baseline converges first: the reset before deevnet's converge leaves the baseline's
+    # sysctl.d file (it only sets what deevnet sets) and its kept frr.conf.local in place, so
+    # both plays find their converged state in the steady-state rounds.
+    for name in ([BASELINE] if baseline_converges else []) + [DEEVNET]:
         _, kept_as, frr_local_var, _ = PLAYS[name]
         log(f"{tenants} tenants, {name}: converge from the incident's state")
         reset_node(vm)
         run = run_play(name, inventory, env, {frr_local_var: GUEST_FRR_LOCAL}, expect_changes=True)
         keep_converged_frr_local(vm, kept_as)
         result.converge[name] = run
+        saved()
         log(f"  {run.seconds:.1f} s, {run.task_results} task results ({run.tasks} tasks), {run.changed} changed")
-    for round_index in range(rounds):
+    for round_index in range(settings.rounds):
+        plays = [DEEVNET] + ([BASELINE] if baseline_converges and round_index < baseline_rounds else [])
         for name in plays:
             _, kept_as, frr_local_var, apply_var = PLAYS[name]
             run = run_play(name, inventory, env, {frr_local_var: kept_as, apply_var: ["false"]},
                            expect_changes=False)
             result.steady.setdefault(name, []).append(run)
-        log(f"{tenants} tenants, steady-state round {round_index + 1}/{rounds}: " + ", ".join(
-            f"{name} {runs[-1].seconds:.1f} s ({runs[-1].task_results} results)"
-            for name, runs in result.steady.items()))
-    return result
+            saved()
+        log(f"{tenants} tenants, steady-state round {round_index + 1}/{settings.rounds}: " + ", ".join(
+            f"{name} {result.steady[name][-1].seconds:.1f} s ({result.steady[name][-1].task_results} results)"
+            for name in plays))
 
 
-def bench_tenant_play(env: dict, sizes: list[int], rounds: int, baseline_max_tenants: int,
-                      lab_run_dir: Path) -> list[SizeResult]:
-    """Boots the lab in its own run folder, measures every size, always stops the VM."""
+@dataclass
+class Settings:
+    sizes: list[int]
+    rounds: int
+    baseline_max_tenants: int
+    baseline_steady_max_tenants: int
+    command: str
+
+
+def bench_tenant_play(env: dict, settings: Settings, lab_run_dir: Path) -> list[SizeResult]:
+    """Boots the lab in its own run folder, measures every size, always stops the VM. The raw
+    figures are saved to RESULTS after every run (a run cut short keeps what it measured)."""
     WORK.mkdir(parents=True, exist_ok=True)
     env = ansible_env(env)
     vm = LabVM(lab_run_dir)
+    results: list[SizeResult] = []
     vm.start()
     try:
-        add_tenant_vrfs(vm, max(sizes))
-        # Warm-up, not timed: the fast path's one-time binary upload, SSH, the guest's page cache.
-        log("warm-up (not reported): both plays at 1 tenant")
-        bench_size(vm, env, 1, 1, list(PLAYS))
-        results = []
-        for tenants in sizes:
-            plays = [DEEVNET] + ([BASELINE] if tenants <= baseline_max_tenants else [])
-            results.append(bench_size(vm, env, tenants, rounds, plays))
+        add_tenant_vrfs(vm, max(settings.sizes))
+        # Warm-up, not reported: the fast path's one-time binary upload, SSH, the guest's caches.
+        log("warm-up (not reported): the deevnet play at 1 tenant")
+        warm_up = Settings([1], 1, baseline_max_tenants=0, baseline_steady_max_tenants=0, command="")
+        bench_size(vm, env, SizeResult(1), warm_up, saved=lambda: None)
+        for tenants in settings.sizes:
+            results.append(SizeResult(tenants))
+            try:
+                bench_size(vm, env, results[-1], settings, saved=lambda: save_results(results, settings))
+            except RuntimeError as failure:  # the next tenant count still runs; the report says so
+                results[-1].error = str(failure).strip().splitlines()[0][:300]
+                save_results(results, settings)
+                log(f"FAILED at {tenants} tenants: {failure}")
         return results
     finally:
         vm.stop()
 
 
+def save_results(results: list[SizeResult], settings: Settings) -> None:
+    RESULTS.write_text(json.dumps({"settings": asdict(settings), "date": time.strftime("%Y-%m-%d"),
+                                   "results": [asdict(size) for size in results]}, indent=1))
+
+
+def load_results(path: Path) -> tuple[list[SizeResult], Settings, str]:
+    data = json.loads(path.read_text())
+    results = [SizeResult(size["tenants"],
+                          {name: PlayRun(**run) for name, run in size["converge"].items()},
+                          {name: [PlayRun(**run) for run in runs] for name, runs in size["steady"].items()},
+                          size.get("error", ""))
+               for size in data["results"]]
+    return results, Settings(**data["settings"]), data["date"]
+
+
 # --- report --------------------------------------------------------------------------------------
+
+def median_seconds(runs: list[PlayRun]) -> float:
+    return statistics.median(run.seconds for run in runs)
+
 
 def seconds_summary(runs: list[PlayRun]) -> str:
     times = [run.seconds for run in runs]
+    if len(times) == 1:
+        return f"{times[0]:.1f} s (1 run)"
     return f"{statistics.median(times):.1f} s ({min(times):.1f}-{max(times):.1f})"
 
 
-def task_results_of(runs: list[PlayRun]) -> str:
-    counts = sorted({run.task_results for run in runs})
-    return "/".join(str(count) for count in counts)
+def ratio_cells(size: SizeResult) -> str:
+    """Baseline time over deevnet time, steady state (medians) and converge, where both ran."""
+    cells = []
+    if size.steady.get(BASELINE) and size.steady.get(DEEVNET):
+        cells.append(f"**{median_seconds(size.steady[BASELINE]) / median_seconds(size.steady[DEEVNET]):.1f}x** steady")
+    if BASELINE in size.converge:
+        cells.append(f"**{size.converge[BASELINE].seconds / size.converge[DEEVNET].seconds:.1f}x** converge")
+    return ", ".join(cells)
 
 
-def report_section(results: list[SizeResult], command: str, rounds: int, baseline_max_tenants: int) -> str:
+def report_section(results: list[SizeResult], settings: Settings, date: str) -> str:
+    results = sorted(results, key=lambda size: size.tenants)
     lines = [SECTION_TITLE, "",
-             f"Reproduce: `{command}` ({time.strftime('%Y-%m-%d')}; the lab VM under "
-             f"{lab_accel_note()}, 2 cores shared with other work). Both plays over SSH with pipelining, "
-             "against the lab's exit node with N tenant VRFs (vrf_t0001 ..., one management probe each). "
-             "*Converge*: from the incident's state (no frr.conf.local, no sysctl.d file, transit "
-             "forwarding 0) to fixed, FRR reloaded with N stanzas, outcome asserted; one run per play. "
-             f"*Steady state*: the same play again on the converged node, nothing changed; median "
-             f"(min-max) of {rounds} interleaved rounds. *Task results*: module executions counted "
-             "by a callback (each loop item and the FRR handler count one).", "",
-             "| tenants | play | task results (converge / steady) | converge | steady state | "
-             "baseline / deevnet (steady, converge) |",
+             f"Reproduce: `{settings.command}` ({date}; the lab VM under QEMU with TCG emulation, as "
+             "this machine has no usable KVM, on 2 host cores shared with other work). Both plays over "
+             "SSH with pipelining against the lab's exit node with N tenant VRFs (vrf_t0001 ..., one "
+             "management probe each), the role with `--tags tenant-egress`, the baseline role "
+             "`bench/baseline` with the same inventory.", "",
+             "- *Converge*: from the incident's state (no frr.conf.local, no sysctl.d file, transit "
+             "forwarding 0) to fixed, FRR reloaded with the N stanzas (`lab-sdn-apply`), outcome "
+             "asserted; one run per play.",
+             f"- *Steady state*: the same play again on the converged node, nothing changed; median "
+             f"(min-max) of up to {settings.rounds} interleaved rounds.",
+             "- *Task results*: module executions counted by a callback "
+             "(`bench/baseline/callback_plugins/task_results.py`): each loop item counts one, so does "
+             "the FRR handler and the role's argument validation.", "",
+             "| tenants | play | task results, converge / steady | converge | steady state | "
+             "baseline / deevnet |",
              "|---|---|---|---|---|---|"]
     for size in results:
         for name in PLAYS:
             if name not in size.converge:
-                lines.append(f"| {size.tenants:,} | {name} | not measured | | | |")
+                lines.append(f"| {size.tenants:,} | {name} | {'FAILED' if size.error else 'not run'} | | | |")
                 continue
             steady = size.steady.get(name, [])
-            ratio = ""
-            if name == BASELINE:
-                steady_ratio = (statistics.median(r.seconds for r in steady)
-                                / statistics.median(r.seconds for r in size.steady[DEEVNET]))
-                converge_ratio = size.converge[BASELINE].seconds / size.converge[DEEVNET].seconds
-                ratio = f"**{steady_ratio:.1f}x**, {converge_ratio:.1f}x"
-            lines.append(f"| {size.tenants:,} | {name} | {size.converge[name].task_results} / "
-                         f"{task_results_of(steady)} | {size.converge[name].seconds:.1f} s | "
-                         f"{seconds_summary(steady) if steady else 'not run'} | {ratio} |")
-    lines += [""] + goal_lines(results, baseline_max_tenants)
+            steady_counts = "/".join(str(c) for c in sorted({run.task_results for run in steady})) or "-"
+            lines.append(f"| {size.tenants:,} | {name} | {size.converge[name].task_results} / {steady_counts} | "
+                         f"{size.converge[name].seconds:.1f} s | "
+                         f"{seconds_summary(steady) if steady else 'not run'} | "
+                         f"{ratio_cells(size) if name == BASELINE else ''} |")
+    lines += [""] + goal_lines(results, settings)
     return "\n".join(lines) + "\n"
 
 
-def goal_lines(results: list[SizeResult], baseline_max_tenants: int) -> list[str]:
-    deevnet_counts = {size.tenants: {run.task_results for run in size.steady.get(DEEVNET, [])}
-                      | {size.converge[DEEVNET].task_results} for size in results}
+def goal_lines(results: list[SizeResult], settings: Settings) -> list[str]:
+    failures = [f"**FAILED at {size.tenants:,} tenants**: {size.error}" for size in results if size.error]
+    results = [size for size in results if DEEVNET in size.converge]
+    converge_counts = {size.tenants: size.converge[DEEVNET].task_results for size in results}
     steady_counts = {size.tenants: {run.task_results for run in size.steady.get(DEEVNET, [])} for size in results}
-    all_steady = set().union(*steady_counts.values())
-    converge_counts = {size.converge[DEEVNET].task_results for size in results}
-    independent = len(all_steady) <= 1 and len(converge_counts) == 1
-    lines = [f"Goal 1, deevnet's task count independent of the tenant count: "
-             f"{'**met**' if independent else '**NOT met**'} "
-             f"(task results by tenant count: "
-             + ", ".join(f"{n:,}: {'/'.join(map(str, sorted(c)))}" for n, c in deevnet_counts.items())
-             + "; converge runs include the FRR handler)."]
-    at_100 = next((size for size in results if size.tenants == 100 and BASELINE in size.steady), None)
-    if at_100:
-        ratio = (statistics.median(r.seconds for r in at_100.steady[BASELINE])
-                 / statistics.median(r.seconds for r in at_100.steady[DEEVNET]))
-        converge_ratio = at_100.converge[BASELINE].seconds / at_100.converge[DEEVNET].seconds
-        met = ratio >= 10 and converge_ratio >= 10
-        lines.append(f"Goal 2, at least 10x faster than the baseline at 100 tenants: "
-                     f"{'**met**' if met else '**NOT met**'} ({ratio:.1f}x steady state, "
-                     f"{converge_ratio:.1f}x converge).")
+    independent = (len(set(converge_counts.values())) == 1
+                   and len(set().union(*steady_counts.values())) <= 1)
+    lines = ["Goal: deevnet's task count independent of the tenant count: "
+             + ("**met**" if independent else "**NOT met**") + " (task results, converge / steady, by "
+             "tenant count: " + ", ".join(
+                 f"{n:,}: {converge_counts[n]} / {'/'.join(map(str, sorted(steady_counts[n]))) or '-'}"
+                 for n in converge_counts) + ").", ""]
+    at_100 = next((size for size in results if size.tenants == 100 and BASELINE in size.converge), None)
+    if at_100 is None:
+        lines.append("Goal: at least 10x faster than the baseline at 100 tenants: not measured in this run.")
     else:
-        lines.append("Goal 2, at least 10x faster than the baseline at 100 tenants: not measured in this run.")
-    skipped = [size.tenants for size in results if BASELINE not in size.converge]
-    if skipped:
-        lines.append("")
-        lines.append(f"The baseline is not run above {baseline_max_tenants:,} tenants "
-                     f"(`--baseline-max-tenants`): it runs one module per tenant and step, about four "
-                     "per tenant, and each costs seconds of Python in the emulated VM, so 1,000 tenants "
-                     "would take hours here. Its task results grow linearly with the tenant count "
-                     "(table above); no time is given for what was not measured.")
+        ratios = [size_ratio for size_ratio in (
+            median_seconds(at_100.steady[BASELINE]) / median_seconds(at_100.steady[DEEVNET])
+            if at_100.steady.get(BASELINE) else None,
+            at_100.converge[BASELINE].seconds / at_100.converge[DEEVNET].seconds) if size_ratio is not None]
+        lines.append("Goal: at least 10x faster than the baseline at 100 tenants: "
+                     + ("**met**" if min(ratios) >= 10 else "**NOT met**") + f" ({ratio_cells(at_100)}).")
+    not_converged = [size.tenants for size in results if BASELINE not in size.converge]
+    no_steady = [size.tenants for size in results if BASELINE in size.converge and not size.steady.get(BASELINE)]
+    if not_converged or no_steady:
+        lines += ["", "Not measured, and why: the baseline runs one Python module per tenant and step "
+                  "(about four per tenant, see its task results), each several seconds in the emulated "
+                  "VM, so its runs grow to tens of minutes at 100 tenants and hours at 1,000."]
+        if not_converged:
+            lines.append(f"The baseline was not run at {', '.join(f'{n:,}' for n in not_converged)} tenants "
+                         f"(`--baseline-max-tenants {settings.baseline_max_tenants}`).")
+        if no_steady:
+            lines.append(f"Its steady state was not run at {', '.join(f'{n:,}' for n in no_steady)} tenants "
+                         f"(`--baseline-steady-max-tenants {settings.baseline_steady_max_tenants}`); "
+                         "there the ratio is the converge runs'.")
+        lines.append("No figure is given for what was not measured.")
+    if failures:
+        lines += [""] + failures
+    lines += ["", "Under TCG each Python start in the guest costs seconds; the baseline's modules are Python, "
+              "deevnet's are native, so emulation weighs on the baseline more than a real node would: read the "
+              "ratios as this lab's. The task counts do not depend on it."]
     return lines
-
-
-def lab_accel_note() -> str:
-    return "QEMU (TCG emulation where the host has no usable KVM: the guest's Python is slow)"
 
 
 def update_section(path: Path, section: str) -> None:
@@ -349,7 +434,7 @@ def update_section(path: Path, section: str) -> None:
     path.write_text(text)
 
 
-# --- standalone ----------------------------------------------------------------------------------
+# --- entry points --------------------------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options shared with bench/run.py --tenant-play."""
@@ -358,22 +443,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tenant-rounds", type=int, default=3,
                         help="interleaved steady-state rounds per tenant count (default 3)")
     parser.add_argument("--baseline-max-tenants", type=int, default=100,
-                        help="run the baseline only up to this many tenants (default 100)")
+                        help="converge the baseline only up to this many tenants (default 100)")
+    parser.add_argument("--baseline-steady-max-tenants", type=int, default=100,
+                        help="steady-state rounds of the baseline only up to this many tenants (default 100)")
     parser.add_argument("--lab-run-dir", default=str(DEFAULT_LAB_RUN_DIR),
                         help="the lab VM's run folder (its own, so no other VM is touched)")
 
 
-def sizes_of(args) -> list[int]:
+def settings_of(args, command: str) -> Settings:
     sizes = [int(part) for part in args.tenant_sizes.split(",")]
     if not sizes or min(sizes) < 1 or max(sizes) > 9999:
         raise SystemExit("--tenant-sizes: between 1 and 9999 tenants (VRF names are vrf_tNNNN)")
-    return sizes
+    if args.tenant_rounds < 1:
+        raise SystemExit("--tenant-rounds: at least 1")
+    return Settings(sizes, args.tenant_rounds, args.baseline_max_tenants, args.baseline_steady_max_tenants,
+                    command)
 
 
-def run_from_args(env: dict, args, command: str) -> str:
-    results = bench_tenant_play(env, sizes_of(args), args.tenant_rounds, args.baseline_max_tenants,
-                                Path(args.lab_run_dir))
-    return report_section(results, command, args.tenant_rounds, args.baseline_max_tenants)
+def run_from_args(env: dict, args, command: str) -> tuple[str, bool]:
+    """Measures as the arguments say (bench/run.py): the BENCHMARKS.md section, and whether any
+    tenant count failed (the section says where and why)."""
+    settings = settings_of(args, command)
+    results = bench_tenant_play(env, settings, Path(args.lab_run_dir))
+    return report_section(results, settings, time.strftime("%Y-%m-%d")), any(size.error for size in results)
 
 
 def main() -> int:
@@ -381,26 +473,38 @@ def main() -> int:
     add_arguments(parser)
     parser.add_argument("--update", metavar="BENCHMARKS_MD",
                         help="replace (or append) this benchmark's section in that file")
+    parser.add_argument("--from-results", metavar="JSON", nargs="?", const=str(RESULTS),
+                        help=f"measure nothing: report the raw figures a run saved (default {RESULTS})")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import run as bench_run  # bench/run.py: ansible.posix from PyPI, the collection installed
-
-    collections = bench_run.ensure_ansible_posix()
-    installed = WORK / "installed"
-    shutil.rmtree(installed, ignore_errors=True)
-    tarball = sorted(ROOT.glob("dist/deevnet-net-*.tar.gz"))
-    if not tarball:
-        raise SystemExit("no dist/deevnet-net-*.tar.gz: run `make collection` first")
-    bench_run.run([VENV / "ansible-galaxy", "collection", "install", "--force", "-p", installed, tarball[-1]],
-                  stdout=subprocess.DEVNULL)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=f"{installed}:{collections}",
-               ANSIBLE_HOME=str(WORK / "ansible-home"))
-    command = "bench/tenant_play.py " + " ".join(sys.argv[1:])
-    section = run_from_args(env, args, command.strip())
+    if args.from_results:
+        results, settings, date = load_results(Path(args.from_results))
+    else:
+        if os.geteuid() != 0:
+            raise SystemExit("the lab VM needs root (bench/run.py runs as root too)")
+        settings = settings_of(args, " ".join(["bench/tenant_play.py", *sys.argv[1:]]))
+        results, date = bench_tenant_play(installed_collections_env(), settings, Path(args.lab_run_dir)), time.strftime("%Y-%m-%d")
+    section = report_section(results, settings, date)
     print(section)
     if args.update:
         update_section(Path(args.update), section)
-    return 0
+    return 1 if any(size.error for size in results) else 0
+
+
+def installed_collections_env() -> dict:
+    """As bench/run.py: the built collection installed privately, ansible.posix from PyPI."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import run as bench_run  # bench/run.py
+
+    collections = bench_run.ensure_ansible_posix()
+    tarballs = sorted(ROOT.glob("dist/deevnet-net-*.tar.gz"))
+    if not tarballs:
+        raise SystemExit("no dist/deevnet-net-*.tar.gz: run `make collection` first")
+    installed = WORK / "installed"
+    shutil.rmtree(installed, ignore_errors=True)
+    bench_run.run([VENV / "ansible-galaxy", "collection", "install", "--force", "-p", installed, tarballs[-1]],
+                  stdout=subprocess.DEVNULL)
+    return dict(os.environ, ANSIBLE_COLLECTIONS_PATH=f"{installed}:{collections}",
+                ANSIBLE_HOME=str(WORK / "ansible-home"))
 
 
 if __name__ == "__main__":

@@ -34,26 +34,38 @@ class CallbackModule(CallbackBase):
         self.failed = 0
         self.tasks: set[str] = set()
 
-    def _count(self, result, failed: bool = False) -> None:
-        items = result._result.get("results")
-        executions = len(items) if isinstance(items, list) and items else 1
-        self.task_results += executions
+    def _count(self, result, failed: bool) -> None:
+        self.task_results += 1
         self.tasks.add(result._task._uuid)
-        if isinstance(items, list) and items:
-            self.changed += sum(1 for item in items if isinstance(item, dict) and item.get("changed"))
-            self.failed += sum(1 for item in items if isinstance(item, dict) and item.get("failed"))
-        else:
-            self.changed += 1 if result._result.get("changed") else 0
-            self.failed += 1 if failed else 0
+        self.changed += 1 if result._result.get("changed") else 0
+        self.failed += 1 if failed else 0
 
-    def v2_runner_on_ok(self, result):
-        self._count(result)
+    @staticmethod
+    def _is_loop(result) -> bool:
+        return bool(result._task.loop or result._task.loop_with)
 
-    def v2_runner_on_failed(self, result, ignore_errors=False):
+    # A looped task reports each item, then once more for the whole loop: count the items only.
+    # (A module's own `results` key, as vrf_route_assert's, is no loop.)
+    def v2_runner_item_on_ok(self, result):
+        self._count(result, failed=False)
+
+    def v2_runner_item_on_failed(self, result):
         self._count(result, failed=True)
 
+    def v2_runner_item_on_skipped(self, result):
+        self._count(result, failed=False)
+
+    def v2_runner_on_ok(self, result):
+        if not self._is_loop(result):
+            self._count(result, failed=False)
+
+    def v2_runner_on_failed(self, result, ignore_errors=False):
+        if not self._is_loop(result):
+            self._count(result, failed=not ignore_errors)
+
     def v2_runner_on_skipped(self, result):
-        self._count(result)
+        if not self._is_loop(result):
+            self._count(result, failed=False)
 
     def v2_runner_on_unreachable(self, result):
         self._count(result, failed=True)
