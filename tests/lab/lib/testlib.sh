@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for lab tests (bash). Source it: . "$LAB_DIR/lib/testlib.sh"
 # A test is any executable tests/lab/tests/*.sh; it runs on the host with LAB, LAB_DIR,
 # REPO_ROOT, LAB_SSH, LAB_SSH_PORT, LAB_SSH_KEY set, and exits non-zero on failure.
