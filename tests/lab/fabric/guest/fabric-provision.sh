@@ -160,5 +160,5 @@ for n in hv01 hv02; do
 done
 wait
 
-fabric-probe wait-evpn 120
+/usr/local/sbin/fabric-probe wait-evpn 120
 echo "provisioned: fabric up (hv01, hv02, transit, tdemo-1), both faults present on hv02"
