@@ -422,6 +422,21 @@ def goal_lines(results: list[SizeResult], settings: Settings) -> list[str]:
     return lines
 
 
+NOT_MEASURED_LINE = ("- The whole `--tags tenant-egress` play at 1, 100 and 1,000 tenants against a baseline role: "
+                     "in the lab VM, one to two hours under TCG: `make bench BENCH_ARGS=--tenant-play` "
+                     "(bench/README.md).\n")
+
+
+def existing_section(path: Path) -> str:
+    """This benchmark's section in an existing BENCHMARKS.md (measured earlier), or ''."""
+    text = path.read_text() if path.exists() else ""
+    start = text.find(SECTION_TITLE)
+    if start == -1:
+        return ""
+    end = text.find("\n## ", start + len(SECTION_TITLE))
+    return text[start:] if end == -1 else text[start:end + 1]
+
+
 def update_section(path: Path, section: str) -> None:
     """Replaces this benchmark's section in an existing BENCHMARKS.md, or appends it."""
     text = path.read_text() if path.exists() else "# Benchmarks\n"
