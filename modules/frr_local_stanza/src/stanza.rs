@@ -191,6 +191,13 @@ fn check_lines(stanza: &Stanza, header: &str, path: &str) -> Result<Vec<String>,
                 keyword.prefix.trim()
             ));
         }
+        if let Some(keyword) = grammar::opening_keyword(grammar::TOP_LEVEL, &text) {
+            // frr-reload ends every open context at a top-level keyword, wherever it stands.
+            return Err(format!(
+                "{line_path}='{line}' starts a top-level context (`{}`), which would end `{header}` there; give it as a stanza of its own",
+                keyword.prefix.trim()
+            ));
+        }
         out.push(text);
     }
     Ok(out)

@@ -84,3 +84,27 @@ fn a_line_that_opens_a_nested_context_is_refused() {
         "{err}"
     );
 }
+
+/// `make fuzz` (frr_stanzas) found: a body line starting with a top-level keyword (`rpki…`
+/// under a route-map) ended the stanza there, so merge mode added the rest again on every run.
+#[test]
+fn a_line_that_starts_a_top_level_context_is_refused() {
+    let err = check(
+        &[stanza(
+            "route-map R deny 10",
+            &[
+                "rpki.50.1 vrf x",
+                "ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default",
+            ],
+            Mode::Merge,
+        )],
+        LENIENT,
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with(
+            "stanzas[0].lines[0]='rpki.50.1 vrf x' starts a top-level context (`rpki`)"
+        ),
+        "{err}"
+    );
+}
