@@ -110,8 +110,8 @@ fn check_top_level(stanza: &Stanza, path: &str, checks: Checks) -> Result<Stanza
             "{path}.children: {why}; put the commands of `{header}` in {path}.lines"
         ));
     }
-    let lines = check_lines(stanza, &header, path)?;
-    let children = check_children(stanza, path)?;
+    let lines = check_lines(stanza, &[header.as_str()], path)?;
+    let children = check_children(stanza, &header, path)?;
     let has_body = !lines.is_empty() || children.iter().any(|c| c.state == State::Present);
     if stanza.state == State::Present && !one_line && !has_body {
         return Err(format!(
@@ -127,7 +127,7 @@ fn check_top_level(stanza: &Stanza, path: &str, checks: Checks) -> Result<Stanza
     })
 }
 
-fn check_children(stanza: &Stanza, path: &str) -> Result<Vec<Stanza>, String> {
+fn check_children(stanza: &Stanza, parent: &str, path: &str) -> Result<Vec<Stanza>, String> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::new();
     for (j, child) in stanza.children.iter().enumerate() {
@@ -150,7 +150,7 @@ fn check_children(stanza: &Stanza, path: &str) -> Result<Vec<Stanza>, String> {
                 child.header
             ));
         }
-        let lines = check_lines(child, &header, &child_path)?;
+        let lines = check_lines(child, &[parent, header.as_str()], &child_path)?;
         if child.state == State::Present && lines.is_empty() {
             return Err(format!(
                 "{child_path}: `{header}` has an empty body; give {child_path}.lines, or state: absent"
@@ -167,7 +167,22 @@ fn check_children(stanza: &Stanza, path: &str) -> Result<Vec<Stanza>, String> {
     Ok(out)
 }
 
-fn check_lines(stanza: &Stanza, header: &str, path: &str) -> Result<Vec<String>, String> {
+/// The keywords that open a context inside the stanza reached through `headers` (a top-level
+/// header, then nested ones), as frr-reload's grammar has them.
+fn keywords_inside(headers: &[&str]) -> &'static [grammar::Keyword] {
+    let mut level = grammar::TOP_LEVEL;
+    for header in headers {
+        match grammar::opening_keyword(level, header) {
+            Some(keyword) => level = keyword.children,
+            None => return &[],
+        }
+    }
+    level
+}
+
+/// `headers`: the stanza's own header, after its parent's for a nested stanza.
+fn check_lines(stanza: &Stanza, headers: &[&str], path: &str) -> Result<Vec<String>, String> {
+    let header = headers.last().copied().unwrap_or_default();
     let mut out = Vec::with_capacity(stanza.lines.len());
     for (k, line) in stanza.lines.iter().enumerate() {
         let line_path = format!("{path}.lines[{k}]");
@@ -182,8 +197,7 @@ fn check_lines(stanza: &Stanza, header: &str, path: &str) -> Result<Vec<String>,
                 "{line_path}='{line}' opens an address-family; give it as an item of {path}.children with its own lines"
             ));
         }
-        let nested = grammar::opening_keyword(grammar::TOP_LEVEL, header)
-            .and_then(|k| grammar::opening_keyword(k.children, &text));
+        let nested = grammar::opening_keyword(keywords_inside(headers), &text);
         if let Some(keyword) = nested {
             // frr-reload would put the lines after it inside that context, not in `header`.
             return Err(format!(

@@ -108,3 +108,24 @@ fn a_line_that_starts_a_top_level_context_is_refused() {
         "{err}"
     );
 }
+
+/// `make fuzz` (frr_stanzas) found: `vni 100` in an address-family of a `router bgp` opens a
+/// nested context there, so merge mode added it again on every run.
+#[test]
+fn a_line_that_opens_a_context_inside_an_address_family_is_refused() {
+    let mut router = stanza(
+        "router bgp 45689 vrf vrf_evpn",
+        &["neighbor VTEP bfd"],
+        Mode::Merge,
+    );
+    router.children = vec![stanza(
+        "address-family ipv6 unicast",
+        &["vni 100"],
+        Mode::Merge,
+    )];
+    let err = check(&[router], LENIENT).unwrap_err();
+    assert!(
+        err.starts_with("stanzas[0].children[0].lines[0]='vni 100' opens a context (`vni`)"),
+        "{err}"
+    );
+}
