@@ -94,6 +94,14 @@ fn check_top_level(stanza: &Stanza, path: &str, checks: Checks) -> Result<Stanza
     }
     let one_line =
         matches!(proxmox, Some(ProxmoxHeader::List)) || (proxmox.is_none() && !frr_block);
+    if !one_line && !frr_block {
+        // Proxmox would keep it as a block, but frr-reload opens no context there: its lines
+        // would read as top-level commands, and every run would add them again.
+        return Err(format!(
+            "{path}.header='{}' opens no context FRR knows (e.g. `router openfabric NAME` needs the space and a name); check the spelling",
+            stanza.header
+        ));
+    }
     if one_line && (!stanza.lines.is_empty() || !stanza.children.is_empty()) {
         return Err(format!(
             "{path}: `{header}` is a one-line stanza with no body, but lines or children are given; put the whole entry in header and leave lines and children empty"

@@ -129,3 +129,33 @@ fn a_line_that_opens_a_context_inside_an_address_family_is_refused() {
         "{err}"
     );
 }
+
+/// `make fuzz` (frr_stanzas) found: `router openfabricX` is a block to Proxmox's merge but no
+/// context to frr-reload, so its lines read as top-level commands and were added every run.
+#[test]
+fn a_block_header_frr_does_not_open_is_refused() {
+    let err = check(
+        &[stanza(
+            "router openfabricx",
+            &["set metric 10"],
+            Mode::Exact,
+        )],
+        LENIENT,
+    )
+    .unwrap_err();
+    assert!(
+        err.starts_with("stanzas[0].header='router openfabricx' opens no context FRR knows"),
+        "{err}"
+    );
+    let wanted = check(
+        &[stanza(
+            "router openfabric x",
+            &["net 49.0001.1111.1111.1111.00"],
+            Mode::Exact,
+        )],
+        LENIENT,
+    )
+    .unwrap();
+    let first = apply("", &wanted);
+    assert_eq!(apply(&first.text, &wanted).text, first.text);
+}
