@@ -345,7 +345,8 @@ def ratio_cells(size: SizeResult) -> str:
 
 
 def report_section(results: list[SizeResult], settings: Settings, date: str) -> str:
-    results = sorted(results, key=lambda size: size.tenants)
+    # A tenant count still running (raw figures saved mid-run) has nothing to show yet.
+    results = sorted((size for size in results if size.converge or size.error), key=lambda size: size.tenants)
     lines = [SECTION_TITLE, "",
              f"Reproduce: `{settings.command}` ({date}; the lab VM under QEMU with TCG emulation, as "
              "this machine has no usable KVM, on 2 host cores shared with other work). Both plays over "
