@@ -20,9 +20,13 @@ For each tenant count N:
 Every run counts its module executions (a loop item is one, a handler is one) with the
 callback bench/baseline/callback_plugins/task_results.py.
 
-Standalone:  bench/tenant_play.py [--sizes 1,100,1000] [--rounds 3] [--baseline-max-tenants 100]
+Standalone:  bench/tenant_play.py [--tenant-sizes 1,100,1000] [--tenant-rounds 3]
+             [--baseline-max-tenants 100] [--baseline-steady-max-tenants 100]
              [--update BENCHMARKS.md]   (replaces this benchmark's section in that file)
-From make bench: bench/run.py --tenant-play (appends the section to BENCHMARKS.md).
+             bench/tenant_play.py --from-results [--update BENCHMARKS.md]   (re-report, measure nothing)
+From make bench: make bench BENCH_ARGS=--tenant-play (bench/run.py appends the section).
+The baseline runs one Python module per tenant and step; under TCG that is tens of minutes per
+run at 100 tenants, so the baseline is not run above --baseline-max-tenants (see bench/README.md).
 """
 from __future__ import annotations
 
@@ -57,7 +61,6 @@ MANAGEMENT_PROBE = "10.20.99.5"
 FIRST_TENANT_TABLE = 20001
 
 GUEST_FRR_LOCAL = "/etc/frr/frr.conf.local"
-DEEVNET_SYSCTL_FILE = "/etc/sysctl.d/90-deevnet-tenant-fabric.conf"
 BASELINE_SYSCTL_FILE = "/etc/sysctl.d/90-baseline-tenant-fabric.conf"
 
 # name: (playbook, frr.conf.local kept for the steady-state runs, variables naming the files)
