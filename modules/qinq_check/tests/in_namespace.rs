@@ -6,29 +6,26 @@
 use assert_cmd::cargo::CommandCargoExt;
 use deevnet_runtime::netlink::ethtool::{Ethtool, TX_VLAN_HW_INSERT};
 use deevnet_runtime::netlink::{FdbState, Netlink};
+use deevnet_runtime::test_support::TestNamespace;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A namespace with two veth pairs, one end of each in the plain bridge br0:
 /// `bond0` (a veth, to stand for a wrong "bond") <-> `far0`, and `port1` <-> `far1`.
-struct Namespace {
-    name: String,
+struct Namespace(TestNamespace);
+
+impl std::ops::Deref for Namespace {
+    type Target = TestNamespace;
+    fn deref(&self) -> &TestNamespace {
+        &self.0
+    }
 }
 
 impl Namespace {
     fn new() -> Namespace {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let name = format!(
-            "dvn-qq-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        );
-        run(&["ip", "netns", "add", &name]);
-        let ns = Namespace { name };
+        let ns = Namespace(TestNamespace::new("dvn-qq"));
         for args in [
-            "link set lo up",
             "link add bond0 type veth peer name far0",
             "link add port1 type veth peer name far1",
             "link add br0 type bridge",
@@ -45,24 +42,6 @@ impl Namespace {
         ns
     }
 
-    fn ip(&self, args: &str) {
-        let mut full = vec!["ip", "-n", &self.name];
-        full.extend(args.split_whitespace());
-        run(&full);
-    }
-
-    /// Runs `body` on a thread inside the namespace (setns is per thread).
-    fn enter<T: Send + 'static>(&self, body: impl FnOnce() -> T + Send + 'static) -> T {
-        let path = format!("/run/netns/{}", self.name);
-        std::thread::spawn(move || {
-            let file = std::fs::File::open(&path).expect("opening the namespace");
-            nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET).expect("setns");
-            body()
-        })
-        .join()
-        .expect("the namespace thread panicked")
-    }
-
     fn txvlan(&self, device: &'static str) -> bool {
         self.enter(move || {
             Ethtool::connect()
@@ -77,9 +56,8 @@ impl Namespace {
     /// The module run in the namespace, as Ansible would with `args`.
     fn module(&self, args: Value) -> (bool, Value) {
         let binary = Command::cargo_bin("qinq_check").unwrap();
-        let mut child = Command::new("ip")
-            .args(["netns", "exec", &self.name])
-            .arg(binary.get_program())
+        let mut child = self
+            .command(binary.get_program())
             .arg("-")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -99,14 +77,6 @@ impl Namespace {
             )
         });
         (output.status.success(), result)
-    }
-}
-
-impl Drop for Namespace {
-    fn drop(&mut self) {
-        let _ = Command::new("ip")
-            .args(["netns", "del", &self.name])
-            .status();
     }
 }
 
@@ -180,7 +150,7 @@ fn a_plain_bridge_reports_no_vlan_filtering_and_fdb_entries_without_vlan() {
         "ip",
         "netns",
         "exec",
-        &ns.name,
+        ns.name(),
         "bridge",
         "fdb",
         "add",

@@ -16,6 +16,8 @@ pub mod netlink;
 pub mod protocol;
 pub mod spec;
 pub mod sysctl;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 
 pub use protocol::{Context, Failure, FileDiff, Module, Outcome};
 pub use spec::{Kind, OptionSpec};

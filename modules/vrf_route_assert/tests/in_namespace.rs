@@ -7,12 +7,10 @@
 //! the kernel's own, read through the module's netlink adapter. The real VRFs are tested in the
 //! lab VM (tests/lab/tests/vrf_route_assert*).
 
-use assert_cmd::Command;
 use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route};
+use deevnet_runtime::test_support::TestNamespace;
 use serde_json::{json, Value};
 use std::net::IpAddr;
-use std::process::Command as Process;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use vrf_route_assert::kernel::NodeKernel;
 use vrf_route_assert::plan::{DefaultExpectation, LookupCheck, VrfCheck};
 use vrf_route_assert::{assert_vrfs, Kernel, Report};
@@ -21,50 +19,26 @@ const VRF_TABLE: u32 = 1001;
 /// An ifindex no real link of a fresh namespace has.
 const EMULATED_VRF_INDEX: u32 = 9999;
 
-/// A namespace, deleted on drop.
-struct Namespace {
-    name: String,
+/// A namespace of the test's own (deleted on drop), with what these tests do in it.
+struct Namespace(TestNamespace);
+
+impl std::ops::Deref for Namespace {
+    type Target = TestNamespace;
+    fn deref(&self) -> &TestNamespace {
+        &self.0
+    }
 }
 
 impl Namespace {
     fn new() -> Self {
-        assert!(
-            nix::unistd::geteuid().is_root(),
-            "these tests create network namespaces: run them as root (make test does)"
-        );
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let name = format!(
-            "dvn-vra-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        );
-        let status = Process::new("ip")
-            .args(["netns", "add", &name])
-            .status()
-            .expect("running ip: install iproute2");
-        assert!(status.success(), "ip netns add {name} failed");
-        let namespace = Namespace { name };
-        namespace.ip("link set lo up");
-        namespace
-    }
-
-    fn ip(&self, args: &str) {
-        let output = Process::new("ip")
-            .args(["-n", &self.name])
-            .args(args.split_whitespace())
-            .output()
-            .expect("running ip");
-        assert!(
-            output.status.success(),
-            "ip {args}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        Namespace(TestNamespace::new("dvn-vra"))
     }
 
     fn set_forwarding(&self, dev: &str, value: &str) {
         let path = format!("/proc/sys/net/ipv4/conf/{dev}/forwarding");
-        let status = Process::new("ip")
-            .args(["netns", "exec", &self.name, "sh", "-c"])
+        let status = self
+            .command("sh")
+            .arg("-c")
             .arg(format!("echo {value} > {path}"))
             .status()
             .unwrap();
@@ -77,12 +51,7 @@ impl Namespace {
         let path = dir.path().join("args.json");
         std::fs::write(&path, args.to_string()).unwrap();
         let binary = assert_cmd::cargo::cargo_bin("vrf_route_assert");
-        let output = Command::new("ip")
-            .args(["netns", "exec", &self.name])
-            .arg(binary)
-            .arg(&path)
-            .output()
-            .unwrap();
+        let output = self.command(binary).arg(&path).output().unwrap();
         serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
             panic!("{e}: {}", String::from_utf8_lossy(&output.stdout));
         })
@@ -91,25 +60,12 @@ impl Namespace {
     /// Runs the checks in-process, on a thread that entered the namespace (setns is per thread
     /// and netlink sockets bind to the namespace they are created in).
     fn assert(&self, checks: Vec<VrfCheck>) -> Report {
-        let path = format!("/run/netns/{}", self.name);
-        std::thread::spawn(move || {
-            let file = std::fs::File::open(path).unwrap();
-            nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
+        self.enter(move || {
             let mut kernel = EmulatedVrf {
                 node: NodeKernel::connect().unwrap(),
             };
             assert_vrfs(&mut kernel, &checks).unwrap()
         })
-        .join()
-        .unwrap()
-    }
-}
-
-impl Drop for Namespace {
-    fn drop(&mut self) {
-        let _ = Process::new("ip")
-            .args(["netns", "del", &self.name])
-            .status();
     }
 }
 
@@ -327,14 +283,9 @@ fn reading_needs_no_privilege() {
         std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
     }
-    let output = Process::new("ip")
-        .args(["netns", "exec", &ns.name])
-        .args([
-            "setpriv",
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-        ])
+    let output = ns
+        .command("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(&binary)
         .arg(&args)
         .output()

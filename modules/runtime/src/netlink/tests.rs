@@ -7,7 +7,6 @@ use netlink_packet_route::link::{LinkAttribute, LinkMessage};
 use netlink_packet_route::route::{RouteAttribute, RouteFlags, RouteProtocol, RouteType};
 use netlink_packet_route::AddressFamily;
 use std::net::Ipv4Addr;
-use std::process::Command;
 
 /// RTM_NEWLINK of `ip link add vrf-blue type vrf table 10` (kernel capture from
 /// netlink-packet-route's test suite: this host's kernel has no VRF support).
@@ -165,62 +164,7 @@ fn names_follow_iproute2() {
 
 // ---- a real kernel, in a namespace of the test's own ----
 
-/// A network namespace that exists for one test and is deleted when it ends.
-struct TestNamespace {
-    name: String,
-}
-
-impl TestNamespace {
-    fn new(tag: &str) -> Self {
-        assert!(
-            nix::unistd::geteuid().is_root(),
-            "these tests create network namespaces: run them as root (make test does)"
-        );
-        let name = format!("dvn-nl-{}-{tag}", std::process::id());
-        let status = Command::new("ip")
-            .args(["netns", "add", &name])
-            .status()
-            .expect("running ip: install iproute2");
-        assert!(status.success(), "ip netns add {name} failed");
-        let namespace = TestNamespace { name };
-        namespace.ip("link set lo up");
-        namespace
-    }
-
-    /// `ip -n NAME ARGS`, which must succeed.
-    fn ip(&self, args: &str) {
-        let output = Command::new("ip")
-            .args(["-n", &self.name])
-            .args(args.split_whitespace())
-            .output()
-            .expect("running ip");
-        assert!(
-            output.status.success(),
-            "ip {args}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-
-    /// Runs `body` on a thread that has entered the namespace (setns is per thread).
-    fn run<T: Send + 'static>(&self, body: impl FnOnce() -> T + Send + 'static) -> T {
-        let path = format!("/run/netns/{}", self.name);
-        std::thread::spawn(move || {
-            let file = std::fs::File::open(&path).expect("opening the namespace");
-            nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET).expect("setns");
-            body()
-        })
-        .join()
-        .expect("the namespace thread panicked")
-    }
-}
-
-impl Drop for TestNamespace {
-    fn drop(&mut self) {
-        let _ = Command::new("ip")
-            .args(["netns", "del", &self.name])
-            .status();
-    }
-}
+use crate::test_support::TestNamespace;
 
 fn v4(text: &str) -> IpAddr {
     text.parse().unwrap()
@@ -229,7 +173,7 @@ fn v4(text: &str) -> IpAddr {
 /// veth0 (10.0.0.1/24, fd00::1/64) <-> veth1, a bridge br0 with port veth2; routes in main,
 /// table 100 (steered to by rules, as a VRF's l3mdev rule would) and table 1000.
 fn routed_namespace(tag: &str) -> TestNamespace {
-    let ns = TestNamespace::new(tag);
+    let ns = TestNamespace::new(&format!("dvn-nl-{tag}"));
     for command in [
         "link add veth0 type veth peer name veth1",
         "link add br0 type bridge",
@@ -267,7 +211,7 @@ fn routed_namespace(tag: &str) -> TestNamespace {
 #[test]
 fn links_are_dumped_with_kind_controller_and_peer() {
     let ns = routed_namespace("links");
-    let links = ns.run(|| Netlink::connect().unwrap().links().unwrap());
+    let links = ns.enter(|| Netlink::connect().unwrap().links().unwrap());
     let veth0 = links.by_name("veth0").unwrap();
     assert_eq!(veth0.kind.as_deref(), Some("veth"));
     assert_eq!(veth0.mtu, Some(1450));
@@ -285,7 +229,7 @@ fn links_are_dumped_with_kind_controller_and_peer() {
 #[test]
 fn table_dumps_keep_every_route_type_and_big_table_ids() {
     let ns = routed_namespace("routes");
-    let (links, t100, t1000, t100_v6, missing, main) = ns.run(|| {
+    let (links, t100, t1000, t100_v6, missing, main) = ns.enter(|| {
         let netlink = Netlink::connect().unwrap();
         (
             netlink.links().unwrap(),
@@ -361,7 +305,7 @@ fn table_dumps_keep_every_route_type_and_big_table_ids() {
 #[test]
 fn lookups_name_the_table_that_answered_and_refusals() {
     let ns = routed_namespace("lookups");
-    let (links, answers) = ns.run(|| {
+    let (links, answers) = ns.enter(|| {
         let netlink = Netlink::connect().unwrap();
         let answers: Vec<Lookup> = [
             "8.8.8.8",
@@ -407,7 +351,7 @@ fn lookups_name_the_table_that_answered_and_refusals() {
     assert_eq!(answers[7], Lookup::Refused(Refusal::NoRoute));
     // Pinned to an interface, a lookup that finds no route there is assumed on-link (table 0).
     let br0 = links.by_name("br0").unwrap().index;
-    let pinned = ns.run(move || {
+    let pinned = ns.enter(move || {
         Netlink::connect()
             .unwrap()
             .route_get(v4("8.8.8.8"), Some(br0))
@@ -421,8 +365,8 @@ fn lookups_name_the_table_that_answered_and_refusals() {
 
 #[test]
 fn errors_name_the_operation() {
-    let ns = TestNamespace::new("errors");
-    let answer = ns.run(|| {
+    let ns = TestNamespace::new("dvn-nl-errors");
+    let answer = ns.enter(|| {
         Netlink::connect()
             .unwrap()
             .route_get(v4("10.0.0.1"), Some(4242))
