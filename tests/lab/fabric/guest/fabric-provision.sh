@@ -20,6 +20,8 @@
 # Only TEST-NET addresses (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24), all inside the VM.
 # Re-running it rebuilds everything from scratch.
 set -euo pipefail
+started=$SECONDS
+step() { echo "fabric-provision: $* ($((SECONDS - started)) s)"; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 NODE_ROOTFS=/var/lib/deevnet-fabric/node
 CONTAINERS=(hv01 hv02 transit tdemo-1)
@@ -39,11 +41,24 @@ for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
 ip link del fsw0 2>/dev/null || true
 
 # ---------------------------------------------------------------- containers
+step containers
+# PID 1 of a node: reaps the orphans FRR's daemons leave when they restart (a plain `sleep` would
+# keep them as zombies, and frrinit.sh would wait for them forever); /run/sshd for `sshd -i`.
+NODE_INIT='
+import os, signal, time
+os.makedirs("/run/sshd", exist_ok=True)
+signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        time.sleep(1)
+'
 # --network none: the wiring below is the only network a container has. --privileged: a node
 # writes its own sysctls and runs FRR. :O: a throw-away overlay on the shared node rootfs.
 for c in "${CONTAINERS[@]}"; do
-  podman run -d --name "$c" --hostname "$c" --network none --privileged \
-    --rootfs "$NODE_ROOTFS:O" sh -c 'mkdir -p /run/sshd; exec sleep infinity' >/dev/null
+  podman run -d --name "$c" --hostname "$c" --network none --privileged --ulimit nofile=1024:1024 \
+    --rootfs "$NODE_ROOTFS:O" python3 -c "$NODE_INIT" >/dev/null
   ip netns attach "$c" "$(podman inspect -f '{{.State.Pid}}' "$c")"
   ip -n "$c" link set lo up
 done
@@ -52,10 +67,15 @@ for ns in "${NAMESPACES[@]}"; do
   ip -n "$ns" link set lo up
 done
 
-# veth NS_A:NAME_A NS_B:NAME_B (a namespace "-" is the VM itself); both ends up.
+# veth NS_A:NAME_A NS_B:NAME_B (a namespace "-" is the VM itself); both ends up. The MACs are
+# set here: udev's MACAddressPolicy=persistent would give every pair made under the same
+# temporary names the same two addresses.
+veth_count=0
 veth() {
   local a_ns=${1%%:*} a=${1#*:} b_ns=${2%%:*} b=${2#*:}
-  ip link add fab-tmp-a type veth peer name fab-tmp-b
+  veth_count=$((veth_count + 1))
+  ip link add fab-tmp-a address "$(printf '02:fa:b0:00:%02x:0a' "$veth_count")" type veth \
+    peer name fab-tmp-b address "$(printf '02:fa:b0:00:%02x:0b' "$veth_count")"
   if [ "$a_ns" = - ]; then ip link set fab-tmp-a name "$a"; else ip link set fab-tmp-a netns "$a_ns" name "$a"; fi
   if [ "$b_ns" = - ]; then ip link set fab-tmp-b name "$b"; else ip link set fab-tmp-b netns "$b_ns" name "$b"; fi
   if [ "$a_ns" = - ]; then ip link set "$a" up; else ip -n "$a_ns" link set "$a" up; fi
@@ -63,6 +83,7 @@ veth() {
 }
 
 # ---------------------------------------------------------------- the switch
+step wiring
 ip link add fsw0 type bridge stp_state 0 forward_delay 0
 ip link set fsw0 up
 for n in hv01 hv02 transit mgmt5; do
@@ -145,9 +166,10 @@ table ip deevnet_lab_nat {
 }
 NFT
 # Fault 1: the transit VLAN is node-owned and created after boot: nothing sets forwarding on it.
-ip netns exec hv02 sysctl -qw net.ipv4.conf.vmbr0.50.forwarding=0
+ip netns exec hv02 sysctl -qw net.ipv4.conf.vmbr0/50.forwarding=0
 
 # ---------------------------------------------------------------- FRR
+step FRR
 # hv01 runs its generated config as it is; hv02 gets it through lab-sdn-apply (Proxmox's merge of
 # frr.conf.local, which the role writes), as on the single-node lab.
 podman cp "$here/frr-hv01.conf" hv01:/etc/frr/frr.conf
@@ -156,9 +178,11 @@ podman cp "$here/frr-hv02.conf.generated" hv02:/etc/deevnet-lab/frr.conf.generat
 podman cp "$here/lab-sdn-apply" hv02:/usr/local/sbin/lab-sdn-apply
 podman exec hv02 sh -c 'chmod 755 /usr/local/sbin/lab-sdn-apply && lab-sdn-apply --print >/etc/frr/frr.conf'
 for n in hv01 hv02; do
-  podman exec "$n" sh -c 'chown frr:frr /etc/frr/frr.conf && /usr/lib/frr/frrinit.sh start' >/dev/null &
+  podman exec "$n" sh -c 'chown frr:frr /etc/frr/frr.conf && /usr/lib/frr/frrinit.sh start' >/dev/null 2>&1 &
 done
 wait
 
-/usr/local/sbin/fabric-probe wait-evpn 120
+step 'waiting for EVPN'
+/usr/local/sbin/fabric-probe wait-evpn 180
+step done
 echo "provisioned: fabric up (hv01, hv02, transit, tdemo-1), both faults present on hv02"
