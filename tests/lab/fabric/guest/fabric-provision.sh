@@ -184,5 +184,5 @@ wait
 
 step 'waiting for EVPN'
 /usr/local/sbin/fabric-probe wait-evpn 180
-step done
+step finished
 echo "provisioned: fabric up (hv01, hv02, transit, tdemo-1), both faults present on hv02"
