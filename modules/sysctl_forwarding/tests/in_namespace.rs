@@ -3,35 +3,24 @@
 //! tree, and assertions on the file and on `/proc` afterwards.
 
 use assert_cmd::Command;
+use deevnet_runtime::test_support::TestNamespace;
 use serde_json::{json, Value};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 const TRANSIT: &str = "vmbr0.50";
 
 /// A namespace and a temp sysctl.d tree, removed on drop.
 struct Node {
-    netns: String,
+    netns: TestNamespace,
     root: tempfile::TempDir,
 }
 
 impl Node {
     fn new() -> Node {
-        assert!(
-            nix_is_root(),
-            "these tests create network namespaces: run them as root (make test does)"
-        );
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let netns = format!(
-            "dvn-sf-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        );
-        run(&["ip", "netns", "add", &netns]);
         let node = Node {
-            netns,
+            netns: TestNamespace::new("dvn-sf"),
             root: tempfile::tempdir().unwrap(),
         };
         node.ip(&[
@@ -51,9 +40,7 @@ impl Node {
     }
 
     fn ip(&self, args: &[&str]) {
-        let mut full = vec!["ip", "-n", &self.netns];
-        full.extend_from_slice(args);
-        run(&full);
+        self.netns.ip(&args.join(" "));
     }
 
     fn etc(&self) -> PathBuf {
@@ -71,7 +58,7 @@ impl Node {
             .args([
                 "netns",
                 "exec",
-                &self.netns,
+                self.netns.name(),
                 "cat",
                 &format!("/proc/sys/{key}"),
             ])
@@ -82,7 +69,15 @@ impl Node {
 
     fn set_proc(&self, key: &str, value: &str) {
         let script = format!("echo {value} > /proc/sys/{key}");
-        run(&["ip", "netns", "exec", &self.netns, "sh", "-c", &script]);
+        run(&[
+            "ip",
+            "netns",
+            "exec",
+            self.netns.name(),
+            "sh",
+            "-c",
+            &script,
+        ]);
     }
 
     /// The arguments every test starts from: the temp tree instead of the real folders.
@@ -107,7 +102,7 @@ impl Node {
 
     fn module_raw(&self, module_args: &[&str], stdin: Option<&str>) -> (i32, Value) {
         let mut cmd = Command::new("ip");
-        cmd.args(["netns", "exec", &self.netns])
+        cmd.args(["netns", "exec", self.netns.name()])
             .arg(module_binary())
             .args(module_args);
         if let Some(input) = stdin {
@@ -150,26 +145,9 @@ impl Node {
     }
 }
 
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = Process::new("ip")
-            .args(["netns", "del", &self.netns])
-            .status();
-    }
-}
-
 fn run(cmd: &[&str]) {
     let status = Process::new(cmd[0]).args(&cmd[1..]).status().unwrap();
     assert!(status.success(), "{cmd:?} failed");
-}
-
-fn nix_is_root() -> bool {
-    fs::read_to_string("/proc/self/status")
-        .map(|s| {
-            s.lines()
-                .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
 }
 
 fn module_binary() -> PathBuf {
@@ -508,7 +486,7 @@ fn read_only_proc_sys_fails_before_touching_the_file() {
         .args([
             "netns",
             "exec",
-            &node.netns,
+            node.netns.name(),
             "unshare",
             "--mount",
             "sh",
