@@ -202,6 +202,7 @@ fn finish(
         // One line per failed check; what this run switched off shows in those checks.
         let lines: Vec<String> = failures.iter().map(|c| c.line()).collect();
         let mut failure = Failure::new(lines.join("\n")).with("changed", outcome.changed);
+        failure.diff = std::mem::take(&mut outcome.diff);
         for (key, value) in report_values(report) {
             failure = failure.with(key, value);
         }

@@ -86,10 +86,13 @@ impl Outcome {
     }
 }
 
-/// A failed run: a message that names the parameter, the value and the fix.
+/// A failed run: a message that names the parameter, the value and the fix. A run that changed
+/// something before it failed (a fix applied, then a check that still fails) carries the diff
+/// of that change, shown in diff mode as on success.
 #[derive(Debug, Default)]
 pub struct Failure {
     pub msg: String,
+    pub diff: Vec<FileDiff>,
     pub data: Map<String, Value>,
 }
 
@@ -97,6 +100,7 @@ impl Failure {
     pub fn new(msg: impl Into<String>) -> Self {
         Failure {
             msg: msg.into(),
+            diff: Vec::new(),
             data: Map::new(),
         }
     }
@@ -239,20 +243,14 @@ impl Module {
                 if !outcome.msg.is_empty() {
                     json.insert("msg".into(), Value::String(outcome.msg));
                 }
-                if ctx.diff && !outcome.diff.is_empty() {
-                    let diff = if ctx.no_log {
-                        json!({"prepared": "the diff is hidden: the task has no_log set"})
-                    } else {
-                        Value::Array(outcome.diff.iter().map(FileDiff::to_json).collect())
-                    };
-                    json.insert("diff".into(), diff);
-                }
+                insert_diff(&mut json, &ctx, &outcome.diff);
                 (json, false)
             }
             Err(failure) => {
                 let mut json = failure.data;
                 json.insert("failed".into(), Value::Bool(true));
                 json.insert("msg".into(), Value::String(failure.msg));
+                insert_diff(&mut json, &ctx, &failure.diff);
                 (json, true)
             }
         };
@@ -264,6 +262,19 @@ impl Module {
         }
         RunResult { json, failed }
     }
+}
+
+/// `diff` in diff mode only, and never the content when the task has no_log.
+fn insert_diff(json: &mut Map<String, Value>, ctx: &Context, diff: &[FileDiff]) {
+    if !ctx.diff || diff.is_empty() {
+        return;
+    }
+    let value = if ctx.no_log {
+        json!({"prepared": "the diff is hidden: the task has no_log set"})
+    } else {
+        Value::Array(diff.iter().map(FileDiff::to_json).collect())
+    };
+    json.insert("diff".into(), value);
 }
 
 fn read_args(argv: &[String]) -> Result<Map<String, Value>, String> {
@@ -405,6 +416,18 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("no_log"));
+    }
+
+    #[test]
+    fn a_failure_after_a_change_still_shows_its_diff() {
+        let raw = json!({"name": "n", "_ansible_diff": true});
+        let r = MODULE.execute(raw.as_object().unwrap(), |_, _: Params| {
+            let mut failure = Failure::new("fixed, but a check still fails");
+            failure.diff = vec![FileDiff::of_file("/x".as_ref(), "on\n", "off\n")];
+            Err(failure)
+        });
+        assert!(r.failed);
+        assert_eq!(r.json["diff"][0]["after"], json!("off\n"));
     }
 
     #[test]
