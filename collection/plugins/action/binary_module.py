@@ -39,10 +39,101 @@ from ansible.utils.display import Display
 
 display = Display()
 
-CACHE_DIR = "$HOME/.ansible/deevnet.net"
+CACHE_DIR = "~/.ansible/deevnet.net"
 MISS = "DEEVNET_NET_CACHE_MISS"
 UNSAFE = "DEEVNET_NET_UNSAFE_CACHE"
 MISMATCH = "DEEVNET_NET_HASH_MISMATCH"
+NO_SHA256SUM = "DEEVNET_NET_NO_SHA256SUM"
+NO_PROC = "DEEVNET_NET_NO_PROC"
+NOEXEC = "DEEVNET_NET_NOEXEC"
+UNSUPPORTED = "DEEVNET_NET_UNSUPPORTED"
+MARKERS = (MISS, UNSAFE, MISMATCH, NO_SHA256SUM, NO_PROC, NOEXEC, UNSUPPORTED)
+SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
+
+# The one remote script, constant text: every value reaches it as a positional argument.
+#   $1 run|install   $2 module name   $3 its sha256   $4 cache entry name (module-sha256[:16])
+#   $5 the uploaded binary (install only)
+# Why each step:
+# - the cache folder is created with mkdir that tolerates a concurrent mkdir (no
+#   check-then-act), and is used only when it and ~/.ansible are real folders owned by the
+#   executing user; at install, ~, ~/.ansible and the cache must also not be writable by group
+#   or others (sticky folders such as /tmp excepted), else nobody but the user could swap them
+#   later; the plugin then takes Ansible's stock path instead.
+# - the binary is opened once (fd 3), and that open file is checked (regular, owned by the
+#   user), hashed and executed through /proc/self/fd/3: what runs is byte for byte what was
+#   verified, whatever happens to the path in between.
+# - a miss, a copy that does not match its hash, or a folder that is not private prints a
+#   marker and exits 0; the plugin decides what follows.
+# - install checks the target's architecture and C library first, removes temp files of dead
+#   installs and, once the new copy is in place, the module's copies of other versions.
+REMOTE_SCRIPT = r"""
+name=$2 digest=$3 key=$4
+a=$HOME/.ansible d=$HOME/.ansible/deevnet.net
+exe=$d/$key
+command -v sha256sum >/dev/null 2>&1 || { echo DEEVNET_NET_NO_SHA256SUM; exit 0; }
+[ -d /proc/self/fd ] || { echo DEEVNET_NET_NO_PROC; exit 0; }
+if [ "$1" = install ]; then
+  umask 077
+  arch=$(uname -m 2>/dev/null) libc=$(getconf GNU_LIBC_VERSION 2>/dev/null)
+  v=${libc#glibc } major=${v%%.*} minor=${v#*.} minor=${minor%%.*}
+  case "$arch:$libc" in
+    x86_64:glibc\ [0-9]*.[0-9]*)
+      [ "$major" -gt 2 ] || { [ "$major" -eq 2 ] && [ "$minor" -ge 34 ]; } ||
+        { echo DEEVNET_NET_UNSUPPORTED "$arch" "$libc"; exit 0; } ;;
+    *) echo DEEVNET_NET_UNSUPPORTED "${arch:-unknown}" "${libc:-no glibc}"; exit 0 ;;
+  esac
+  mkdir "$a" 2>/dev/null; mkdir "$d" 2>/dev/null
+  for p in "$a" "$d"; do
+    [ -d "$p" ] && [ ! -L "$p" ] && [ -O "$p" ] || { echo DEEVNET_NET_UNSAFE_CACHE "$p is a link or is not a folder owned by $(id -un)"; exit 0; }
+  done
+  open=$(find "$HOME/" "$a" "$d" -maxdepth 0 -perm /022 ! -perm -1000 2>/dev/null)
+  [ -z "$open" ] || { echo DEEVNET_NET_UNSAFE_CACHE "$open is writable by other users"; exit 0; }
+  for t in "$d/.$name"-*.tmp; do
+    [ -e "$t" ] || continue
+    pid=${t%.tmp} pid=${pid##*.}
+    [ -d "/proc/$pid" ] || rm -f "$t"
+  done
+  t=$d/.$key.$$.tmp
+  rm -f "$t"
+  { cp "$5" "$t" && chmod 0700 "$t" && [ "$(sha256sum <"$t")" = "$digest  -" ]; } 2>/dev/null ||
+    { rm -f "$t"; echo DEEVNET_NET_HASH_MISMATCH; exit 0; }
+  mv -f "$t" "$exe" || { rm -f "$t"; echo DEEVNET_NET_UNSAFE_CACHE "$d: cannot install $key"; exit 0; }
+  for old in "$d/$name"-????????????????; do
+    [ "$old" = "$exe" ] || rm -f "$old"
+  done
+fi
+[ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ] && [ ! -L "$a" ] && [ -O "$a" ] && [ -f "$exe" ] && [ ! -L "$exe" ] ||
+  { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+{ command exec 3<"$exe"; } 2>/dev/null || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+fd=/proc/self/fd/3
+[ -f "$fd" ] && [ -O "$fd" ] && [ "$(sha256sum <&3)" = "$digest  -" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+[ -x "$fd" ] || { echo DEEVNET_NET_NOEXEC "$d"; exit 0; }
+exec "$fd" -
+"""
+
+
+def remote_command(action, name, digest, uploaded=""):
+    """The command line that runs REMOTE_SCRIPT with its positional arguments."""
+    args = [action, name, digest, f"{name}-{digest[:16]}"] + ([uploaded] if uploaded else [])
+    return "/bin/sh -c " + " ".join(shlex.quote(a) for a in [REMOTE_SCRIPT, "deevnet.net", *args])
+
+
+def controller_spec(spec):
+    """Validate `path` options as plain strings: `~` and `$VARS` belong to the target, whose
+    binary expands them as Ansible's `path` type would (the controller's HOME is not the
+    target's)."""
+    out = {}
+    for name, entry in spec.items():
+        entry = dict(entry)
+        if entry.get("type") == "path":
+            entry["type"] = "str"
+        if entry.get("elements") == "path":
+            entry["elements"] = "str"
+        if "options" in entry:
+            entry["options"] = controller_spec(entry["options"])
+        out[name] = entry
+    return out
+
 
 # Per controller process: (path, size, mtime) -> value. Hashing 1 MB or parsing the docs once
 # per module, not once per task.
@@ -85,32 +176,8 @@ def documented_spec(binary_path):
     key = _file_key(doc_path)
     if key not in _specs:
         doc = read_docstring(doc_path).get("doc") or {}
-        _specs[key] = argument_spec_from_doc(doc.get("options"))
+        _specs[key] = controller_spec(argument_spec_from_doc(doc.get("options")))
     return _specs[key]
-
-
-def run_cached_command(name, digest, args_from_stdin=True):
-    """Shell text that runs the cached binary when it is intact, else prints MISS."""
-    exe = f'"{CACHE_DIR}/{name}-{digest[:16]}"'
-    return (
-        f"d=\"{CACHE_DIR}\"; exe={exe}; "
-        f"if [ -d \"$d\" ] && [ ! -L \"$d\" ] && [ -O \"$d\" ] && [ -f \"$exe\" ] && [ ! -L \"$exe\" ] && [ -O \"$exe\" ] "
-        f"&& printf '%s  %s\\n' {digest} \"$exe\" | sha256sum -c --status 2>/dev/null; "
-        f"then exec \"$exe\" {'-' if args_from_stdin else ''}; fi; echo {MISS}"
-    )
-
-
-def install_and_run_command(name, digest, uploaded):
-    """Shell text that installs the uploaded binary into the cache atomically, then runs it."""
-    final = f'"$d/{name}-{digest[:16]}"'
-    return (
-        f"umask 077; d=\"{CACHE_DIR}\"; mkdir -p \"$HOME/.ansible\" && {{ [ -d \"$d\" ] || mkdir \"$d\"; }} "
-        f"&& [ ! -L \"$d\" ] && [ -O \"$d\" ] && chmod 0700 \"$d\" || {{ echo {UNSAFE} \"$d\"; exit 0; }}; "
-        f"t=\"$d/.{name}-{digest[:16]}.$$\"; rm -f \"$t\"; cp {shlex.quote(uploaded)} \"$t\" && chmod 0700 \"$t\" "
-        f"&& printf '%s  %s\\n' {digest} \"$t\" | sha256sum -c --status 2>/dev/null "
-        f"|| {{ rm -f \"$t\"; echo {MISMATCH}; exit 0; }}; "
-        f"mv -f \"$t\" {final} && exec {final} -"
-    )
 
 
 def _json_text(value, option):
@@ -124,6 +191,17 @@ def _json_text(value, option):
             except ValueError:
                 pass
     return value
+
+
+def _marker(res):
+    """The fast path's marker when the remote script printed one instead of a module result."""
+    first = res.get("stdout", "").strip().split(" ", 1)[0]
+    return first if first in MARKERS else None
+
+
+def _marker_detail(res):
+    parts = res.get("stdout", "").strip().split(" ", 1)
+    return parts[1] if len(parts) > 1 else ""
 
 
 class ActionModule(ActionBase):
@@ -157,26 +235,49 @@ class ActionModule(ActionBase):
             return result
 
         reason = self._why_not_fast(task_vars)
-        if reason:
-            display.vvv(f"deevnet.net: {fqcn} takes the stock module path: {reason}")
-            result.update(self._execute_module(
-                module_name=fqcn, module_args=module_args, task_vars=task_vars,
-                wrap_async=bool(self._task.async_val),
-            ))
-            return result
-
-        self._update_module_args(fqcn, module_args, task_vars)
-        stdin = json.dumps(module_args).encode()
-        digest = binary_sha256(binary)
-
-        res = self._low_level_execute_command(run_cached_command(name, digest), in_data=stdin)
-        if res.get("stdout", "").strip() == MISS:
-            display.vvv(f"deevnet.net: {fqcn} is not cached on the target (or its copy is corrupt): uploading")
-            res = self._install_and_run(name, digest, binary, stdin)
+        if not reason:
+            self._update_module_args(fqcn, module_args, task_vars)
+            stdin = json.dumps(module_args).encode()
+            digest = binary_sha256(binary)
+            env = self._compute_environment_string().strip()
+            res = self._remote(env, "run", name, digest, stdin)
+            if _marker(res) == MISS:
+                display.vvv(f"deevnet.net: {fqcn} is not cached on the target (or its copy is corrupt): uploading")
+                res = self._install_and_run(env, name, digest, binary, stdin)
+            else:
+                display.vvv(f"deevnet.net: {fqcn} ran from the target's cache in one round trip")
+            reason = self._stock_path_reason(res)
+            if not reason:
+                result.update(self._parse(res))
+                return result
+            fallback_warning = f"deevnet.net: {fqcn} takes Ansible's stock module path (slower): {reason}"
         else:
-            display.vvv(f"deevnet.net: {fqcn} ran from the target's cache in one round trip")
-        result.update(self._parse(res))
+            fallback_warning = None
+
+        display.vvv(f"deevnet.net: {fqcn} takes the stock module path: {reason}")
+        result.update(self._execute_module(
+            module_name=fqcn, module_args=module_args, task_vars=task_vars,
+            wrap_async=bool(self._task.async_val),
+        ))
+        if fallback_warning:
+            result["warnings"] = [*result.get("warnings", []), fallback_warning]
         return result
+
+    def _remote(self, env, action, name, digest, stdin, uploaded=""):
+        cmd = remote_command(action, name, digest, uploaded)
+        return self._low_level_execute_command(f"{env} {cmd}" if env else cmd, in_data=stdin)
+
+    def _stock_path_reason(self, res):
+        """Why a fast-path answer sends the task to the stock path, if it does."""
+        marker, detail = _marker(res), _marker_detail(res)
+        if marker == UNSAFE:
+            return (f"the module cache is not private: {detail}; make ~/.ansible a folder of the remote user "
+                    "that only they can write (chmod go-w), or set deevnet_net_fast_path: false to silence this")
+        if marker == NO_SHA256SUM:
+            return "the target has no sha256sum (coreutils) to verify the cached binary with"
+        if marker == NO_PROC:
+            return "the target has no /proc/self/fd to run the verified binary from"
+        return None
 
     def _validate(self, fqcn, binary):
         """The task's args, validated and coerced against the module's DOCUMENTATION."""
@@ -207,25 +308,33 @@ class ActionModule(ActionBase):
             return "ANSIBLE_KEEP_REMOTE_FILES is set"
         return None
 
-    def _install_and_run(self, name, digest, binary, stdin):
+    def _install_and_run(self, env, name, digest, binary, stdin):
         tmpdir = self._connection._shell.tmpdir or self._make_tmp_path()
         try:
             uploaded = self._connection._shell.join_path(tmpdir, name)
             self._transfer_file(binary, uploaded)
-            res = self._low_level_execute_command(install_and_run_command(name, digest, uploaded), in_data=stdin)
+            res = self._remote(env, "install", name, digest, stdin, uploaded)
         finally:
             self._remove_tmp_path(tmpdir)
-        out = res.get("stdout", "").strip()
-        if out.startswith(UNSAFE):
+        marker, detail = _marker(res), _marker_detail(res)
+        if marker == MISMATCH:
+            raise AnsibleError(f"deevnet.net: the uploaded {name} does not match its hash {digest}: the transfer corrupted it; run the task again")
+        if marker == UNSUPPORTED:
             raise AnsibleError(
-                f"deevnet.net: the module cache {out[len(UNSAFE):].strip()} on the target is a link or is owned by "
-                "another user; remove it, or set deevnet_net_fast_path: false"
-            )
-        if out == MISMATCH:
-            raise AnsibleError(f"deevnet.net: the uploaded {name} does not match its hash {digest}: the transfer corrupted it")
+                f"deevnet.net: this target's architecture is not supported ({detail}); the modules run on "
+                f"{SUPPORTED_TARGETS}")
         return res
 
     def _parse(self, res):
+        marker, detail = _marker(res), _marker_detail(res)
+        if marker == NOEXEC:
+            raise AnsibleError(
+                f"deevnet.net: the module cache {detail} on the target is on a filesystem mounted noexec, so the "
+                "module binary cannot run from it; mount the remote user's home with exec, or set "
+                "deevnet_net_fast_path: false and ansible_remote_tmp to a folder on a mount that allows exec")
+        return self._parse_json(res)
+
+    def _parse_json(self, res):
         stdout = to_text(res.get("stdout", ""), errors="surrogate_or_strict")
         try:
             text, warnings = _filter_non_json_lines(stdout, objects_only=True)
@@ -233,9 +342,14 @@ class ActionModule(ActionBase):
                 display.warning(warning)
             data = json.loads(text)
         except ValueError:
+            rc = res.get("rc")
+            msg = "Module result deserialization failed: the module printed no JSON result"
+            if rc in (126, 127):
+                msg = (f"deevnet.net: the module binary could not be executed on the target (exit status {rc}); "
+                       f"the modules run on {SUPPORTED_TARGETS}: check `uname -m` and `getconf GNU_LIBC_VERSION` there")
             return {
                 "failed": True,
-                "msg": "Module result deserialization failed: the module printed no JSON result",
+                "msg": msg,
                 "module_stdout": stdout,
                 "module_stderr": to_text(res.get("stderr", "")),
                 "rc": res.get("rc"),
