@@ -298,6 +298,8 @@ class BinaryModuleAction(ActionBase):
             return "deevnet_net_fast_path is false"
         if self._task.async_val:
             return "async tasks need Ansible's async wrapper"
+        if any(c.__module__.startswith("ansible_mitogen") for c in type(self._connection).__mro__):
+            return "mitogen runs binary modules with its own runner, in its persistent interpreter on the target"
         if not getattr(self._connection, "has_pipelining", False):
             return f"the {self._connection.transport} connection cannot pass standard input"
         become = getattr(self._connection, "become", None)
