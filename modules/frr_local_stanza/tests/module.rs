@@ -119,6 +119,28 @@ fn check_mode_reports_the_change_and_writes_nothing() {
     );
 }
 
+#[test]
+fn an_unreadable_check_mode_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = conf(dir.path());
+    for value in [json!("maybe"), json!(2), json!([]), json!(null)] {
+        let r = run(
+            dir.path(),
+            json!({"path": path, "stanzas": use_cases(), "_ansible_check_mode": value}),
+        );
+        assert!(!r.success, "{}", r.result);
+        let msg = r.result["msg"].as_str().unwrap();
+        assert!(
+            msg.starts_with("_ansible_check_mode=") && msg.contains("expected a JSON boolean"),
+            "{msg}"
+        );
+        assert!(
+            !path.exists(),
+            "{value} was taken as false: the file was written"
+        );
+    }
+}
+
 /// A varied hand-written file: comments, TABs, CRLF-free but oddly spaced lines, stanzas of
 /// every recognised kind. It lints clean, so lint=error can manage stanzas beside it.
 const UNMANAGED: &str = "! Hand-written by the network team. Do not reorder.\n\

@@ -312,7 +312,7 @@ fn coerce(
     Ok(coerced)
 }
 
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "bool",
@@ -325,7 +325,7 @@ fn json_type(value: &Value) -> &'static str {
 }
 
 /// A value for an error message, cut so that a huge argument does not flood the output.
-fn short(value: &Value) -> String {
+pub(crate) fn short(value: &Value) -> String {
     let text = match value {
         Value::String(s) => format!("'{s}'"),
         other => other.to_string(),
