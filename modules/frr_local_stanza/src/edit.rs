@@ -418,10 +418,12 @@ fn join_list<'c>(existing: &[(u64, usize)], mut new: Vec<Piece<'c>>, placed: &mu
         match slot {
             Slot::File(at) => last_file = Some(at),
             Slot::New(k) => {
-                let piece = new[k].take().expect("each new entry once");
-                match last_file {
-                    None => placed.before[first].push(piece),
-                    Some(at) => placed.after[at].push(piece),
+                // Each new entry has one slot.
+                if let Some(piece) = new[k].take() {
+                    match last_file {
+                        None => placed.before[first].push(piece),
+                        Some(at) => placed.after[at].push(piece),
+                    }
                 }
             }
         }
