@@ -6,8 +6,8 @@
 //! validate the staged file → replace the file atomically → report. Any refusal happens
 //! before the file is touched. With no `stanzas`, the task is a health check of the file.
 
-use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::file_policy::{self, FileLock, Target, FOLLOW_UNTRUSTED_LINKS};
+use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
 use frr_local_stanza::edit::{self, Change};
 use frr_local_stanza::lint::{self, Finding, LintOptions};

@@ -604,7 +604,8 @@ mod tests {
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
         let err = resolve("path", &fifo, false).unwrap_err();
         assert!(
-            err.to_string().contains("is a FIFO (named pipe), not a regular file"),
+            err.to_string()
+                .contains("is a FIFO (named pipe), not a regular file"),
             "{err}"
         );
         // Even when it appears after the check, reading it neither blocks nor succeeds.
