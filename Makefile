@@ -37,8 +37,11 @@ lint:
 rust-test:
 	cargo test --workspace --locked
 
+# The release binaries lock under /run/lock/deevnet.net: pytest runs in a private mount
+# namespace with a tmpfs of its own on /run/lock, so the host's /run is never written.
 ansible-test: collection
-	$(PY) -m pytest -q tests/ansible
+	unshare --mount --propagation private sh -c \
+	  'mount -t tmpfs -o mode=1777,size=1m tmpfs /run/lock && exec "$$0" -m pytest -q tests/ansible' $(PY)
 
 sanity: collection-stage venv
 	tests/sanity/run

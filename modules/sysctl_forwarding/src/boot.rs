@@ -255,4 +255,22 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn a_masked_file_is_empty_and_masks_the_same_name_in_later_folders() {
+        let t = tree();
+        fs::write(
+            t.usr.join("99-late.conf"),
+            "net.ipv4.conf.all.forwarding = 0\n",
+        )
+        .unwrap();
+        // systemd's masking: only a link; /dev/null itself is looked at, never opened.
+        std::os::unix::fs::symlink("/dev/null", t.etc.join("99-late.conf")).unwrap();
+        let own = t.etc.join("90-deevnet.conf");
+        let (files, unread) = config_files(&dirs(&t), (&own, Some(OURS)), false);
+        assert!(unread.is_empty(), "{unread:?}");
+        let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
+        assert_eq!(setting.file.as_deref(), Some(own.as_path()));
+        assert_eq!(setting.value.as_deref(), Some("1"));
+    }
 }
