@@ -3,7 +3,7 @@
 #   make fuzz-smoke   seconds: each fuzz target's corpus, kept regressions and a bounded number of
 #                     generated inputs, on stable Rust, through the same invariant code as the
 #                     fuzzer (also part of `cargo test --workspace`)
-#   make robustness   the smoke run plus the crash, concurrency, fault and security tests (root)
+#   make robustness   the smoke run plus the crash, concurrency, fault, file-safety and security tests (root)
 #   make fuzz         cargo fuzz (libFuzzer) on every target for FUZZ_SECONDS each; not in `make test`
 #   make soak         SOAK_TRIALS (10,000) kill -9 trials on each file module; not in `make test`
 #
