@@ -368,7 +368,16 @@ fn untrusted_path(path: &Path, owner: u32) -> Option<String> {
         } else {
             fs::symlink_metadata(&child).map_or(owner, |m| m.uid())
         };
-        let meta = fs::symlink_metadata(&folder).ok()?;
+        let meta = match fs::symlink_metadata(&folder) {
+            Ok(meta) => meta,
+            // What cannot be inspected cannot be trusted.
+            Err(e) => {
+                return Some(format!(
+                    "the folder {} cannot be inspected: {e}",
+                    folder.display()
+                ))
+            }
+        };
         if !trusted_uid(meta.uid()) {
             return Some(format!(
                 "the folder {} is owned by {}",
