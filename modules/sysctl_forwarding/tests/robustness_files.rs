@@ -163,9 +163,10 @@ fn a_lock_another_user_holds_on_the_folder_blocks_nothing() {
 }
 
 /// The lock's real home: `/run/lock/deevnet.net/<hash>.lock`, folder 0700 and file 0600,
-/// root's (tests see it on a tmpfs mounted over /run/lock in a private mount namespace).
+/// root's; a run as another user locks in `/run/lock/deevnet.net-<uid>/`, its own and 0700
+/// (tests see it on a tmpfs mounted over /run/lock in a private mount namespace).
 #[test]
-fn the_lock_lives_in_a_root_only_folder_under_run_lock() {
+fn the_lock_lives_in_a_folder_only_its_user_can_open_under_run_lock() {
     if !is_root() {
         eprintln!("skipped: mounts need root (make test runs as root)");
         return;
@@ -175,10 +176,14 @@ fn the_lock_lives_in_a_root_only_folder_under_run_lock() {
     let work = dir.path().join("etc");
     fs::create_dir(&work).unwrap();
     fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    let theirs = file_only(Path::new("/run/lock/work")).to_string();
     let script = format!(
-        "set -e; mount -t tmpfs -o mode=1777 tmpfs /run/lock; \
-         DEEVNET_TEST_LOCK_ROOT=/run/lock {BINARY} {} >/dev/null; \
-         stat -c '%n %a %U %F' /run/lock/deevnet.net /run/lock/deevnet.net/*.lock",
+        "set -e; mount -t tmpfs -o mode=1777 tmpfs /run/lock; export DEEVNET_TEST_LOCK_ROOT=/run/lock; \
+         {BINARY} {} >/dev/null; \
+         mkdir /run/lock/work; chown 65534:65534 /run/lock/work; printf '%s' '{theirs}' > /run/lock/work/args.json; \
+         setpriv --reuid=65534 --regid=65534 --clear-groups {BINARY} /run/lock/work/args.json >/dev/null; \
+         stat -c '%n %a %U %F' /run/lock/deevnet.net /run/lock/deevnet.net/*.lock \
+           /run/lock/deevnet.net-65534 /run/lock/deevnet.net-65534/*.lock /run/lock/work/{NAME}",
         args_file.display()
     );
     let out = Command::new("unshare")
@@ -189,7 +194,7 @@ fn the_lock_lives_in_a_root_only_folder_under_run_lock() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines.len(),
-        2,
+        5,
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -199,6 +204,13 @@ fn the_lock_lives_in_a_root_only_folder_under_run_lock() {
             && lines[1].ends_with(".lock 600 root regular empty file"),
         "{stdout}"
     );
+    assert_eq!(lines[2], "/run/lock/deevnet.net-65534 700 nobody directory");
+    assert!(
+        lines[3].starts_with("/run/lock/deevnet.net-65534/")
+            && lines[3].ends_with(".lock 600 nobody regular empty file"),
+        "{stdout}"
+    );
+    assert!(lines[4].ends_with(" nobody regular file"), "{stdout}");
 }
 
 /// Item 9: a FIFO `*.conf` in `sysctl_dirs` hung the boot scan forever. Now the scan goes on,
