@@ -493,9 +493,7 @@ impl FileLock {
 }
 
 /// Where lock files live: `/run/lock/deevnet.net` for root, `/run/lock/deevnet.net-<uid>`
-/// for another user. Builds with the `test-hooks` feature (tests only) use the system's temp
-/// folder instead of `/run/lock`, or `DEEVNET_TEST_LOCK_ROOT`, so tests never touch the host's
-/// `/run`.
+/// for another user (under `/run` where `/run/lock` is missing).
 pub fn lock_dir() -> PathBuf {
     let uid = nix::unistd::geteuid().as_raw();
     let name = if uid == 0 {
@@ -506,16 +504,24 @@ pub fn lock_dir() -> PathBuf {
     lock_root().join(name)
 }
 
-#[cfg(not(any(test, feature = "test-hooks")))]
+/// `/run/lock`, or `/run` on a system that has no `/run/lock` (a container whose `/run` is an
+/// empty tmpfs): both are cleared at boot, as locks should be. In builds with the `test-hooks`
+/// feature (tests only) `DEEVNET_TEST_LOCK_ROOT` replaces it, and when that is unset the
+/// system's temp folder does, so tests never write into the host's `/run`; set and empty, it
+/// keeps the real choice (for tests in a private mount namespace).
 fn lock_root() -> PathBuf {
-    PathBuf::from("/run/lock")
-}
-
-#[cfg(any(test, feature = "test-hooks"))]
-fn lock_root() -> PathBuf {
-    std::env::var_os("DEEVNET_TEST_LOCK_ROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir)
+    #[cfg(any(test, feature = "test-hooks"))]
+    match std::env::var_os("DEEVNET_TEST_LOCK_ROOT") {
+        Some(root) if root.is_empty() => {}
+        Some(root) => return PathBuf::from(root),
+        None => return std::env::temp_dir(),
+    }
+    let run_lock = Path::new("/run/lock");
+    if run_lock.is_dir() {
+        run_lock.to_path_buf()
+    } else {
+        PathBuf::from("/run")
+    }
 }
 
 fn open_lock_file(dir: &Path, path: &Path) -> Result<File> {

@@ -178,7 +178,7 @@ fn the_lock_lives_in_a_folder_only_its_user_can_open_under_run_lock() {
     fs::write(&args_file, file_only(&work).to_string()).unwrap();
     let theirs = file_only(Path::new("/run/lock/work")).to_string();
     let script = format!(
-        "set -e; mount -t tmpfs -o mode=1777 tmpfs /run/lock; export DEEVNET_TEST_LOCK_ROOT=/run/lock; \
+        "set -e; mount -t tmpfs -o mode=1777 tmpfs /run/lock; export DEEVNET_TEST_LOCK_ROOT=; \
          {BINARY} {} >/dev/null; \
          mkdir /run/lock/work; chown 65534:65534 /run/lock/work; printf '%s' '{theirs}' > /run/lock/work/args.json; \
          setpriv --reuid=65534 --regid=65534 --clear-groups {BINARY} /run/lock/work/args.json >/dev/null; \
@@ -211,6 +211,38 @@ fn the_lock_lives_in_a_folder_only_its_user_can_open_under_run_lock() {
         "{stdout}"
     );
     assert!(lines[4].ends_with(" nobody regular file"), "{stdout}");
+}
+
+/// A container whose `/run` is an empty tmpfs has no `/run/lock`: the lock goes to
+/// `/run/deevnet.net` (tests: a tmpfs over /run in a private mount namespace).
+#[test]
+fn without_run_lock_the_lock_lives_under_run() {
+    if !is_root() {
+        eprintln!("skipped: mounts need root (make test runs as root)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let args_file = dir.path().join("args.json");
+    let work = dir.path().join("etc");
+    fs::create_dir(&work).unwrap();
+    fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    let script = format!(
+        "set -e; mount -t tmpfs -o mode=0755 tmpfs /run; \
+         DEEVNET_TEST_LOCK_ROOT= {BINARY} {} >/dev/null; ls -A /run; stat -c '%a %U' /run/deevnet.net",
+        args_file.display()
+    );
+    let out = Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        "deevnet.net\n700 root\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(work.join(NAME).exists());
 }
 
 /// Item 9: a FIFO `*.conf` in `sysctl_dirs` hung the boot scan forever. Now the scan goes on,
