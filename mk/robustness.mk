@@ -3,8 +3,9 @@
 #   make fuzz-smoke   seconds: each fuzz target's corpus, kept regressions and a bounded number of
 #                     generated inputs, on stable Rust, through the same invariant code as the
 #                     fuzzer (also part of `cargo test --workspace`)
-#   make robustness   the smoke run plus the crash, concurrency, fault and security tests (root)
+#   make robustness   the smoke run plus the crash, concurrency, fault, file-safety and security tests (root)
 #   make fuzz         cargo fuzz (libFuzzer) on every target for FUZZ_SECONDS each; not in `make test`
+#   make soak         SOAK_TRIALS (10,000) kill -9 trials on each file module; not in `make test`
 #
 # Targets are the files in fuzz/fuzz_targets/: a new one is picked up by `make fuzz` as it is.
 FUZZ_TARGETS := $(patsubst $(ROOT)/fuzz/fuzz_targets/%.rs,%,$(wildcard $(ROOT)/fuzz/fuzz_targets/*.rs))
@@ -36,3 +37,17 @@ fuzz: cargo-fuzz
 	  test $${PIPESTATUS[0]} -eq 0 || { echo "== fuzz $$t found a failure: see fuzz/artifacts/$$t"; exit 1; }; \
 	done
 	@echo "== fuzz: $(words $(FUZZ_TARGETS)) targets, $(FUZZ_SECONDS) s each, no failure"
+
+# The soak (opt-in, not in `make test`): SOAK_TRIALS kill -9 trials on each file module, at
+# random points (half of them inside the widened window before the rename; the binaries are
+# the tests' builds, with the runtime's `test-hooks` feature). Each prints one line with the
+# count of partial or lost files, which must be 0; SOAK_SEED replays a run.
+SOAK_TRIALS ?= 10000
+.PHONY: soak
+soak:
+	cargo build --locked -p frr_local_stanza -p sysctl_forwarding --tests
+	@set -e; for crate in sysctl_forwarding frr_local_stanza; do \
+	  SOAK_TRIALS=$(SOAK_TRIALS) cargo test --locked -q -p $$crate --test robustness_crash -- \
+	    --ignored --exact soak_kill_9 --nocapture 2>&1 | grep -E '^== soak|panicked|FAILED|assert' ; \
+	  test $${PIPESTATUS[0]} -eq 0 || { echo "== soak $$crate: FAILED"; exit 1; }; \
+	done

@@ -39,12 +39,14 @@ author:
 options:
   path:
     description:
-      - The file to manage. Its folder must exist.
+      - The file to manage. Its folder must exist. It must be a regular file (or not exist yet); a
+        FIFO, device or folder fails the task. When it is masked (a link to C(/dev/null)) the task
+        fails and changes nothing. A trusted link is written through (see O(follow_untrusted_links)).
       - C(~), C(~user), C($VAR) and C(${VAR}) are expanded on the target, with the environment and C(HOME) of
         the user the module runs as there (as Ansible's C(path) type does for a Python module); an undefined
         variable is left as it is. An empty path is refused.
       - A new file is created with mode C(0640), owner root and group C(frr) where that group exists; an
-        existing file keeps its mode, owner and group.
+        existing file keeps its mode, owner, group, ACLs and extended attributes.
       - When the last stanza is removed the file is left empty, not deleted; an empty file makes Proxmox
         clear its local config at the next apply, a deleted one may leave the old config in place.
     type: path
@@ -161,9 +163,22 @@ options:
     default: false
   lock_timeout:
     description:
-      - Seconds to wait for another run that holds the lock on the file's folder.
+      - Seconds to wait for another run that holds the lock on the file.
+      - The lock is a file only root can open (C(/run/lock/deevnet.net/)), keyed by the file's
+        real path, so a link and the real path share it and no other user can block a run.
     type: int
     default: 30
+  follow_untrusted_links:
+    description:
+      - O(path) (or a file the module reads) may be a link. A link is followed only when nobody but
+        root could have planted or changed it (the link, its folder and every folder of its target
+        owned by root and not writable by group or others); otherwise the task fails naming the
+        owner, since the link could lead to a secret or to a file someone wants overwritten
+        (C(/etc/frr) may belong to another user).
+      - V(true) follows such links on purpose. A link to C(/dev/null) (a masked file) is never
+        written through, whatever this says.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full

@@ -30,8 +30,11 @@ author:
 options:
   path:
     description:
-      - The sysctl.d file this module owns. It is replaced as a whole, atomically.
-      - Its folder must exist.
+      - The sysctl.d file this module owns. It is replaced as a whole, atomically; an existing
+        file keeps its mode, owner, group, ACLs and extended attributes.
+      - Its folder must exist. It must be a regular file (or not exist yet); a FIFO, device or folder
+        fails the task. When it is masked (a link to C(/dev/null)) the task fails and changes
+        nothing. A trusted link is written through (see O(follow_untrusted_links)).
       - C(~), C(~user), C($VAR) and C(${VAR}) are expanded on the target, with the environment and C(HOME) of
         the user the module runs as there (as Ansible's C(path) type does for a Python module); an undefined
         variable is left as it is. An empty path is refused.
@@ -89,15 +92,30 @@ options:
     description:
       - The folders systemd-sysctl reads, in precedence order (a file name in an earlier folder
         masks the same name in later ones). Change it only to test against another tree.
+      - A masked file (a link to C(/dev/null)) counts as empty. A file that is not regular (a FIFO
+        does not block the scan) or an untrusted link is left out of the boot check, with a warning.
       - Each folder is expanded on the target as O(path) is.
     type: list
     elements: path
     default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]
   lock_timeout:
     description:
-      - Seconds to wait for another run that holds the lock on the file's folder.
+      - Seconds to wait for another run that holds the lock on the file.
+      - The lock is a file only root can open (C(/run/lock/deevnet.net/)), keyed by the file's
+        real path, so a link and the real path share it and no other user can block a run.
     type: int
     default: 30
+  follow_untrusted_links:
+    description:
+      - O(path) (or a file the module reads) may be a link. A link is followed only when nobody but
+        root could have planted or changed it (the link, its folder and every folder of its target
+        owned by root and not writable by group or others); otherwise the task fails naming the
+        owner, since the link could lead to a secret or to a file someone wants overwritten
+        (C(/etc/sysctl.d) may belong to another user).
+      - V(true) follows such links on purpose. A link to C(/dev/null) (a masked file) is never
+        written through, whatever this says.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full

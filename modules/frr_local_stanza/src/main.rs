@@ -6,6 +6,7 @@
 //! validate the staged file → replace the file atomically → report. Any refusal happens
 //! before the file is touched. With no `stanzas`, the task is a health check of the file.
 
+use deevnet_runtime::file_policy::{self, FileLock, Target, FOLLOW_UNTRUSTED_LINKS};
 use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
 use frr_local_stanza::edit::{self, Change};
@@ -43,7 +44,7 @@ static CHILD_OPTIONS: [OptionSpec; 4] = [
     STATE,
     MODE,
 ];
-static SPEC: [OptionSpec; 7] = [
+static SPEC: [OptionSpec; 8] = [
     OptionSpec::new("path", Kind::Path).default(DefaultValue::Str("/etc/frr/frr.conf.local")),
     OptionSpec::new("stanzas", Kind::List(&STANZA)),
     OptionSpec::new("lint", Kind::Str)
@@ -53,6 +54,7 @@ static SPEC: [OptionSpec; 7] = [
     OptionSpec::new("validate", Kind::Str),
     OptionSpec::new("backup", Kind::Bool).default(DefaultValue::Bool(false)),
     OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30)),
+    FOLLOW_UNTRUSTED_LINKS,
 ];
 static MODULE: Module = Module {
     name: "frr_local_stanza",
@@ -69,6 +71,7 @@ struct Params {
     validate: Option<String>,
     backup: bool,
     lock_timeout: i64,
+    follow_untrusted_links: bool,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -115,11 +118,12 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         .transpose()
         .map_err(Failure::new)?;
     let path = params.path.as_path();
-    atomic_file::check_writable_target(path, "path")?;
+    // The file policy (check mode too): a masked, untrusted or non-regular file fails here.
+    let target = file_policy::resolve("path", path, params.follow_untrusted_links)?;
 
-    // 2. Read under the folder lock, held until the new file is in place.
-    let _lock = atomic_file::DirLock::acquire(path, Duration::from_secs(lock_timeout))?;
-    let before = atomic_file::read_optional(path)?;
+    // 2. Read under the file's lock, held until the new file is in place.
+    let _lock = FileLock::acquire(&target, Duration::from_secs(lock_timeout))?;
+    let before = file_policy::read_text(&target)?;
     let before_text = before.as_deref().unwrap_or_default();
 
     // 3. Compute the new file and lint all of it.
@@ -161,9 +165,9 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
     let mut backup_file = None;
     if changed && !ctx.check_mode {
         if let Some(validator) = &validator {
-            validate_staged(validator, path, &edited.text)?;
+            validate_staged(validator, &target.real, &edited.text)?;
         }
-        backup_file = write(path, &edited.text, params.backup)?;
+        backup_file = write(&target, &edited.text, params.backup)?;
     }
 
     // 5. Report.
@@ -223,13 +227,13 @@ fn validate_staged(validator: &Validator, target: &Path, text: &str) -> Result<(
 
 /// Replaces the file; a new one is created `0640`, group `frr` where that group exists (as
 /// Debian's FRR package keeps `/etc/frr`): the file may hold BGP passwords.
-fn write(path: &Path, text: &str, backup: bool) -> Result<Option<PathBuf>, Failure> {
+fn write(target: &Target, text: &str, backup: bool) -> Result<Option<PathBuf>, Failure> {
     const PRIVATE_FRR_FILE: atomic_file::NewFile = atomic_file::NewFile {
         mode: 0o640,
         group: Some("frr"),
     };
     Ok(atomic_file::replace(
-        path,
+        target,
         text.as_bytes(),
         backup,
         PRIVATE_FRR_FILE,

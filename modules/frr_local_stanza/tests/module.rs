@@ -498,8 +498,10 @@ fn validate_with_vtysh_missing_is_a_clear_error() {
 fn a_held_lock_times_out_and_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = conf(dir.path());
+    // The module's own lock (built with the test-hooks feature, both sides use the same place).
+    let target = deevnet_runtime::file_policy::resolve("path", &path, false).unwrap();
     let _held =
-        deevnet_runtime::atomic_file::DirLock::acquire(&path, std::time::Duration::from_secs(1))
+        deevnet_runtime::file_policy::FileLock::acquire(&target, std::time::Duration::from_secs(1))
             .unwrap();
     let out = run(
         dir.path(),

@@ -6,17 +6,18 @@ mod kill9;
 
 use serde_json::json;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-#[test]
-fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let target = dir.path().join("frr.conf.local");
+const BINARY: &str = env!("CARGO_BIN_EXE_frr_local_stanza");
+
+/// The arguments file, the target, its old content and the content the module writes.
+fn crash_setup(dir: &Path) -> (PathBuf, PathBuf, &'static str, String) {
+    let target = dir.join("frr.conf.local");
     let old = "vrf vrf_old\n ip route 10.0.0.0/8 10.0.0.1\nexit\n!\n";
     let args = json!({"path": target, "stanzas": [
         {"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]},
         {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 5 deny 0.0.0.0/0"}]});
-    let args_file = dir.path().join("args.json");
+    let args_file = dir.join("args.json");
     fs::write(&args_file, args.to_string()).unwrap();
     // The new content, from a run on a scratch copy.
     let scratch = tempfile::tempdir().unwrap();
@@ -26,7 +27,7 @@ fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
     scratch_args["path"] = json!(scratch_target);
     let scratch_file = scratch.path().join("args.json");
     fs::write(&scratch_file, scratch_args.to_string()).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_frr_local_stanza"))
+    let out = std::process::Command::new(BINARY)
         .arg(&scratch_file)
         .output()
         .unwrap();
@@ -37,20 +38,35 @@ fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
     );
     let new = fs::read_to_string(&scratch_target).unwrap();
     assert_ne!(new, old);
+    (args_file, target, old, new)
+}
 
-    let tally = kill9::kill_during_writes(
-        Path::new(env!("CARGO_BIN_EXE_frr_local_stanza")),
-        &args_file,
-        &target,
-        old,
-        &new,
-        60,
-    );
+#[test]
+fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (args_file, target, old, new) = crash_setup(dir.path());
+    let tally = kill9::kill_during_writes(Path::new(BINARY), &args_file, &target, old, &new, 60);
     eprintln!("{tally:?}");
     // The kills landed on both sides of the rename, and inside the write window itself.
     assert!(tally.old > 0 && tally.new > 0, "{tally:?}");
     assert!(
         tally.in_window > 0,
         "no kill landed while the temp file existed: {tally:?}"
+    );
+}
+
+/// `make soak`: SOAK_TRIALS (default 10,000) kills; the count of partial or lost files is 0.
+#[test]
+#[ignore = "long: run by `make soak`"]
+fn soak_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let (args_file, target, old, new) = crash_setup(dir.path());
+    kill9::soak(
+        "frr_local_stanza",
+        Path::new(BINARY),
+        &args_file,
+        &target,
+        old,
+        &new,
     );
 }

@@ -3,15 +3,18 @@
 //! A module that dies mid-write (kill -9, power loss, full disk) must leave the old file or the
 //! new one, never a mix, never nothing. So: write a temporary file in the same folder (created
 //! exclusively, so nothing planted there is followed), give it the old file's mode, owner and
-//! group, fsync it, rename it over the target, fsync the folder. Two runs on one file are
-//! serialised by an advisory lock on the folder, so neither loses the other's update.
+//! group, POSIX ACLs and other extended attributes, fsync it, rename it over the target, fsync
+//! the folder. Which files may be replaced, through which links, and the lock that serialises
+//! two runs on one file are the policy of [`crate::file_policy`]; this module takes a
+//! [`Target`] that policy resolved.
 
+use crate::file_policy::{self, parent_of, Target};
 use anyhow::{anyhow, Context as _, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 /// Mode and group of a file that does not exist yet (an existing file keeps its own).
 #[derive(Debug, Clone, Copy)]
@@ -27,122 +30,45 @@ pub const PUBLIC_FILE: NewFile = NewFile {
     group: None,
 };
 
-/// Holds an exclusive advisory lock on a folder for as long as it lives.
-///
-/// The folder, not the file, is locked: the file is replaced by rename, so a lock on its inode
-/// would protect the old copy only.
-#[derive(Debug)]
-pub struct DirLock {
-    _dir: File,
-}
-
-impl DirLock {
-    /// Waits up to `timeout` for the lock on the folder that holds `path`.
-    pub fn acquire(path: &Path, timeout: Duration) -> Result<DirLock> {
-        let dir = parent_of(path);
-        let handle =
-            File::open(&dir).with_context(|| format!("opening {} to lock it", dir.display()))?;
-        let started = Instant::now();
-        loop {
-            match handle.try_lock() {
-                Ok(()) => return Ok(DirLock { _dir: handle }),
-                Err(fs::TryLockError::WouldBlock) if started.elapsed() < timeout => {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                Err(fs::TryLockError::WouldBlock) => {
-                    return Err(anyhow!(
-                        "another run holds the lock on {} for more than {} s; wait for it to finish, or raise lock_timeout",
-                        dir.display(),
-                        timeout.as_secs()
-                    ))
-                }
-                Err(fs::TryLockError::Error(e)) => {
-                    return Err(anyhow!("cannot lock {}: {e}", dir.display()))
-                }
-            }
-        }
-    }
-}
-
-fn parent_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
-/// Reads a text file, `None` when it does not exist.
-pub fn read_optional(path: &Path) -> Result<Option<String>> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| anyhow!("{} is not UTF-8 text; fix or move it away", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(anyhow!("cannot read {}: {e}", path.display())),
-    }
-}
-
-/// Fails with a message that says what to fix when `path` could not be written: its folder
-/// is missing, is not a folder, or `path` is a folder. Run before any change is made.
-pub fn check_writable_target(path: &Path, parameter: &str) -> Result<()> {
-    let dir = parent_of(path);
-    match fs::metadata(&dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => {
-            return Err(anyhow!(
-                "{parameter}={}: {} is not a folder; give a path inside an existing folder",
-                path.display(),
-                dir.display()
-            ))
-        }
-        Err(_) => {
-            return Err(anyhow!(
-                "{parameter}={}: the folder {} does not exist; create it first or give another {parameter}",
-                path.display(),
-                dir.display()
-            ))
-        }
-    }
-    if let Ok(meta) = fs::symlink_metadata(path) {
-        if meta.is_dir() {
-            return Err(anyhow!(
-                "{parameter}={} is a folder; give the path of a file",
-                path.display()
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Replaces `path` with `contents` atomically. With `backup`, the old file (if any) is kept
-/// under Ansible's backup name, and that name is returned. A new file gets `new_file`'s mode
-/// and group before it appears under its name, so it is never readable by more than intended.
+/// Replaces the target's file with `contents` atomically (through a trusted link, its final
+/// target; the link stays). With `backup`, the old file (if any) is kept under Ansible's backup
+/// name, and that name is returned. An existing file keeps its mode, owner, group, ACLs and
+/// other extended attributes; a new file gets `new_file`'s mode and group before it appears
+/// under its name, so it is never readable by more than intended. Temporary files that a
+/// killed run left beside the target are removed first. Call it under the target's
+/// [`file_policy::FileLock`].
 pub fn replace(
-    path: &Path,
+    target: &Target,
     contents: &[u8],
     backup: bool,
     new_file: NewFile,
 ) -> Result<Option<PathBuf>> {
-    // A symlinked target (e.g. /etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf) is written
-    // through, so the link stays a link.
-    let path = match fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(path)
-            .with_context(|| format!("resolving the link {}", path.display()))?,
-        _ => path.to_path_buf(),
+    let path = target.real.as_path();
+    let dir = parent_of(path);
+    // Opened by the policy: a regular file or nothing, never through a link.
+    let old = file_policy::open_regular(target)?;
+    let old_meta = match &old {
+        Some(file) => Some(
+            file.metadata()
+                .with_context(|| format!("inspecting {}", path.display()))?,
+        ),
+        None => None,
     };
-    let dir = parent_of(&path);
-    let old = fs::metadata(&path).ok();
-    let (tmp_path, mut tmp) = create_temp_beside(&path)?;
+    remove_dead_leftovers(path);
+    let (tmp_path, mut tmp) = create_temp_beside(path)?;
     let result = (|| -> Result<Option<PathBuf>> {
         tmp.write_all(contents)
             .with_context(|| format!("writing {}", tmp_path.display()))?;
-        match &old {
-            Some(meta) => {
-                tmp.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o7777))?;
-                // Only root can give a file away; a non-root run keeps its own ownership.
+        match (&old, &old_meta) {
+            (Some(old), Some(meta)) => {
+                // Owner first: chown clears set-id bits, which the mode then restores. Only
+                // root can give a file away; a non-root run keeps its own ownership.
                 let _ = std::os::unix::fs::fchown(&tmp, Some(meta.uid()), Some(meta.gid()));
+                tmp.set_permissions(fs::Permissions::from_mode(meta.mode() & 0o7777))?;
+                copy_xattrs(old, &tmp)
+                    .with_context(|| format!("keeping the attributes of {}", path.display()))?;
             }
-            None => {
+            _ => {
                 tmp.set_permissions(fs::Permissions::from_mode(new_file.mode))?;
                 if let Some(Ok(Some(group))) = new_file.group.map(nix::unistd::Group::from_name) {
                     let _ = std::os::unix::fs::fchown(&tmp, None, Some(group.gid.as_raw()));
@@ -153,16 +79,16 @@ pub fn replace(
             .with_context(|| format!("flushing {} to disk", tmp_path.display()))?;
         let backup_path = match (&old, backup) {
             (Some(_), true) => {
-                let name = backup_name(&path);
+                let name = backup_name(path);
                 // A hard link keeps the old inode, content and metadata, at no copying cost.
-                fs::hard_link(&path, &name)
+                fs::hard_link(path, &name)
                     .with_context(|| format!("keeping a backup as {}", name.display()))?;
                 Some(name)
             }
             _ => None,
         };
         test_hook_pause();
-        fs::rename(&tmp_path, &path)
+        fs::rename(&tmp_path, path)
             .with_context(|| format!("renaming {} over {}", tmp_path.display(), path.display()))?;
         sync_dir(&dir)?;
         Ok(backup_path)
@@ -173,8 +99,118 @@ pub fn replace(
     result
 }
 
-/// Removes `path` (keeping a backup when asked); returns the backup's name.
-pub fn remove(path: &Path, backup: bool) -> Result<Option<PathBuf>> {
+/// Copies every extended attribute of `from` to `to`: POSIX ACLs (`system.posix_acl_access`),
+/// SELinux labels, capabilities, user attributes. A run as another user than root skips the
+/// attributes the kernel does not let it set.
+fn copy_xattrs(from: &File, to: &File) -> Result<()> {
+    let names = fd_xattr(|buf, len| unsafe {
+        // SAFETY: buf is valid for len bytes (or null with len 0).
+        libc::flistxattr(from.as_raw_fd(), buf.cast(), len)
+    })
+    .map_err(|e| anyhow!("listing extended attributes: {e}"))?;
+    for name in names.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let Ok(c_name) = std::ffi::CString::new(name) else {
+            continue;
+        };
+        let shown = String::from_utf8_lossy(name);
+        let value = match fd_xattr(|buf, len| unsafe {
+            // SAFETY: c_name is NUL-terminated; buf is valid for len bytes.
+            libc::fgetxattr(from.as_raw_fd(), c_name.as_ptr(), buf.cast(), len)
+        }) {
+            Ok(value) => value,
+            // Removed since it was listed: nothing to keep.
+            Err(e) if e.raw_os_error() == Some(libc::ENODATA) => continue,
+            Err(e) => return Err(anyhow!("reading the extended attribute {shown}: {e}")),
+        };
+        // SAFETY: c_name is NUL-terminated; value is valid for its length.
+        let rc = unsafe {
+            libc::fsetxattr(
+                to.as_raw_fd(),
+                c_name.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+            )
+        };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            let refused = matches!(e.raw_os_error(), Some(libc::EPERM | libc::EACCES));
+            if refused && !nix::unistd::geteuid().is_root() {
+                continue;
+            }
+            return Err(anyhow!("setting the extended attribute {shown}: {e}"));
+        }
+    }
+    Ok(())
+}
+
+/// Calls a size-probing xattr function (`len` 0 asks for the size) until the value fits.
+fn fd_xattr(call: impl Fn(*mut u8, usize) -> isize) -> std::io::Result<Vec<u8>> {
+    loop {
+        let size = call(std::ptr::null_mut(), 0);
+        if size < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::ENOTSUP) {
+                return Ok(Vec::new());
+            }
+            return Err(e);
+        }
+        let mut buf = vec![0u8; size as usize];
+        let got = call(buf.as_mut_ptr(), buf.len());
+        if got >= 0 {
+            buf.truncate(got as usize);
+            return Ok(buf);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ERANGE) {
+            return Err(e);
+        }
+    }
+}
+
+/// Removes `.NAME.PID.N.tmp` files beside `path` whose process is gone (a run killed between
+/// creating its temp file and renaming it). A live process's temp file is never touched.
+fn remove_dead_leftovers(path: &Path) {
+    let Some(base) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{base}.");
+    let dir = parent_of(path);
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let mut parts = rest.split('.');
+        let (Some(pid), Some(n), None) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let (Ok(pid), Ok(_)) = (pid.parse::<i32>(), n.parse::<u32>()) else {
+            continue;
+        };
+        if pid > 0 && process_is_gone(pid) {
+            // unlink never follows a link: a planted link at such a name only goes away.
+            let _ = fs::remove_file(dir.join(&name));
+        }
+    }
+}
+
+fn process_is_gone(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks whether the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Removes the target's path (a link itself, not what it leads to), keeping a backup when
+/// asked; returns the backup's name.
+pub fn remove(target: &Target, backup: bool) -> Result<Option<PathBuf>> {
+    let path = target.given.as_path();
     let backup_path = if backup {
         let name = backup_name(path);
         fs::hard_link(path, &name)
@@ -256,18 +292,28 @@ fn local_timestamp() -> String {
 }
 
 /// Crash-consistency tests widen the window between "temp file complete" and "rename" with
-/// `DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS`, so a kill -9 lands there reliably.
+/// `DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS`, so a kill -9 lands there reliably. Only in builds
+/// with the `test-hooks` feature, which only tests enable: release binaries hold no hook.
+#[cfg(not(feature = "test-hooks"))]
+fn test_hook_pause() {}
+
+#[cfg(feature = "test-hooks")]
 fn test_hook_pause() {
     if let Some(ms) = std::env::var_os("DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS")
         .and_then(|v| v.to_str().and_then(|s| s.parse::<u64>().ok()))
     {
-        std::thread::sleep(Duration::from_millis(ms));
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::file_policy::resolve;
+
+    fn target(path: &Path) -> Target {
+        resolve("path", path, false).unwrap()
+    }
 
     #[test]
     fn replace_keeps_mode_and_leaves_no_temp_files() {
@@ -275,7 +321,10 @@ mod tests {
         let path = dir.path().join("x.conf");
         fs::write(&path, "old\n").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
-        assert_eq!(replace(&path, b"new\n", false, PUBLIC_FILE).unwrap(), None);
+        assert_eq!(
+            replace(&target(&path), b"new\n", false, PUBLIC_FILE).unwrap(),
+            None
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o640);
         let names: Vec<_> = fs::read_dir(dir.path())
@@ -290,12 +339,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("y.conf");
         assert_eq!(
-            replace(&path, b"one\n", true, PUBLIC_FILE).unwrap(),
+            replace(&target(&path), b"one\n", true, PUBLIC_FILE).unwrap(),
             None,
             "no backup of nothing"
         );
         assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o644);
-        let backup = replace(&path, b"two\n", true, PUBLIC_FILE)
+        let backup = replace(&target(&path), b"two\n", true, PUBLIC_FILE)
             .unwrap()
             .unwrap();
         assert_eq!(fs::read_to_string(&backup).unwrap(), "one\n");
@@ -315,7 +364,7 @@ mod tests {
             mode: 0o640,
             group: Some("root"),
         };
-        replace(&path, b"password x\n", false, private).unwrap();
+        replace(&target(&path), b"password x\n", false, private).unwrap();
         let meta = fs::metadata(&path).unwrap();
         assert_eq!(meta.mode() & 0o7777, 0o640);
         assert_eq!(meta.gid(), 0);
@@ -328,7 +377,7 @@ mod tests {
         let link = dir.path().join("link.conf");
         fs::write(&real, "a\n").unwrap();
         std::os::unix::fs::symlink(&real, &link).unwrap();
-        replace(&link, b"b\n", false, PUBLIC_FILE).unwrap();
+        replace(&target(&link), b"b\n", false, PUBLIC_FILE).unwrap();
         assert!(fs::symlink_metadata(&link)
             .unwrap()
             .file_type()
@@ -337,36 +386,11 @@ mod tests {
     }
 
     #[test]
-    fn missing_folder_is_reported_with_the_parameter() {
-        let err =
-            check_writable_target(Path::new("/nonexistent-deevnet/x.conf"), "path").unwrap_err();
-        assert!(
-            err.to_string().contains(
-                "path=/nonexistent-deevnet/x.conf: the folder /nonexistent-deevnet does not exist"
-            ),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn lock_times_out_with_a_clear_message() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("z.conf");
-        let _held = DirLock::acquire(&path, Duration::from_secs(1)).unwrap();
-        // flock locks belong to the open file description: a second open contends.
-        let err = DirLock::acquire(&path, Duration::from_millis(100)).unwrap_err();
-        assert!(
-            err.to_string().contains("another run holds the lock"),
-            "{err}"
-        );
-    }
-
-    #[test]
     fn remove_keeps_a_backup_when_asked() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.conf");
         fs::write(&path, "gone\n").unwrap();
-        let backup = remove(&path, true).unwrap().unwrap();
+        let backup = remove(&target(&path), true).unwrap().unwrap();
         assert!(!path.exists());
         assert_eq!(fs::read_to_string(backup).unwrap(), "gone\n");
     }

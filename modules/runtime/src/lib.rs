@@ -5,11 +5,12 @@
 //! parameter struct and a [`Context`] (check mode, diff mode, warnings), and prints exactly one
 //! JSON result, even when the body panics.
 //!
-//! Mechanisms that more than one module needs live here once: atomic, locked file writes
-//! ([`atomic_file`]), sysctl keys and `/proc/sys` access ([`sysctl`]), interface-name rules
+//! Mechanisms that more than one module needs live here once: the file-safety policy and its
+//! lock ([`file_policy`]), atomic file writes ([`atomic_file`]), sysctl keys and `/proc/sys` access ([`sysctl`]), interface-name rules
 //! ([`ifname`]).
 
 pub mod atomic_file;
+pub mod file_policy;
 pub mod ifname;
 #[cfg(feature = "netlink")]
 pub mod netlink;

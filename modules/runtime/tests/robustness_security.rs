@@ -2,12 +2,18 @@
 //! exclusively (a planted link at the temporary name is never followed), and no_log values
 //! kept out of every message and of `invocation`.
 
-use deevnet_runtime::atomic_file::{replace, PUBLIC_FILE};
+use deevnet_runtime::atomic_file::{self, PUBLIC_FILE};
+use deevnet_runtime::file_policy::resolve;
 use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::{Failure, Kind, Module, OptionSpec, Outcome};
 use serde_json::json;
 use std::fs;
 use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+fn replace(path: &Path, contents: &[u8]) -> anyhow::Result<Option<PathBuf>> {
+    atomic_file::replace(&resolve("path", path, false)?, contents, false, PUBLIC_FILE)
+}
 
 /// Another user plants links at every name the temp file could take in this process: the
 /// first at the real first name, pointing at a file it wants overwritten.
@@ -21,7 +27,7 @@ fn a_link_planted_at_the_temp_name_is_not_followed() {
     let pid = std::process::id();
     let planted = dir.path().join(format!(".x.conf.{pid}.0.tmp"));
     symlink(&victim, &planted).unwrap();
-    replace(&target, b"new\n", false, PUBLIC_FILE).unwrap();
+    replace(&target, b"new\n").unwrap();
     assert_eq!(fs::read_to_string(&target).unwrap(), "new\n");
     assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
     assert!(fs::symlink_metadata(&planted)
@@ -37,7 +43,7 @@ fn a_link_planted_at_the_temp_name_is_not_followed() {
         )
         .unwrap();
     }
-    let err = replace(&target, b"newer\n", false, PUBLIC_FILE).unwrap_err();
+    let err = replace(&target, b"newer\n").unwrap_err();
     assert!(
         err.to_string()
             .contains("cannot create a temporary file in"),
@@ -55,11 +61,28 @@ fn the_temp_file_lives_beside_the_target_and_goes_away_on_failure() {
     let folder = dir.path().join("etc");
     fs::create_dir(&folder).unwrap();
     let target = folder.join("y.conf");
-    // A target that is a folder makes the rename fail after the temp file was written.
-    fs::create_dir(&target).unwrap();
-    fs::write(target.join("keep"), "").unwrap();
-    let err = replace(&target, b"new\n", false, PUBLIC_FILE).unwrap_err();
-    assert!(format!("{err:#}").contains("renaming"), "{err:#}");
+    fs::write(&target, "old\n").unwrap();
+    // A name taken where the backup goes makes the write fail after the temp file was
+    // written (the backup's name holds the second: try again if the clock ticked over).
+    let mut failed = false;
+    for _ in 0..3 {
+        let taken = atomic_file::backup_name(&target);
+        fs::write(&taken, "").unwrap();
+        let resolved = resolve("path", &target, false).unwrap();
+        match atomic_file::replace(&resolved, b"new\n", true, PUBLIC_FILE) {
+            Err(err) => {
+                assert!(format!("{err:#}").contains("keeping a backup"), "{err:#}");
+                fs::remove_file(&taken).unwrap();
+                failed = true;
+                break;
+            }
+            Ok(backup) => {
+                fs::remove_file(&taken).unwrap();
+                fs::remove_file(backup.unwrap()).unwrap();
+            }
+        }
+    }
+    assert!(failed, "the backup name was never taken in time");
     let left: Vec<_> = fs::read_dir(&folder)
         .unwrap()
         .map(|e| e.unwrap().file_name())

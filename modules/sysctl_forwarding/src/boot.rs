@@ -6,6 +6,7 @@
 //! wins; a glob applies only to keys that no explicit assignment (or exclusion) names.
 
 use crate::sysctl_d::{self, Assignment, Target};
+use deevnet_runtime::file_policy::{self, Scanned};
 use deevnet_runtime::sysctl::SysctlKey;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -39,8 +40,15 @@ pub struct BootSetting {
 
 /// Lists the files systemd-sysctl reads from `dirs`, in reading order. `own` is the path the
 /// module manages with the content it is about to have (`None`: about to be removed), so the
-/// answer describes the node after this run.
-pub fn config_files(dirs: &[PathBuf], own: (&Path, Option<&str>)) -> Vec<ConfigFile> {
+/// answer describes the node after this run. Each file is read by the runtime's file policy:
+/// a masked file (a link to /dev/null) is empty and masks its name; a file that is not
+/// regular (a FIFO never blocks the scan), an untrusted link (unless `follow_untrusted_links`)
+/// or an unreadable file is left out, and the second list says which and why.
+pub fn config_files(
+    dirs: &[PathBuf],
+    own: (&Path, Option<&str>),
+    follow_untrusted_links: bool,
+) -> (Vec<ConfigFile>, Vec<String>) {
     let own_real = canonical(own.0);
     let mut by_name: BTreeMap<String, PathBuf> = BTreeMap::new();
     for dir in dirs {
@@ -73,20 +81,29 @@ pub fn config_files(dirs: &[PathBuf], own: (&Path, Option<&str>)) -> Vec<ConfigF
             }
         }
     }
-    by_name
+    let mut unread = Vec::new();
+    let files = by_name
         .into_values()
         .filter_map(|path| {
             let text = if canonical(&path) == own_real {
                 own.1?.to_string()
             } else {
-                std::fs::read_to_string(&path).unwrap_or_default()
+                match file_policy::read_scanned("sysctl_dirs", &path, follow_untrusted_links) {
+                    Ok(Scanned::Text(text)) => text,
+                    Ok(Scanned::Masked) => String::new(),
+                    Err(e) => {
+                        unread.push(format!("{e:#}"));
+                        return None;
+                    }
+                }
             };
             Some(ConfigFile {
                 assignments: sysctl_d::parse(&text),
                 path,
             })
         })
-        .collect()
+        .collect();
+    (files, unread)
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -161,7 +178,7 @@ mod tests {
         )
         .unwrap();
         let own = t.etc.join("90-deevnet.conf");
-        let files = config_files(&dirs(&t), (&own, Some(OURS)));
+        let (files, _) = config_files(&dirs(&t), (&own, Some(OURS)), false);
         let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
         assert_eq!(
             setting.file.as_deref(),
@@ -186,7 +203,7 @@ mod tests {
         .unwrap();
         fs::write(t.etc.join("95-x.conf"), "# masked\n").unwrap();
         let own = t.etc.join("90-deevnet.conf");
-        let files = config_files(&dirs(&t), (&own, Some(OURS)));
+        let (files, _) = config_files(&dirs(&t), (&own, Some(OURS)), false);
         let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
         assert_eq!(setting.file.as_deref(), Some(own.as_path()));
         assert_eq!(setting.value.as_deref(), Some("1"));
@@ -201,7 +218,7 @@ mod tests {
         )
         .unwrap();
         let own = t.etc.join("90-deevnet.conf");
-        let files = config_files(&dirs(&t), (&own, Some(OURS)));
+        let (files, _) = config_files(&dirs(&t), (&own, Some(OURS)), false);
         let all = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
         assert_eq!(all.value.as_deref(), Some("1"), "explicit wins over a glob");
         let vmbr = setting_of(&files, &SysctlKey::ipv4_conf("vmbr0.50", "forwarding"));
@@ -222,7 +239,7 @@ mod tests {
     fn a_file_outside_the_search_folders_is_never_read() {
         let t = tree();
         let elsewhere = t._root.path().join("elsewhere.conf");
-        let files = config_files(&dirs(&t), (&elsewhere, Some(OURS)));
+        let (files, _) = config_files(&dirs(&t), (&elsewhere, Some(OURS)), false);
         let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
         assert_eq!(setting.file, None);
     }
@@ -232,10 +249,28 @@ mod tests {
         let t = tree();
         let own = t.etc.join("90-deevnet.conf");
         fs::write(&own, OURS).unwrap();
-        let files = config_files(&dirs(&t), (&own, None));
+        let (files, _) = config_files(&dirs(&t), (&own, None), false);
         assert_eq!(
             setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding")).file,
             None
         );
+    }
+
+    #[test]
+    fn a_masked_file_is_empty_and_masks_the_same_name_in_later_folders() {
+        let t = tree();
+        fs::write(
+            t.usr.join("99-late.conf"),
+            "net.ipv4.conf.all.forwarding = 0\n",
+        )
+        .unwrap();
+        // systemd's masking: only a link; /dev/null itself is looked at, never opened.
+        std::os::unix::fs::symlink("/dev/null", t.etc.join("99-late.conf")).unwrap();
+        let own = t.etc.join("90-deevnet.conf");
+        let (files, unread) = config_files(&dirs(&t), (&own, Some(OURS)), false);
+        assert!(unread.is_empty(), "{unread:?}");
+        let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
+        assert_eq!(setting.file.as_deref(), Some(own.as_path()));
+        assert_eq!(setting.value.as_deref(), Some("1"));
     }
 }

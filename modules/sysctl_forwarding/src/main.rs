@@ -9,7 +9,8 @@
 //! Flow: validate → lock → read the file and the runtime values → compute the new file → check
 //! which file wins at boot → check every write is possible → write the file → apply → result.
 
-use deevnet_runtime::atomic_file::{self, DirLock};
+use deevnet_runtime::atomic_file;
+use deevnet_runtime::file_policy::{self, FileLock, FOLLOW_UNTRUSTED_LINKS};
 use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::{Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
@@ -24,7 +25,7 @@ static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
 static SEARCH_DIR: OptionSpec = OptionSpec::new("folder", Kind::Path);
 static RP_FILTER_MODE: OptionSpec = OptionSpec::new("mode", Kind::Int).choices(&["0", "1", "2"]);
 
-static SPEC: [OptionSpec; 10] = [
+static SPEC: [OptionSpec; 11] = [
     OptionSpec::new("path", Kind::Path).default(DefaultValue::Str(
         "/etc/sysctl.d/90-deevnet-tenant-fabric.conf",
     )),
@@ -44,6 +45,7 @@ static SPEC: [OptionSpec; 10] = [
     OptionSpec::new("sysctl_dirs", Kind::List(&SEARCH_DIR))
         .default(DefaultValue::StrList(DEFAULT_SEARCH_DIRS)),
     OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30)),
+    FOLLOW_UNTRUSTED_LINKS,
 ];
 
 static MODULE: Module = Module {
@@ -71,6 +73,7 @@ struct Params {
     boot_conflict: String,
     sysctl_dirs: Vec<PathBuf>,
     lock_timeout: u64,
+    follow_untrusted_links: bool,
 }
 
 /// A runtime value before and after the run.
@@ -90,10 +93,12 @@ struct RuntimeTarget {
 fn main() {
     MODULE.run(|ctx, params: Params| {
         validate_names(&params)?;
-        atomic_file::check_writable_target(&params.path, "path")?;
-        let _lock = DirLock::acquire(&params.path, Duration::from_secs(params.lock_timeout))?;
+        // The file policy first (check mode too): a masked, untrusted or non-regular file fails
+        // here, before any runtime value is read or set.
+        let target = file_policy::resolve("path", &params.path, params.follow_untrusted_links)?;
+        let _lock = FileLock::acquire(&target, Duration::from_secs(params.lock_timeout))?;
 
-        let before_file = atomic_file::read_optional(&params.path)?;
+        let before_file = file_policy::read_text(&target)?;
         let settings = managed_file::desired_settings(params.ipv6, &params.rp_filter);
         let after_file = match params.state {
             State::Present => Some(managed_file::render(&settings)),
@@ -129,12 +134,12 @@ fn main() {
             if !ctx.check_mode {
                 let backup_file = match &after_file {
                     Some(text) => atomic_file::replace(
-                        &params.path,
+                        &target,
                         text.as_bytes(),
                         params.backup,
                         atomic_file::PUBLIC_FILE,
                     )?,
-                    None => atomic_file::remove(&params.path, params.backup)?,
+                    None => atomic_file::remove(&target, params.backup)?,
                 };
                 if let Some(backup_file) = backup_file {
                     outcome.set("backup_file", backup_file);
@@ -185,7 +190,16 @@ fn boot_settings(
     if params.state == State::Absent {
         return Ok(BTreeMap::new());
     }
-    let files = boot::config_files(&params.sysctl_dirs, (&params.path, after_file));
+    let (files, unread) = boot::config_files(
+        &params.sysctl_dirs,
+        (&params.path, after_file),
+        params.follow_untrusted_links,
+    );
+    for problem in unread {
+        ctx.warn(format!(
+            "{problem}; it was left out of the boot check, whose answer may be incomplete"
+        ));
+    }
     let mut report = BTreeMap::new();
     let mut conflicts = Vec::new();
     for setting in settings {

@@ -35,24 +35,46 @@ fn file_only_args(dir: &Path) -> Value {
            "apply": false, "rp_filter": {"vmbr0.50": 2}})
 }
 
-#[test]
-fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let args_file = dir.path().join("args.json");
-    fs::write(&args_file, file_only_args(dir.path()).to_string()).unwrap();
-    let target = dir.path().join("90-deevnet-tenant-fabric.conf");
+/// The arguments file, the target, its old content and the content the module writes.
+fn crash_setup(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, &'static str, String) {
+    let args_file = dir.join("args.json");
+    fs::write(&args_file, file_only_args(dir).to_string()).unwrap();
+    let target = dir.join("90-deevnet-tenant-fabric.conf");
     let old = "# written by hand\nnet.ipv4.conf.all.forwarding = 1\n";
     // The new content: the module's own rendering of the same options.
     let rp = std::collections::BTreeMap::from([("vmbr0.50".to_string(), 2u8)]);
     let new = sysctl_forwarding::managed_file::render(
         &sysctl_forwarding::managed_file::desired_settings(false, &rp),
     );
+    (args_file, target, old, new)
+}
+
+#[test]
+fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (args_file, target, old, new) = crash_setup(dir.path());
     let tally = kill9::kill_during_writes(binary(), &args_file, &target, old, &new, 60);
     eprintln!("{tally:?}");
     assert!(tally.old > 0 && tally.new > 0, "{tally:?}");
     assert!(
         tally.in_window > 0,
         "no kill landed while the temp file existed: {tally:?}"
+    );
+}
+
+/// `make soak`: SOAK_TRIALS (default 10,000) kills; the count of partial or lost files is 0.
+#[test]
+#[ignore = "long: run by `make soak`"]
+fn soak_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let (args_file, target, old, new) = crash_setup(dir.path());
+    kill9::soak(
+        "sysctl_forwarding",
+        binary(),
+        &args_file,
+        &target,
+        old,
+        &new,
     );
 }
 

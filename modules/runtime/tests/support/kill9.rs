@@ -1,5 +1,7 @@
 //! kill -9 a module binary while it replaces a file, many times, and check what is left.
-//! Shared by the crash tests of each module that writes a file (`#[path]` include).
+//! Shared by the crash tests and the soak of each module that writes a file (`#[path]`
+//! include). The binary must be built with the runtime's `test-hooks` feature (the tests'
+//! dev-dependency enables it), whose pause before the rename widens the write window.
 
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -7,13 +9,27 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// What the runs left: how often the file held the old and the new content, and how often the
-/// kill landed while a temporary file existed (the write window itself).
+/// What the runs left: how often the file held the old and the new content, how often the
+/// kill landed while the run's temporary file existed (the write window itself), and every
+/// damage: a file that is neither old nor new (partial), missing (lost), or whose mode or
+/// owner changed; temp files of killed runs still there after one more run (leftovers).
 #[derive(Debug, Default)]
 pub struct Tally {
     pub old: usize,
     pub new: usize,
     pub in_window: usize,
+    pub partial: usize,
+    pub lost: usize,
+    pub metadata_changed: usize,
+    pub leftovers: usize,
+    /// The first damage seen, for the message.
+    pub first_damage: Option<String>,
+}
+
+impl Tally {
+    pub fn damaged(&self) -> usize {
+        self.partial + self.lost + self.metadata_changed + self.leftovers
+    }
 }
 
 fn is_root() -> bool {
@@ -34,27 +50,41 @@ fn temp_files(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// A random seed from the clock (`SOAK_SEED` fixes it, to replay a run).
+pub fn seed() -> u64 {
+    std::env::var("SOAK_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+                | 1
+        })
+}
+
 /// Runs `binary args_file` `runs` times on `target` (reset to `old` each time, mode 0604 and,
 /// as root, owner 4242:4243), kills it with SIGKILL after a random delay (half of the runs
-/// with the pause hook widening the window between the fsync and the rename), and asserts the
-/// file is always exactly `old` or `new`, with its mode and owner.
-pub fn kill_during_writes(
+/// with the pause hook widening the window between the fsync and the rename), and counts
+/// what each kill left. Temp files of killed runs are left in place, for the next run to
+/// clean; after the last kill one more run goes to the end and the leftovers are counted.
+pub fn trials(
     binary: &Path,
     args_file: &Path,
     target: &Path,
     old: &str,
     new: &str,
     runs: usize,
+    seed: u64,
 ) -> Tally {
     let dir = target.parent().unwrap();
     let reset = || {
+        let _ = fs::remove_file(target);
         fs::write(target, old).unwrap();
         fs::set_permissions(target, fs::Permissions::from_mode(0o604)).unwrap();
         if is_root() {
             std::os::unix::fs::chown(target, Some(4242), Some(4243)).unwrap();
-        }
-        for name in temp_files(dir) {
-            let _ = fs::remove_file(dir.join(name));
         }
     };
     // One run to the end: how long a whole run takes here, and that it writes `new`.
@@ -75,7 +105,7 @@ pub fn kill_during_writes(
     );
     let span_us = (whole.as_micros() as u64).max(1000);
 
-    let mut rng: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rng: u64 = seed.max(1);
     let mut tally = Tally::default();
     for run in 0..runs {
         reset();
@@ -91,32 +121,91 @@ pub fn kill_during_writes(
             .spawn()
             .unwrap();
         std::thread::sleep(delay);
-        let in_window = !temp_files(dir).is_empty();
+        let own_temp = format!(".{}.", child.id());
+        let in_window = temp_files(dir).iter().any(|n| n.contains(&own_temp));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        let meta = fs::metadata(target).unwrap_or_else(|e| {
-            panic!("run {run} (kill after {delay:?}): the file is missing: {e}")
-        });
-        let text = fs::read_to_string(target).unwrap();
-        assert!(
-            text == old || text == new,
-            "run {run} (kill after {delay:?}): the file is neither old nor new: {text:?}"
-        );
-        assert_eq!(meta.mode() & 0o7777, 0o604, "run {run}: mode changed");
-        if is_root() {
-            assert_eq!(
-                (meta.uid(), meta.gid()),
-                (4242, 4243),
-                "run {run}: owner changed"
-            );
-        }
+        let what = format!("run {run} (kill after {delay:?}, seed {seed})");
+        let damage = |tally: &mut Tally, why: String| {
+            tally.first_damage.get_or_insert(format!("{what}: {why}"));
+        };
+        let Ok(meta) = fs::symlink_metadata(target) else {
+            tally.lost += 1;
+            damage(&mut tally, "the file is missing".into());
+            continue;
+        };
+        let text = fs::read_to_string(target).unwrap_or_default();
         if text == new {
             tally.new += 1;
-        } else {
+        } else if text == old {
             tally.old += 1;
+            tally.in_window += usize::from(in_window);
+        } else {
+            tally.partial += 1;
+            damage(&mut tally, format!("neither old nor new: {text:?}"));
         }
-        tally.in_window += usize::from(in_window && text == old);
+        let owner_kept = !is_root() || (meta.uid(), meta.gid()) == (4242, 4243);
+        if meta.mode() & 0o7777 != 0o604 || !owner_kept || !meta.file_type().is_file() {
+            tally.metadata_changed += 1;
+            damage(&mut tally, format!("mode/owner changed: {meta:?}"));
+        }
+    }
+    // One more run to the end removes what the killed runs left.
+    reset();
+    let status = Command::new(binary)
+        .arg(args_file)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the last run failed");
+    tally.leftovers = temp_files(dir).len();
+    if tally.leftovers > 0 {
+        tally
+            .first_damage
+            .get_or_insert(format!("temp files left: {:?}", temp_files(dir)));
     }
     reset();
     tally
+}
+
+/// [`trials`] for a test: every kill left exactly the old or the new file, with its mode and
+/// owner, and nothing behind.
+pub fn kill_during_writes(
+    binary: &Path,
+    args_file: &Path,
+    target: &Path,
+    old: &str,
+    new: &str,
+    runs: usize,
+) -> Tally {
+    let tally = trials(binary, args_file, target, old, new, runs, seed());
+    assert_eq!(tally.damaged(), 0, "{tally:?}");
+    tally
+}
+
+/// The soak (`make soak`): `SOAK_TRIALS` kills (default 10,000), a summary line on stderr
+/// with the count of partial or lost files, which must be 0.
+pub fn soak(module: &str, binary: &Path, args_file: &Path, target: &Path, old: &str, new: &str) {
+    let trials_wanted: usize = std::env::var("SOAK_TRIALS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000);
+    let seed = seed();
+    let started = Instant::now();
+    let tally = trials(binary, args_file, target, old, new, trials_wanted, seed);
+    eprintln!(
+        "== soak {module}: {trials_wanted} kill -9 trials in {:.0} s (seed {seed}): {} old, {} new ({} killed inside the write window); partial or lost files: {}; mode/owner changed: {}; temp files left: {}",
+        started.elapsed().as_secs_f64(),
+        tally.old,
+        tally.new,
+        tally.in_window,
+        tally.partial + tally.lost,
+        tally.metadata_changed,
+        tally.leftovers
+    );
+    assert_eq!(tally.damaged(), 0, "{tally:?}");
+    assert!(
+        tally.old > 0 && tally.new > 0,
+        "the kills never landed on both sides of the rename: {tally:?}"
+    );
 }
