@@ -374,7 +374,10 @@ fn a_dead_runs_temp_file_is_removed_and_a_live_ones_kept() {
 fn an_empty_or_folder_path_fails_in_check_mode_as_in_the_real_run() {
     let dir = tempfile::tempdir().unwrap();
     for (path, said) in [
-        (String::new(), "path='' is empty".to_string()),
+        (
+            String::new(),
+            "argument 'path' is '': an empty path names no file".to_string(),
+        ),
         (
             dir.path().display().to_string(),
             format!("path={} is a folder", dir.path().display()),

@@ -283,7 +283,10 @@ fn an_empty_folder_or_homeless_path_fails_in_check_mode_as_in_the_real_run() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing").join(NAME);
     for (path, said) in [
-        (String::new(), "path='' is empty".to_string()),
+        (
+            String::new(),
+            "argument 'path' is '': an empty path names no file".to_string(),
+        ),
         (
             dir.path().display().to_string(),
             format!("path={} is a folder", dir.path().display()),
