@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import posixpath
 import re
 import shutil
@@ -234,7 +235,26 @@ def test_install_from_a_requirements_file_as_the_readme_shows(tmp_path):
     assert requirements["collections"][0]["type"] == "file"
     shutil.copy(_tarball(), tmp_path / _tarball().name)
     (tmp_path / "requirements.yml").write_text(block)
+    # Only this temp folder: a deevnet.net installed elsewhere (~/.ansible) would make it a no-op.
+    env = dict(os.environ, ANSIBLE_HOME=str(tmp_path / "home"), ANSIBLE_COLLECTIONS_PATH=str(tmp_path / "collections"))
     subprocess.run([VENV_BIN / "ansible-galaxy", "collection", "install", "-r", "requirements.yml",
-                    "-p", "collections"], cwd=tmp_path, check=True, capture_output=True)
+                    "-p", "collections"], cwd=tmp_path, env=env, check=True, capture_output=True)
     manifest = tmp_path / "collections" / "ansible_collections" / "deevnet" / "net" / "MANIFEST.json"
     assert json.loads(manifest.read_text())["collection_info"]["version"] == _manifest()["version"]
+
+
+# --- the repository is self-contained -----------------------------------------------------------
+
+def test_no_tracked_file_reads_the_shared_folder_beside_the_repository():
+    """Tests and code read only what the repository holds: the merge vectors and the merge rules
+    live in modules/frr_local_stanza/tests/data/pve-merge and docs/proxmox-frr-merge.md."""
+    outside = re.compile(r"\.\./(\.\./)*" + "shared" + r"\b|\b" + "shared" + r"/(vectors|reference)\b")
+    tracked = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True, check=True).stdout
+    hits = []
+    for name in filter(None, tracked.decode().split("\0")):
+        path = ROOT / name
+        if path.is_file() and not path.is_symlink():
+            for number, line in enumerate(path.read_bytes().decode(errors="replace").splitlines(), 1):
+                if outside.search(line):
+                    hits.append(f"{name}:{number}: {line.strip()}")
+    assert not hits, "files that point outside the repository:\n" + "\n".join(hits)
