@@ -23,8 +23,10 @@ collection-stage: release-binaries venv
 	@if [ -d $(ROOT)/roles ]; then cp -r $(ROOT)/roles $(STAGE)/; fi
 	@for m in $(MODULES); do \
 	  test -f $(ROOT)/collection/plugins/modules/$$m.py || { echo "modules/$$m has no documentation file collection/plugins/modules/$$m.py"; exit 1; }; \
+	  test -f $(ROOT)/collection/plugins/action/$$m.py || { echo "modules/$$m has no action plugin collection/plugins/action/$$m.py (copy another module's: it names the shared class)"; exit 1; }; \
 	  install -m 0755 $(ROOT)/target/release/$$m $(STAGE)/plugins/modules/$$m; done
 	@cd $(STAGE) && PATH=$(VENV)/bin:$$PATH $(VENV)/bin/antsibull-changelog release --version $(VERSION) --date $$(git -C $(ROOT) log -1 --format=%cs 2>/dev/null || date +%F)
+	@$(PY) $(ROOT)/mk/tidy_yaml.py $(STAGE)/changelogs/changelog.yaml
 	@echo "== staged $(STAGE) with modules: $(MODULES)"
 
 collection: collection-stage venv

@@ -169,6 +169,14 @@ pub fn edit_invariants(text: &str, wanted: &[Stanza]) {
     let first = apply(text, wanted);
     assert_eq!(first.changes.len(), wanted.len(), "a change per stanza");
     file_invariants(&first.text);
+    // Checked stanzas bring no control character (NUL, ESC, …) into the file: any in the
+    // result was already in the source.
+    let controls = |t: &str| t.chars().filter(|c| c.is_control() && *c != '\n').count();
+    assert!(
+        controls(&first.text) <= controls(text),
+        "the edit wrote a control character\nSOURCE {text:?}\nSTANZAS {wanted:?}\nRESULT {:?}",
+        first.text
+    );
     let source = parse(text);
     let closed = source
         .stanzas()

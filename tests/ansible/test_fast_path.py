@@ -162,7 +162,7 @@ def _plugin():
     """The action plugin's module, for driving its remote script directly."""
     import importlib.util
     spec = importlib.util.spec_from_file_location(
-        "deevnet_binary_module", ROOT / "collection/plugins/action/binary_module.py")
+        "deevnet_binary_module", ROOT / "collection/plugins/plugin_utils/binary_module.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -40,6 +40,9 @@ options:
   path:
     description:
       - The file to manage. Its folder must exist.
+      - C(~), C(~user), C($VAR) and C(${VAR}) are expanded on the target, with the environment and C(HOME) of
+        the user the module runs as there (as Ansible's C(path) type does for a Python module); an undefined
+        variable is left as it is. An empty path is refused.
       - A new file is created with mode C(0640), owner root and group C(frr) where that group exists; an
         existing file keeps its mode, owner and group.
       - When the last stanza is removed the file is left empty, not deleted; an empty file makes Proxmox
@@ -66,6 +69,8 @@ options:
           - With O(lint=error), a header Proxmox's merge does not recognise as a stanza (a top-level
             C(ip route), a prefix-list without C(seq), C(ip nht ...), C(line vty), ...) is refused, with
             what to write instead.
+          - A control character (NUL, ESC, DEL, ...) in a header or a line is refused; a tab is read, and
+            written, as a space.
           - One-line stanzas (list entries) take no O(stanzas[].lines) and no O(stanzas[].children).
         type: str
         required: true
@@ -73,7 +78,8 @@ options:
         description:
           - The body, one command per item, without indentation or terminator.
           - A line holding C(!), C(end), a terminator (C(exit...)), a stanza header or an
-            C(address-family) (give it in O(stanzas[].children)) is refused.
+            C(address-family) (give it in O(stanzas[].children)) or a control character other than tab is
+            refused.
         type: list
         elements: str
         default: []

@@ -32,6 +32,9 @@ options:
     description:
       - The sysctl.d file this module owns. It is replaced as a whole, atomically.
       - Its folder must exist.
+      - C(~), C(~user), C($VAR) and C(${VAR}) are expanded on the target, with the environment and C(HOME) of
+        the user the module runs as there (as Ansible's C(path) type does for a Python module); an undefined
+        variable is left as it is. An empty path is refused.
     type: path
     default: /etc/sysctl.d/90-deevnet-tenant-fabric.conf
   state:
@@ -86,6 +89,7 @@ options:
     description:
       - The folders systemd-sysctl reads, in precedence order (a file name in an earlier folder
         masks the same name in later ones). Change it only to test against another tree.
+      - Each folder is expanded on the target as O(path) is.
     type: list
     elements: path
     default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]

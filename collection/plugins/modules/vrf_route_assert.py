@@ -258,7 +258,7 @@ vrfs:
         - {family: IPv4, type: unreachable, gateway: null, dev: null, metric: 4278198272, protocol: boot}
       unreachable_catch_all: true
       unreachable_catch_all_ipv6: false
-results:
+checks:
   description:
     - One entry per check, passed or failed. C(check) is V(vrf), V(default_route),
       C(lookup <dst>) or C(forwarding <dev>); C(msg) is the check on one line.

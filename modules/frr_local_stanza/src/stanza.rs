@@ -232,6 +232,20 @@ fn check_text(value: &str, path: &str) -> Result<String, String> {
             "{path}={value:?} holds a line break; give each line as its own list item"
         ));
     }
+    if let Some((at, control)) = value
+        .chars()
+        .enumerate()
+        .find(|(_, c)| c.is_control() && *c != '\t')
+    {
+        // NUL and its kin would be written into the file as they are: FRR, frr-reload and
+        // Proxmox's merge read it as lines of text, and each of them cuts, splits or refuses
+        // such a line its own way. A tab is read as a space by all three (and written as one).
+        return Err(format!(
+            "{path}={value:?} contains the control character U+{:04X} (character {}); headers and lines are plain text: remove it",
+            u32::from(control),
+            at + 1
+        ));
+    }
     let text = grammar::normalise(value);
     if text.is_empty() {
         return Err(format!("{path} is empty; give the text of the line"));
@@ -383,5 +397,56 @@ mod tests {
         assert!(check(&[stanza("ip nht resolve-via-default", &[])], lenient).is_ok());
         // …but never a `!`, whatever the lint level.
         assert!(check(&[stanza("ip nht ! x", &[])], lenient).is_err());
+    }
+
+    #[test]
+    fn control_characters_are_refused_with_their_location() {
+        let mut bgp = stanza("router bgp 45689", &[]);
+        bgp.children = vec![stanza(
+            "address-family ipv4 unicast",
+            &["neighbor VTEP activate", "import vrf\u{1b}[31m red"],
+        )];
+        let cases: Vec<(Vec<Stanza>, &str)> = vec![
+            (
+                vec![stanza("vrf v\0", &["x"])],
+                r#"stanzas[0].header="vrf v\0" contains the control character U+0000 (character 6); "#,
+            ),
+            (
+                vec![stanza("vrf v", &["x"]), stanza("vrf w", &["ip route\u{1} 1.0.0.0/8 2.2.2.2"])],
+                "stanzas[1].lines[0]=\"ip route\\u{1} 1.0.0.0/8 2.2.2.2\" contains the control character U+0001 (character 9)",
+            ),
+            (
+                vec![bgp],
+                "stanzas[0].children[0].lines[1]=\"import vrf\\u{1b}[31m red\" contains the control character U+001B",
+            ),
+            (
+                vec![stanza("vrf v", &["x\u{7f}"])],
+                "stanzas[0].lines[0]=\"x\\u{7f}\" contains the control character U+007F",
+            ),
+            (
+                vec![stanza("vrf v", &["x\u{85}y"])],
+                "contains the control character U+0085",
+            ),
+            (
+                vec![stanza("ip prefix-list L seq 5 permit any\u{c}", &[])],
+                "stanzas[0].header=\"ip prefix-list L seq 5 permit any\\u{c}\" contains the control character U+000C",
+            ),
+        ];
+        for (stanzas, expected) in cases {
+            let msg = refusal(&stanzas);
+            assert!(msg.contains(expected), "{msg}\nexpected: {expected}");
+            assert!(
+                msg.ends_with("headers and lines are plain text: remove it"),
+                "{msg}"
+            );
+        }
+        // A tab is whitespace to frr-reload: read, and written, as a space.
+        let checked = check(
+            &[stanza("vrf\tv", &["ip route\t1.0.0.0/8 2.2.2.2"])],
+            STRICT,
+        )
+        .unwrap();
+        assert_eq!(checked[0].header, "vrf v");
+        assert_eq!(checked[0].lines, ["ip route 1.0.0.0/8 2.2.2.2"]);
     }
 }

@@ -119,6 +119,89 @@ fn check_mode_reports_the_change_and_writes_nothing() {
     );
 }
 
+#[test]
+fn an_unreadable_check_mode_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = conf(dir.path());
+    for value in [json!("maybe"), json!(2), json!([]), json!(null)] {
+        let r = run(
+            dir.path(),
+            json!({"path": path, "stanzas": use_cases(), "_ansible_check_mode": value}),
+        );
+        assert!(!r.success, "{}", r.result);
+        let msg = r.result["msg"].as_str().unwrap();
+        assert!(
+            msg.starts_with("_ansible_check_mode=") && msg.contains("expected a JSON boolean"),
+            "{msg}"
+        );
+        assert!(
+            !path.exists(),
+            "{value} was taken as false: the file was written"
+        );
+    }
+}
+
+/// Issue "Safe on a real node", 7: the action plugin passes `path` through as a string, so the
+/// binary expands `~` and `$VARS` as Ansible's `path` type does, with the target's HOME and
+/// environment (here the test's, never the real one).
+#[test]
+fn path_is_expanded_on_the_target_and_an_empty_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_str().unwrap();
+    let stanzas = json!([{"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]}]);
+    let r = run_with_env(
+        dir.path(),
+        json!({"path": "~/frr.conf.local", "stanzas": stanzas}),
+        &[("HOME", home)],
+    );
+    assert!(r.success, "{}", r.result);
+    assert!(conf(dir.path()).exists(), "~ was not expanded to HOME");
+    assert_eq!(
+        r.result["invocation"]["module_args"]["path"],
+        json!(conf(dir.path()))
+    );
+    fs::create_dir(dir.path().join("frr")).unwrap();
+    let r = run_with_env(
+        dir.path(),
+        json!({"path": "${FRR_DIR}/frr.conf.local", "stanzas": stanzas}),
+        &[("FRR_DIR", dir.path().join("frr").to_str().unwrap())],
+    );
+    assert!(r.success, "{}", r.result);
+    assert!(
+        dir.path().join("frr/frr.conf.local").exists(),
+        "$FRR_DIR was not expanded"
+    );
+
+    // An empty path: the same refusal in check mode and in a real run, and nothing written.
+    let listing = || {
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    let mut messages = Vec::new();
+    for check_mode in [true, false] {
+        let r = run(
+            dir.path(),
+            json!({"path": "", "stanzas": stanzas, "_ansible_check_mode": check_mode}),
+        );
+        assert!(!r.success, "{}", r.result);
+        messages.push(r.result["msg"].as_str().unwrap().to_string());
+    }
+    assert_eq!(messages[0], messages[1]);
+    assert!(
+        messages[0].starts_with(
+            "argument 'path' is '': an empty path names no file or folder; give a path"
+        ),
+        "{}",
+        messages[0]
+    );
+    assert_eq!(listing(), before);
+}
+
 /// A varied hand-written file: comments, TABs, CRLF-free but oddly spaced lines, stanzas of
 /// every recognised kind. It lints clean, so lint=error can manage stanzas beside it.
 const UNMANAGED: &str = "! Hand-written by the network team. Do not reorder.\n\

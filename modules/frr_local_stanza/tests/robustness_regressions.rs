@@ -159,3 +159,23 @@ fn a_block_header_frr_does_not_open_is_refused() {
     let first = apply("", &wanted);
     assert_eq!(apply(&first.text, &wanted).text, first.text);
 }
+
+/// Issue "Safe on a real node", 9: a NUL (or another control character) in a header or a line
+/// was written into the file as it was.
+#[test]
+fn control_characters_in_headers_and_lines_are_refused() {
+    for (header, line) in [
+        ("vrf v\0", "x"),
+        ("vrf v", "ip route 1.0.0.0/8\0 2.2.2.2"),
+        ("vrf v", "x\u{7}"),
+    ] {
+        let err = check(&[stanza(header, &[line], Mode::Merge)], LENIENT).unwrap_err();
+        assert!(err.contains("contains the control character U+00"), "{err}");
+        let at = if header.contains('\0') {
+            "stanzas[0].header="
+        } else {
+            "stanzas[0].lines[0]="
+        };
+        assert!(err.starts_with(at), "{err}");
+    }
+}

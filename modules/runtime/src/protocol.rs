@@ -3,7 +3,8 @@
 //! ansible-core runs a binary module as `BINARY ARGS_FILE` (the file holds JSON); this runtime
 //! also takes `-` to read the JSON from standard input, for hand runs and for the collection's
 //! one-round-trip action plugin. Keys starting with `_ansible_` carry the task's modes; their set
-//! changes with every core release, so unknown ones are ignored. Whatever happens, standard
+//! changes with every core release, so unknown ones are ignored, but the ones the runtime reads
+//! must have the type ansible-core sends (a check mode that cannot be read fails the run). Whatever happens, standard
 //! output receives exactly one JSON object; the exit status is 0 on success and 1 on failure
 //! (ansible reads only the JSON, the status is for people).
 //!
@@ -180,26 +181,29 @@ impl Module {
         P: DeserializeOwned,
         F: FnOnce(&mut Context, P) -> Result<Outcome, Failure>,
     {
-        let internal = |key: &str| raw.get(&format!("_ansible_{key}"));
-        let flag = |key: &str| internal(key).and_then(spec::to_bool).unwrap_or(false);
+        let internal = match Internal::read(raw) {
+            Ok(internal) => internal,
+            Err(msg) => {
+                return RunResult {
+                    json: failure_json(&msg),
+                    failed: true,
+                }
+            }
+        };
         let mut ctx = Context {
-            check_mode: flag("check_mode"),
-            diff: flag("diff"),
-            no_log: flag("no_log"),
-            verbosity: internal("verbosity").and_then(Value::as_u64).unwrap_or(0),
+            check_mode: internal.check_mode,
+            diff: internal.diff,
+            no_log: internal.no_log,
+            verbosity: internal.verbosity,
             warnings: Vec::new(),
         };
-        let fqcn = internal("module_name")
-            .and_then(Value::as_str)
+        let fqcn = internal
+            .module_name
             .filter(|n| n.ends_with(self.name))
-            .map(str::to_string)
             .unwrap_or_else(|| format!("deevnet.net.{}", self.name));
-        // Older cores always returned `invocation`; 2.21 asks for it with this key.
-        let inject_invocation = internal("inject_invocation")
-            .and_then(spec::to_bool)
-            .unwrap_or(true);
+        let inject_invocation = internal.inject_invocation;
 
-        let params = match spec::validate(&fqcn, self.spec, raw, flag("ignore_unknown_opts")) {
+        let params = match spec::validate(&fqcn, self.spec, raw, internal.ignore_unknown_opts) {
             Ok(params) => params,
             Err(err) => {
                 return RunResult {
@@ -262,6 +266,67 @@ impl Module {
         }
         RunResult { json, failed }
     }
+}
+
+/// The `_ansible_*` keys the runtime reads, with the JSON type ansible-core sends for each
+/// (`ActionBase._update_module_args`: booleans as JSON `true`/`false`, the `-v` count as an
+/// integer, the module's name as a string). A key that is absent takes its default; one of
+/// any other type fails the run before anything happens: a task whose check mode cannot be
+/// read must not write. Keys not listed here are ignored (each core release adds some).
+#[derive(Debug)]
+struct Internal {
+    check_mode: bool,
+    diff: bool,
+    no_log: bool,
+    verbosity: u64,
+    module_name: Option<String>,
+    /// Older cores always returned `invocation`; 2.21 asks for it with this key.
+    inject_invocation: bool,
+    ignore_unknown_opts: bool,
+}
+
+impl Internal {
+    fn read(raw: &Map<String, Value>) -> Result<Self, String> {
+        let flag = |key: &str, default: bool| -> Result<bool, String> {
+            match raw.get(&format!("_ansible_{key}")) {
+                None => Ok(default),
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(other) => Err(wrong_internal(key, other, "a JSON boolean, true or false")),
+            }
+        };
+        let verbosity = match raw.get("_ansible_verbosity") {
+            None => 0,
+            Some(value) => value.as_u64().ok_or_else(|| {
+                wrong_internal("verbosity", value, "a whole number from 0 (the -v count)")
+            })?,
+        };
+        let module_name = match raw.get("_ansible_module_name") {
+            None => None,
+            Some(Value::String(name)) => Some(name.clone()),
+            Some(other) => Err(wrong_internal(
+                "module_name",
+                other,
+                "a string such as \"deevnet.net.NAME\"",
+            ))?,
+        };
+        Ok(Internal {
+            check_mode: flag("check_mode", false)?,
+            diff: flag("diff", false)?,
+            no_log: flag("no_log", false)?,
+            verbosity,
+            module_name,
+            inject_invocation: flag("inject_invocation", true)?,
+            ignore_unknown_opts: flag("ignore_unknown_opts", false)?,
+        })
+    }
+}
+
+fn wrong_internal(key: &str, value: &Value, expected: &str) -> String {
+    format!(
+        "_ansible_{key}={} ({}) cannot be read: expected {expected}, as ansible-core sends it. Nothing was done; whatever built these arguments must send a value of that type (or leave the key out)",
+        spec::short(value),
+        spec::json_type(value)
+    )
 }
 
 /// `diff` in diff mode only, and never the content when the task has no_log.
@@ -447,5 +512,75 @@ mod tests {
             .as_str()
             .unwrap()
             .starts_with("Unsupported parameters for (deevnet.net.probe) module: x."));
+    }
+
+    #[test]
+    fn internal_keys_of_the_wrong_type_fail_before_anything_happens() {
+        let cases = [
+            ("_ansible_check_mode", json!("maybe"), "'maybe' (str)"),
+            ("_ansible_check_mode", json!(2), "2 (int)"),
+            ("_ansible_check_mode", json!([]), "[] (list)"),
+            ("_ansible_check_mode", json!(null), "null (null)"),
+            ("_ansible_check_mode", json!("true"), "'true' (str)"),
+            ("_ansible_diff", json!("yes"), "'yes' (str)"),
+            ("_ansible_no_log", json!(1), "1 (int)"),
+            ("_ansible_inject_invocation", json!("no"), "'no' (str)"),
+            ("_ansible_ignore_unknown_opts", json!({}), "{} (dict)"),
+            ("_ansible_verbosity", json!("3"), "'3' (str)"),
+            ("_ansible_verbosity", json!(-1), "-1 (int)"),
+            ("_ansible_verbosity", json!(1.5), "1.5 (float)"),
+            ("_ansible_module_name", json!(5), "5 (int)"),
+            ("_ansible_module_name", json!(null), "null (null)"),
+        ];
+        for (key, value, shown) in cases {
+            let mut raw = json!({"name": "n"});
+            raw[key] = value.clone();
+            let r = MODULE.execute(
+                raw.as_object().unwrap(),
+                |_, _: Params| -> Result<Outcome, Failure> {
+                    panic!("the body must not run with {key}={value}")
+                },
+            );
+            assert!(r.failed, "{key}={value} was accepted");
+            let msg = r.json["msg"].as_str().unwrap();
+            assert!(
+                msg.starts_with(&format!("{key}={shown} cannot be read: expected ")),
+                "{msg}"
+            );
+            assert!(msg.contains("Nothing was done"), "{msg}");
+            assert!(r.json.get("invocation").is_none());
+        }
+    }
+
+    #[test]
+    fn what_ansible_core_sends_is_accepted() {
+        // `ActionBase._update_module_args` of ansible-core 2.15 to 2.21, as JSON.
+        let r = run(json!({
+            "name": "n",
+            "_ansible_check_mode": true,
+            "_ansible_no_log": false,
+            "_ansible_debug": false,
+            "_ansible_diff": true,
+            "_ansible_verbosity": 3,
+            "_ansible_version": "2.19.4",
+            "_ansible_module_name": "deevnet.net.probe",
+            "_ansible_syslog_facility": "LOG_USER",
+            "_ansible_selinux_special_fs": ["fuse", "nfs", "vboxsf", "ramfs", "9p", "vfat"],
+            "_ansible_string_conversion_action": "warn",
+            "_ansible_socket": null,
+            "_ansible_shell_executable": "/bin/sh",
+            "_ansible_keep_remote_files": false,
+            "_ansible_tmpdir": null,
+            "_ansible_remote_tmp": "~/.ansible/tmp",
+            "_ansible_ignore_unknown_opts": false,
+            "_ansible_target_log_info": null,
+            "_ansible_tracebacks_for": [],
+            "_ansible_inject_invocation": true,
+            "_ansible_some_future_key": {"any": "thing"},
+        }));
+        assert!(!r.failed, "{:?}", r.json);
+        assert_eq!(r.json["changed"], json!(false), "check mode was read");
+        assert!(r.json.get("diff").is_some(), "diff mode was read");
+        assert!(r.json.get("invocation").is_some());
     }
 }

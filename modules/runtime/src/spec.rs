@@ -126,14 +126,26 @@ impl std::fmt::Display for SpecError {
 /// present (value, default or null), aliases resolved to the option's name, values coerced.
 ///
 /// `module_fqcn` is used in the unknown-parameter message; `ignore_unknown` mirrors
-/// `_ansible_ignore_unknown_opts`.
+/// `_ansible_ignore_unknown_opts`. `path` options are expanded with this process's
+/// environment (see [`expand_path`]).
 pub fn validate(
     module_fqcn: &str,
     spec: &[OptionSpec],
     params: &Map<String, Value>,
     ignore_unknown: bool,
 ) -> Result<Map<String, Value>, SpecError> {
-    validate_options(module_fqcn, spec, params, ignore_unknown, "", false)
+    validate_with_env(module_fqcn, spec, params, ignore_unknown, &ProcessEnv)
+}
+
+/// [`validate`], expanding `path` options with `env` instead of this process's environment.
+pub fn validate_with_env(
+    module_fqcn: &str,
+    spec: &[OptionSpec],
+    params: &Map<String, Value>,
+    ignore_unknown: bool,
+    env: &dyn PathEnv,
+) -> Result<Map<String, Value>, SpecError> {
+    validate_options(module_fqcn, spec, params, ignore_unknown, "", false, env)
 }
 
 fn validate_options(
@@ -143,6 +155,7 @@ fn validate_options(
     ignore_unknown: bool,
     location: &str,
     hide: bool,
+    env: &dyn PathEnv,
 ) -> Result<Map<String, Value>, SpecError> {
     let found_in = if location.is_empty() {
         String::new()
@@ -201,7 +214,7 @@ fn validate_options(
             format!("{location}.{}", option.name)
         };
         let value = match given.pop() {
-            Some((_, value)) => coerce(fqcn, option, value, &path, ignore_unknown, hide)?,
+            Some((_, value)) => coerce(fqcn, option, value, &path, ignore_unknown, hide, env)?,
             None => match option.default {
                 _ if option.required => {
                     missing.push(option.name);
@@ -229,6 +242,7 @@ fn coerce(
     path: &str,
     ignore_unknown: bool,
     hide: bool,
+    env: &dyn PathEnv,
 ) -> Result<Value, SpecError> {
     // A no_log value (or anything inside one) never appears in a message.
     let hide = hide || option.no_log;
@@ -248,12 +262,33 @@ fn coerce(
     };
     let coerced = match option.kind {
         Kind::Raw => value.clone(),
-        Kind::Str | Kind::Path => match value {
+        Kind::Str => match value {
             Value::String(s) => Value::String(s.clone()),
             Value::Number(n) => Value::String(n.to_string()),
             Value::Bool(b) => Value::String(b.to_string()),
             _ => return Err(type_error(&format!("{} is not a string; give text", short(value)))),
         },
+        Kind::Path => {
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return Err(type_error(&format!("{} is not a string; give a path", short(value)))),
+            };
+            let expanded = expand_path(&text, env);
+            if expanded.is_empty() {
+                let what = if text.is_empty() {
+                    String::new()
+                } else {
+                    ", which expands to an empty string on this host".to_string()
+                };
+                return Err(SpecError(format!(
+                    "argument '{path}' is {}{what}: an empty path names no file or folder; give a path such as /etc/NAME, or leave {path} out for its default",
+                    short(&Value::String(text.clone()))
+                )));
+            }
+            Value::String(expanded)
+        }
         Kind::Bool => Value::Bool(to_bool(value).ok_or_else(|| {
             type_error(&format!(
                 "the value {} is not a valid boolean; valid booleans are yes, no, true, false, on, off, 1, 0",
@@ -273,7 +308,15 @@ fn coerce(
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 let item_path = format!("{path}[{i}]");
-                out.push(coerce(fqcn, element, item, &item_path, ignore_unknown, hide)?);
+                out.push(coerce(
+                    fqcn,
+                    element,
+                    item,
+                    &item_path,
+                    ignore_unknown,
+                    hide,
+                    env,
+                )?);
             }
             Value::Array(out)
         }
@@ -281,7 +324,15 @@ fn coerce(
             let map = to_map(value).ok_or_else(|| {
                 type_error(&format!("the value {} is not a dict", short(value)))
             })?;
-            Value::Object(validate_options(fqcn, sub, &map, ignore_unknown, path, hide)?)
+            Value::Object(validate_options(
+                fqcn,
+                sub,
+                &map,
+                ignore_unknown,
+                path,
+                hide,
+                env,
+            )?)
         }
         Kind::Map(element) => {
             let map = to_map(value).ok_or_else(|| {
@@ -290,7 +341,7 @@ fn coerce(
             let mut out = Map::new();
             for (key, item) in &map {
                 let item_path = format!("{path}.{key}");
-                let item = coerce(fqcn, element, item, &item_path, ignore_unknown, hide)?;
+                let item = coerce(fqcn, element, item, &item_path, ignore_unknown, hide, env)?;
                 out.insert(key.clone(), item);
             }
             Value::Object(out)
@@ -312,7 +363,7 @@ fn coerce(
     Ok(coerced)
 }
 
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "bool",
@@ -325,7 +376,7 @@ fn json_type(value: &Value) -> &'static str {
 }
 
 /// A value for an error message, cut so that a huge argument does not flood the output.
-fn short(value: &Value) -> String {
+pub(crate) fn short(value: &Value) -> String {
     let text = match value {
         Value::String(s) => format!("'{s}'"),
         other => other.to_string(),
@@ -354,6 +405,100 @@ pub fn to_bool(value: &Value) -> Option<bool> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// Where `~` and `$VAR` in a `path` option come from.
+pub trait PathEnv {
+    /// The value of the environment variable `name`.
+    fn var(&self, name: &str) -> Option<String>;
+    /// The home folder of `user` from the user database; of the running user for `None`
+    /// (what `~` means when `HOME` is not set).
+    fn home_of(&self, user: Option<&str>) -> Option<String>;
+}
+
+/// This process's environment and the host's user database: on the target, the same ones
+/// Ansible's `path` type expands with when a Python module runs there.
+pub struct ProcessEnv;
+
+impl PathEnv for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+    fn home_of(&self, user: Option<&str>) -> Option<String> {
+        use nix::unistd::{getuid, User};
+        let user = match user {
+            Some(name) => User::from_name(name),
+            None => User::from_uid(getuid()),
+        };
+        user.ok()
+            .flatten()
+            .map(|u| u.dir.to_string_lossy().into_owned())
+    }
+}
+
+/// Ansible's `path` type: `os.path.expanduser(os.path.expandvars(value))`, with Python's
+/// rules. `$NAME` and `${NAME}` (NAME of ASCII letters, digits and `_`) are replaced by the
+/// variable's value, and an undefined one is left as it is; the replaced text is not expanded
+/// again. Then a leading `~` (up to the first `/`) becomes `HOME` (or the running user's home
+/// folder when `HOME` is not set), and `~user` that user's home folder; an unknown user is
+/// left as it is.
+pub fn expand_path(value: &str, env: &dyn PathEnv) -> String {
+    expand_user(&expand_vars(value, env), env)
+}
+
+fn expand_vars(value: &str, env: &dyn PathEnv) -> String {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        // `${NAME}` or `$NAME`: the name and the length of the whole reference.
+        let reference = if let Some(braced) = after.strip_prefix('{') {
+            braced.find('}').map(|end| (&braced[..end], end + 3))
+        } else {
+            let end = after.find(|c: char| !is_word(c)).unwrap_or(after.len());
+            (end > 0).then(|| (&after[..end], end + 1))
+        };
+        match reference {
+            Some((name, len)) => {
+                match env.var(name) {
+                    Some(replacement) => out.push_str(&replacement),
+                    // Undefined: left as it is, and not searched again (`${A$B}` stays).
+                    None => out.push_str(&rest[at..at + len]),
+                }
+                rest = &rest[at + len..];
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn expand_user(value: &str, env: &dyn PathEnv) -> String {
+    let Some(after) = value.strip_prefix('~') else {
+        return value.to_string();
+    };
+    let end = after.find('/').unwrap_or(after.len());
+    let (user, rest) = after.split_at(end);
+    let home = if user.is_empty() {
+        env.var("HOME").or_else(|| env.home_of(None))
+    } else {
+        env.home_of(Some(user))
+    };
+    let Some(home) = home else {
+        return value.to_string();
+    };
+    let joined = format!("{}{rest}", home.trim_end_matches('/'));
+    if joined.is_empty() {
+        "/".to_string()
+    } else {
+        joined
     }
 }
 
@@ -675,5 +820,110 @@ mod tests {
             json!("VALUE_SPECIFIED_IN_NO_LOG_PARAMETER")
         );
         assert_eq!(masked["path"], json!("/etc/x.conf"));
+    }
+
+    /// A target's environment, fixed: HOME=/home/ops unless `home` is None; users root and
+    /// nobody as Debian has them; the running user's home folder /root.
+    struct FakeEnv {
+        home: Option<&'static str>,
+    }
+
+    impl PathEnv for FakeEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            let value = match name {
+                "HOME" => self.home?,
+                "CONF" => "/etc/frr",
+                "EMPTY" => "",
+                "A_1" => "x",
+                "SLASHY" => "/a/",
+                "DOLLAR" => "$CONF",
+                _ => return None,
+            };
+            Some(value.to_string())
+        }
+        fn home_of(&self, user: Option<&str>) -> Option<String> {
+            match user {
+                None | Some("root") => Some("/root".into()),
+                Some("nobody") => Some("/nonexistent".into()),
+                Some(_) => None,
+            }
+        }
+    }
+
+    #[test]
+    fn paths_expand_as_pythons_expanduser_of_expandvars() {
+        // Each expectation is what `os.path.expanduser(os.path.expandvars(v))` of Python 3.11
+        // returned under `env -i HOME=/home/ops CONF=/etc/frr EMPTY= A_1=x SLASHY=/a/
+        // DOLLAR='$CONF'` on Debian 12.
+        let env = FakeEnv {
+            home: Some("/home/ops"),
+        };
+        let cases = [
+            ("~", "/home/ops"),
+            ("~/frr.conf.local", "/home/ops/frr.conf.local"),
+            ("~/", "/home/ops/"),
+            ("~root/x", "/root/x"),
+            ("~nobody", "/nonexistent"),
+            ("~no_such_user_x/y", "~no_such_user_x/y"),
+            ("$CONF/frr.conf.local", "/etc/frr/frr.conf.local"),
+            ("${CONF}/x", "/etc/frr/x"),
+            ("$UNDEFINED/x", "$UNDEFINED/x"),
+            ("${UNDEFINED}", "${UNDEFINED}"),
+            ("$", "$"),
+            ("$/x", "$/x"),
+            ("a$", "a$"),
+            ("${}", "${}"),
+            ("${A_1}_$A_1", "x_x"),
+            ("$A_1b", "$A_1b"),
+            ("${UNDEF$CONF}", "${UNDEF$CONF}"),
+            ("$DOLLAR/x", "$CONF/x"),
+            ("$EMPTY", ""),
+            ("~$EMPTY", "/home/ops"),
+            ("$HOME/x", "/home/ops/x"),
+            ("x/~/y", "x/~/y"),
+            ("/etc/$CONF", "/etc//etc/frr"),
+            ("~${A_1}", "~x"),
+            ("$SLASHY~", "/a/~"),
+            ("${CONF", "${CONF"),
+            ("$1", "$1"),
+            ("/etc/frr/frr.conf.local", "/etc/frr/frr.conf.local"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(expand_path(value, &env), expected, "{value}");
+        }
+        // No HOME: the running user's home folder, as Python's pwd fallback.
+        assert_eq!(expand_path("~/x", &FakeEnv { home: None }), "/root/x");
+        // HOME empty: Python gives `/` for `~` and `/x` for `~/x`.
+        assert_eq!(expand_path("~", &FakeEnv { home: Some("") }), "/");
+        assert_eq!(expand_path("~/x", &FakeEnv { home: Some("") }), "/x");
+    }
+
+    #[test]
+    fn path_options_are_expanded_and_never_empty() {
+        let env = FakeEnv {
+            home: Some("/home/ops"),
+        };
+        let run = |params: Value| {
+            validate_with_env("ns.col.m", &SPEC, params.as_object().unwrap(), false, &env)
+        };
+        let out = run(json!({"path": "~/x.conf"})).unwrap();
+        assert_eq!(out["path"], json!("/home/ops/x.conf"));
+        let out = run(json!({"path": "$CONF/frr.conf.local"})).unwrap();
+        assert_eq!(out["path"], json!("/etc/frr/frr.conf.local"));
+        let err = run(json!({"path": ""})).unwrap_err();
+        assert_eq!(
+            err.0,
+            "argument 'path' is '': an empty path names no file or folder; give a path such as /etc/NAME, or leave path out for its default"
+        );
+        let err = run(json!({"path": "$EMPTY"})).unwrap_err();
+        assert!(
+            err.0.starts_with(
+                "argument 'path' is '$EMPTY', which expands to an empty string on this host: "
+            ),
+            "{err}"
+        );
+        // A string option is text, never expanded.
+        let out = run(json!({"state": "present", "secret": "~/$CONF"})).unwrap();
+        assert_eq!(out["secret"], json!("~/$CONF"));
     }
 }

@@ -433,6 +433,18 @@ fn bad_inputs_fail_clearly_and_change_nothing() {
             vec!["the folder", "does not exist"],
         ),
         (json!({"lock_timeout": 0}), vec!["lock_timeout=0"]),
+        (
+            json!({"path": ""}),
+            vec!["argument 'path' is '': an empty path names no file or folder; give a path"],
+        ),
+        (
+            json!({"path": "", "_ansible_check_mode": true}),
+            vec!["argument 'path' is '': an empty path names no file or folder; give a path"],
+        ),
+        (
+            json!({"sysctl_dirs": [""]}),
+            vec!["argument 'sysctl_dirs[0]' is '': an empty path"],
+        ),
     ];
     for (extra, expected) in cases {
         assert_failed_without_change(&node, node.args(extra), &expected);

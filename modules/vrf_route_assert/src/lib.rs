@@ -55,7 +55,7 @@ pub struct DefaultRoute {
     pub protocol: String,
 }
 
-/// One check and its outcome (the module's `results` return value).
+/// One check and its outcome (the module's `checks` return value).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CheckResult {
     pub vrf: String,
@@ -71,13 +71,13 @@ pub struct CheckResult {
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Report {
     pub vrfs: Vec<VrfState>,
-    pub results: Vec<CheckResult>,
+    pub checks: Vec<CheckResult>,
 }
 
 impl Report {
     /// One line per failed check; empty when all passed.
     pub fn failures(&self) -> Vec<&str> {
-        self.results
+        self.checks
             .iter()
             .filter(|r| !r.ok)
             .map(|r| r.msg.as_str())
@@ -92,7 +92,7 @@ pub fn assert_vrfs(kernel: &mut impl Kernel, checks: &[VrfCheck]) -> anyhow::Res
     let mut report = Report::default();
     for check in checks {
         let (found, actual, msg) = find_vrf(&links, &check.name);
-        report.results.push(CheckResult {
+        report.checks.push(CheckResult {
             vrf: check.name.clone(),
             check: "vrf".into(),
             ok: found.is_some(),
@@ -112,7 +112,7 @@ pub fn assert_vrfs(kernel: &mut impl Kernel, checks: &[VrfCheck]) -> anyhow::Res
         let mut exits: BTreeSet<(Family, String)> = BTreeSet::new();
         if let Some(expectation) = &check.default_route {
             let (result, family) = check_default(&check.name, &state, expectation);
-            report.results.push(result);
+            report.checks.push(result);
             exits.extend(
                 state
                     .defaults
@@ -125,14 +125,14 @@ pub fn assert_vrfs(kernel: &mut impl Kernel, checks: &[VrfCheck]) -> anyhow::Res
         for lookup in &check.lookups {
             let answer = kernel.route_get(lookup.dst, Some(vrf.index))?;
             let (result, exit) = check_lookup(&check.name, table, &links, lookup, &answer);
-            report.results.push(result);
+            report.checks.push(result);
             exits.extend(exit);
         }
         if check.forwarding {
             for (family, dev) in &exits {
                 let value = kernel.forwarding(*family, dev)?;
                 report
-                    .results
+                    .checks
                     .push(check_forwarding(&check.name, *family, dev, value));
             }
         }

@@ -70,19 +70,19 @@ fn finish(report: Report) -> Result<Outcome, Failure> {
         return Err(Failure::new(failures.join("\n"))
             .with("changed", false)
             .with("vrfs", &report.vrfs)
-            .with("results", &report.results));
+            .with("checks", &report.checks));
     }
     let mut outcome = Outcome {
         changed: false,
         msg: format!(
             "all {} checks passed in {} VRF{}",
-            report.results.len(),
+            report.checks.len(),
             report.vrfs.len(),
             if report.vrfs.len() == 1 { "" } else { "s" }
         ),
         ..Outcome::default()
     };
     outcome.set("vrfs", &report.vrfs);
-    outcome.set("results", &report.results);
+    outcome.set("checks", &report.checks);
     Ok(outcome)
 }

@@ -222,7 +222,7 @@ fn before_the_fixes_both_faults_are_reported_and_fall_through_is_named() {
     );
     // Every lookup is pinned to the VRF device, as `ip route get DST vrf vrf_tdemo` does.
     assert!(kernel.asked.iter().all(|(_, oif)| *oif == Some(VRF_INDEX)));
-    let lookup = &report.results[2];
+    let lookup = &report.checks[2];
     assert_eq!(lookup.check, "lookup 10.20.99.5");
     assert_eq!(lookup.actual["fall_through"], json!(true));
     assert_eq!(lookup.actual["table"], json!(254));
@@ -250,7 +250,7 @@ fn with_the_routes_fixed_the_transit_interface_not_forwarding_is_reported() {
     );
     // One forwarding check per interface, however many routes leave by it.
     let forwarding: Vec<&str> = report
-        .results
+        .checks
         .iter()
         .filter(|r| r.check.starts_with("forwarding"))
         .map(|r| r.check.as_str())
@@ -262,14 +262,14 @@ fn with_the_routes_fixed_the_transit_interface_not_forwarding_is_reported() {
 fn after_both_fixes_every_check_passes_and_the_catch_all_is_reported() {
     let mut kernel = RecordedKernel::fixed();
     let report = run(&mut kernel, &mission_checks());
-    assert!(report.failures().is_empty(), "{:#?}", report.results);
+    assert!(report.failures().is_empty(), "{:#?}", report.checks);
     assert_eq!(
-        report.results.len(),
+        report.checks.len(),
         5,
         "vrf, default, 2 lookups, forwarding"
     );
     assert_eq!(
-        report.results[2].msg,
+        report.checks[2].msg,
         "vrf_tdemo: 10.20.99.5 resolves via 10.20.50.1 dev vmbr0.50 (table 1001)"
     );
     let state = &report.vrfs[0];
@@ -422,9 +422,9 @@ fn reachable_false_and_not_dev_hold_for_a_refused_lookup() {
         forwarding: true,
     }];
     let report = run(&mut kernel, &checks);
-    assert!(report.failures().is_empty(), "{:#?}", report.results);
+    assert!(report.failures().is_empty(), "{:#?}", report.checks);
     assert_eq!(
-        report.results[1].actual,
+        report.checks[1].actual,
         json!({"type": "refused", "reason": "unreachable (an unreachable route matched)"})
     );
 
@@ -454,9 +454,9 @@ fn an_expected_table_replaces_the_fall_through_check() {
         }]
     };
     let report = run(&mut kernel, &checks(254));
-    assert!(report.failures().is_empty(), "{:#?}", report.results);
+    assert!(report.failures().is_empty(), "{:#?}", report.checks);
     assert_eq!(
-        report.results.len(),
+        report.checks.len(),
         2,
         "forwarding=false: no forwarding check"
     );
@@ -491,11 +491,11 @@ fn via_expectations_and_local_answers() {
         vec!["vrf_tdemo: 8.8.8.8 resolves via 10.20.50.1 dev vmbr0.50 (table 1001), expected via 10.20.50.2"]
     );
     assert_eq!(
-        report.results[2].msg,
+        report.checks[2].msg,
         "vrf_tdemo: 10.77.0.1 is local to the node, delivered via dev vrf_tdemo (table 1001)"
     );
     let forwarding: Vec<&str> = report
-        .results
+        .checks
         .iter()
         .filter(|r| r.check.starts_with("forwarding"))
         .map(|r| r.check.as_str())

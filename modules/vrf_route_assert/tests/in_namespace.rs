@@ -210,9 +210,9 @@ fn fall_through_is_caught_then_forwarding_then_all_pass() {
 
     ns.set_forwarding("vmbr0.50", "1");
     let report = ns.assert(mission_checks());
-    assert!(report.failures().is_empty(), "{:#?}", report.results);
+    assert!(report.failures().is_empty(), "{:#?}", report.checks);
     assert_eq!(
-        report.results[2].msg,
+        report.checks[2].msg,
         "vrf_tdemo: 10.20.99.5 resolves via 10.20.50.1 dev vmbr0.50 (table 1001)"
     );
 }
@@ -242,7 +242,7 @@ fn the_catch_all_stops_fall_through_and_is_no_usable_default() {
              10.20.50.1",
         ]
     );
-    assert!(report.results[4].ok, "{:#?}", report.results[4]);
+    assert!(report.checks[4].ok, "{:#?}", report.checks[4]);
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn the_binary_says_the_tenant_has_no_vrf_here() {
         )
     );
     assert_eq!(result["vrfs"], json!([]));
-    assert_eq!(result["results"][1]["actual"]["kind"], json!("bridge"));
+    assert_eq!(result["checks"][1]["actual"]["kind"], json!("bridge"));
 }
 
 #[test]

@@ -66,7 +66,7 @@ rc=0
 ip netns exec \$NS vrf_route_assert /tmp/vra-bench.json >/tmp/vra-bench.out || rc=\$?
 echo "module_ms=\$((\$(ms) - t0))"
 echo "module_rc=\$rc"
-python3 -c 'import json; r=json.load(open("/tmp/vra-bench.out")); print("module_checks=%d" % len(r.get("results", []))); print("module_msg=" + r.get("msg", "").splitlines()[0])'
+python3 -c 'import json; r=json.load(open("/tmp/vra-bench.out")); print("module_checks=%d" % len(r.get("checks", []))); print("module_msg=" + r.get("msg", "").splitlines()[0])'
 
 t0=\$(ms)
 ip netns exec \$NS bash -c "for i in \\\$(seq 1 \$VRFS); do ip -j route show vrf \\\$(printf 'vrf_b%04d' \\\$i) >/dev/null; done"

@@ -2,7 +2,9 @@
 # Copyright (c) 2026 deevnet.net contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The action plugin behind every deevnet.net module (routed to from meta/runtime.yml).
+"""The action behind every deevnet.net module: each module has a thin action plugin of its own
+name (plugins/action/<module>.py) that is this class, so users and ansible-lint see the
+module's own name as the canonical one.
 
 ansible-core runs a binary module with six remote operations and a full copy of the binary on
 every task; over SSH that makes a fast Rust module slower than a pipelined Python one. This
@@ -204,7 +206,7 @@ def _marker_detail(res):
     return parts[1] if len(parts) > 1 else ""
 
 
-class ActionModule(ActionBase):
+class BinaryModuleAction(ActionBase):
     # The temp folder is made only on a cache miss: a hit is a single remote command.
     TRANSFERS_FILES = False
     _supports_check_mode = True
@@ -296,6 +298,8 @@ class ActionModule(ActionBase):
             return "deevnet_net_fast_path is false"
         if self._task.async_val:
             return "async tasks need Ansible's async wrapper"
+        if any(c.__module__.startswith("ansible_mitogen") for c in type(self._connection).__mro__):
+            return "mitogen runs binary modules with its own runner, in its persistent interpreter on the target"
         if not getattr(self._connection, "has_pipelining", False):
             return f"the {self._connection.transport} connection cannot pass standard input"
         become = getattr(self._connection, "become", None)
