@@ -192,7 +192,7 @@ def write_inventory(path: Path, vm: LabVM, tenants: int) -> Path:
                                         "file='%s') }}" % vm.lab_env_file,
         "ansible_ssh_common_args": "-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR",
         "ansible_python_interpreter": "/usr/bin/python3",
-        "proxmox_tenant_egress": {
+        "proxmox_node_network_tenant_egress": {
             "transit_interface": TRANSIT_INTERFACE,
             "transit_gateway": TRANSIT_GATEWAY,
             "management_interface": MANAGEMENT_INTERFACE,

@@ -44,18 +44,19 @@ stage-with-scenarios: collection-stage
 	@cp -r $(ROOT)/molecule $(ROOT)/.ansible-lint $(STAGE_WITH_SCENARIOS)/
 
 ansible-lint: stage-with-scenarios venv
-	cd $(STAGE_WITH_SCENARIOS) && ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint $(VENV)/bin/ansible-lint --offline
+	cd $(STAGE_WITH_SCENARIOS) && HOME=$(ROOT)/build/lint-home ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint $(VENV)/bin/ansible-lint --offline
 
 # molecule test: the lab VM (its own run folder, so it never collides with `make lab-*`) is the
-# instance; molecule installs the staged collection, binaries included.
+# instance; Ansible finds the staged collection, binaries included, through
+# ANSIBLE_COLLECTIONS_PATH (molecule's prerun, which would install it into ~/.ansible, is off).
 .PHONY: molecule
 molecule: stage-with-scenarios venv
-	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-molecule \
+	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-molecule ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
 	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test
 
 # The two-member EVPN fabric in podman containers inside a lab VM (tests/lab/fabric/README.md):
 # about 3 minutes warm, 8 cold (its image is built once and cached).
 .PHONY: molecule-fabric
 molecule-fabric: stage-with-scenarios venv
-	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-fabric \
+	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-fabric ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
 	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test -s fabric

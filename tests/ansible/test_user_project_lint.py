@@ -39,8 +39,10 @@ TASKS = """\
 def test_a_users_project_that_calls_every_module_passes_production_lint(tmp_path):
     project = tmp_path / "project"
     collections = project / "collections"
-    subprocess.run([VENV_BIN / "ansible-galaxy", "collection", "install", "-p", collections, _tarball()],
-                   check=True, capture_output=True)
+    env = {"PATH": f"{VENV_BIN}:/usr/bin:/bin", "HOME": str(tmp_path / "home"),
+           "ANSIBLE_COLLECTIONS_PATH": str(collections)}
+    subprocess.run([VENV_BIN / "ansible-galaxy", "collection", "install", "--force", "-p", collections, _tarball()],
+                   check=True, capture_output=True, env=env)
     (project / "site.yml").write_text("---\n- name: Tenant egress on the exit nodes\n  hosts: proxmox\n"
                                       "  gather_facts: false\n  tasks:\n" + textwrap.indent(TASKS, "    "))
     role = project / "roles" / "tenant_network"
@@ -64,9 +66,7 @@ def test_a_users_project_that_calls_every_module_passes_production_lint(tmp_path
     (project / ".ansible-lint").write_text("---\nprofile: production\n")
     (project / "ansible.cfg").write_text("[defaults]\ncollections_path = ./collections\n")
     proc = subprocess.run([VENV_BIN / "ansible-lint", "--offline", "--profile", "production"], cwd=project,
-                          capture_output=True, text=True, env={"PATH": f"{VENV_BIN}:/usr/bin:/bin",
-                                                               "HOME": str(tmp_path / "home"),
-                                                               "ANSIBLE_COLLECTIONS_PATH": str(collections)})
+                          capture_output=True, text=True, env=env)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "fqcn" not in output, output
