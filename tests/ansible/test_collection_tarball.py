@@ -8,6 +8,7 @@ a requirements.yml that the README shows.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import posixpath
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tarfile
 from functools import cache
+from pathlib import Path
 
 import yaml
 
@@ -141,6 +143,41 @@ def test_every_relative_link_in_the_tarballs_markdown_resolves_inside_it():
 def test_repository_only_files_are_not_in_the_tarball():
     for name in ("ARCHITECTURE.md", "TESTING.md", "BENCHMARKS.md", "Cargo.toml", "tests/ansible", "molecule"):
         assert name not in _members(), name
+
+
+def test_readme_examples_are_valid_for_the_modules_and_the_role(ansible_env):
+    """Every example task validates against its module's documented options, as the action
+    plugin validates it, and the role's variables against the role's argument_specs."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    installed = Path(ansible_env["ANSIBLE_COLLECTIONS_PATH"]) / "ansible_collections" / "deevnet" / "net"
+    loader = importlib.util.spec_from_file_location(
+        "deevnet_binary_module", installed / "plugins" / "plugin_utils" / "binary_module.py")
+    plugin = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(plugin)
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", _text("README.md"), re.S)]
+    seen = set()
+    for task in (t for b in blocks if isinstance(b, list) for t in b if isinstance(t, dict)):
+        for key, args in task.items():
+            if key.startswith("deevnet.net.") and key != "deevnet.net.proxmox_node_network":
+                name = key.removeprefix("deevnet.net.")
+                spec = plugin.documented_spec(str(installed / "plugins" / "modules" / name))
+                result = ArgumentSpecValidator(spec).validate(args)
+                assert not result.error_messages, f"README example of {name}: {result.error_messages}"
+                seen.add(name)
+    assert seen == set(_modules()), f"README examples cover {sorted(seen)}"
+    role_vars = [b for b in blocks if isinstance(b, dict) and any(k.startswith("proxmox_") for k in b)]
+    assert len(role_vars) == 1, role_vars
+    specs = yaml.safe_load(_text("roles/proxmox_node_network/meta/argument_specs.yml"))
+    options = specs["argument_specs"]["main"]["options"]
+    assert set(role_vars[0]) <= set(options), f"not the role's variables: {set(role_vars[0]) - set(options)}"
+    for name in role_vars[0]:
+        assert name.startswith("proxmox_node_network_"), f"{name}: the README shows the role-prefixed names"
+        description = options[name].get("description") or [""]
+        first = description[0] if isinstance(description, list) else description
+        assert not first.lower().startswith("deprecated"), f"{name} is deprecated"
+    result = ArgumentSpecValidator(options).validate(role_vars[0])
+    assert not result.error_messages, result.error_messages
 
 
 # --- the changelog ------------------------------------------------------------------------------
