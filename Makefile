@@ -16,7 +16,7 @@ help:
 	@echo "make lab-up | lab-ssh | lab-down | lab-test"
 
 # The order runs the fast, local checks first, so a broken build fails in minutes.
-test: host-deps lint rust-test collection ansible-test sanity changelog-lint ansible-lint lab-test molecule molecule-fabric
+test: host-deps lint rust-test collection ansible-test ansible-core-oldest sanity changelog-lint ansible-lint lab-test molecule molecule-fabric
 	@echo "== make test: all passed"
 
 # Host tools the tests use: vtysh (frr_local_stanza's `validate` checked against real FRR) and
@@ -39,6 +39,13 @@ rust-test:
 
 ansible-test: collection
 	$(PY) -m pytest -q tests/ansible
+
+# The collection on the oldest ansible-core it claims: ad hoc, playbooks with check and diff, the
+# fast path and its fallbacks, the role's interface. (ansible-test covers the newest, 2.21.)
+.PHONY: ansible-core-oldest
+ansible-core-oldest: collection $(VENV_OLDEST)/.installed
+	$(VENV_OLDEST)/bin/python -m pytest -q tests/ansible/test_fast_path.py tests/ansible/test_sysctl_forwarding.py \
+	  tests/ansible/test_frr_local_stanza.py tests/ansible/test_vrf_route_assert.py tests/ansible/test_role_interface.py
 
 sanity: collection-stage venv
 	tests/sanity/run

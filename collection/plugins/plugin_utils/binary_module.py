@@ -213,6 +213,9 @@ class BinaryModuleAction(ActionBase):
     _supports_async = True
 
     def run(self, tmp=None, task_vars=None):
+        # ansible-core before 2.16 sets both in ActionBase.__init__, over the class attributes.
+        self._supports_check_mode = True
+        self._supports_async = True
         task_vars = task_vars or {}
         result = super().run(tmp, task_vars)
         del tmp
