@@ -11,10 +11,15 @@ release-binaries:
 	cargo build --release --locked $(addprefix -p ,$(MODULES))
 
 # The stage is rebuilt from scratch so that nothing stale (a removed module) is ever packed.
+# Its README.md is collection/README.md (for the collection's users); the repository's README.md
+# (for people who build and test it) is not packed. docs/ holds reference pages the users' README
+# and the modules link to.
 collection-stage: release-binaries venv
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
-	@cp $(ROOT)/galaxy.yml $(ROOT)/README.md $(STAGE)/
+	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(STAGE)/
 	@cp -r $(ROOT)/collection/. $(STAGE)/
+	@test -f $(STAGE)/README.md || { echo "collection/README.md is missing: the collection needs its users' README"; exit 1; }
+	@cp -r $(ROOT)/docs $(STAGE)/
 	@if [ -d $(ROOT)/roles ]; then cp -r $(ROOT)/roles $(STAGE)/; fi
 	@for m in $(MODULES); do \
 	  test -f $(ROOT)/collection/plugins/modules/$$m.py || { echo "modules/$$m has no documentation file collection/plugins/modules/$$m.py"; exit 1; }; \

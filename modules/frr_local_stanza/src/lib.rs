@@ -1,7 +1,7 @@
 //! `frr_local_stanza`: FRR stanzas in `/etc/frr/frr.conf.local`, safe against Proxmox VE's
 //! merge of that file into the `frr.conf` it generates.
 //!
-//! The FRR model and the lint follow `shared/reference/pve-frr-merge.md` ("the spec"):
+//! The FRR model and the lint follow `docs/proxmox-frr-merge.md` ("the spec"):
 //! * [`grammar`]: what a line is to `frr-reload.py` (A.2) and to Proxmox's merge (B.3, B.4);
 //! * [`parse`]: the file as frr-reload's tree of contexts, with source line ranges (A.3, A.5);
 //! * [`stanza`]: the `stanzas` option and its checks;

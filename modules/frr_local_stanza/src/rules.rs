@@ -1,5 +1,5 @@
 //! The lint rules: one constant per rule, each naming the section of
-//! `shared/reference/pve-frr-merge.md` it comes from. `lint.rs` decides where a rule applies;
+//! `docs/proxmox-frr-merge.md` it comes from. `lint.rs` decides where a rule applies;
 //! the wording of what goes wrong and what to write instead lives here.
 
 use serde::Serialize;
@@ -19,7 +19,7 @@ pub struct Rule {
     /// The short name reported in each finding.
     pub name: &'static str,
     pub severity: Severity,
-    /// Where `pve-frr-merge.md` establishes it.
+    /// Where `docs/proxmox-frr-merge.md` establishes it.
     pub spec: &'static str,
     /// What Proxmox does with the construct, in one sentence.
     pub summary: &'static str,

@@ -1,6 +1,6 @@
 //! The lint held against what Proxmox's merge really made of real files
-//! (`shared/vectors/pve-merge`, copied to `tests/data/pve-merge`), and against the spec's
-//! edge table (B.6, B.7).
+//! (`tests/data/pve-merge`, the source of truth for these vectors), and against the edge table
+//! of `docs/proxmox-frr-merge.md` (B.6, B.7).
 
 use frr_local_stanza::lint::{lint, Finding, Generation, LintOptions};
 use std::collections::HashMap;
@@ -21,45 +21,6 @@ fn findings(source: &str) -> Vec<Finding> {
 
 const GENERATIONS: [(Generation, &str); 2] =
     [(Generation::Rewrite, "130"), (Generation::Legacy, "12x")];
-
-/// The copies must be the shared vectors, when the shared folder is beside the clone.
-#[test]
-fn copied_vectors_match_the_shared_ones() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/pve-merge");
-    if !shared.is_dir() {
-        println!(
-            "SKIPPED: {} is not there; the copies in tests/data are used as they are",
-            shared.display()
-        );
-        return;
-    }
-    let mut compared = 0;
-    for entry in walk(&shared) {
-        let relative = entry.strip_prefix(&shared).unwrap();
-        let copy = data().join(relative);
-        assert_eq!(
-            fs::read(&entry).unwrap(),
-            fs::read(&copy).unwrap_or_default(),
-            "{} differs from the shared vector; copy it again",
-            copy.display()
-        );
-        compared += 1;
-    }
-    assert!(compared >= 20, "only {compared} vectors found");
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
 
 #[test]
 fn the_portable_file_is_clean_and_fully_merged_by_both_generations() {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The lab's SDN apply must merge frr.conf.local exactly as Proxmox's 1.3.0 code does: compare
-# its output, byte for byte, with what Proxmox's own merge produced (shared/vectors/pve-merge).
-# Runs on the host, no VM needed. Exit 77 (skipped) where shared/ is not beside the repo.
+# its output, byte for byte, with what Proxmox's own merge produced: the vectors of
+# modules/frr_local_stanza/tests/data/pve-merge (docs/proxmox-frr-merge.md B.6, B.8), the one copy
+# in the repository. Runs on the host, no VM needed.
 set -euo pipefail
 LAB_DIR=${LAB_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
-vectors=${PVE_MERGE_VECTORS:-$LAB_DIR/../../../shared/vectors/pve-merge}
+vectors=${PVE_MERGE_VECTORS:-$LAB_DIR/../../modules/frr_local_stanza/tests/data/pve-merge}
 merge=$LAB_DIR/guest/lab-sdn-apply
-[ -d "$vectors" ] || { echo "  skipped: no vectors at $vectors"; exit 77; }
+[ -d "$vectors" ] || { echo "  FAIL  no vectors at $vectors"; exit 1; }
 
 failed=0 passed=0
 expect_same() {

@@ -1,0 +1,298 @@
+"""The collection as its users get it: what the built tarball (make collection) holds.
+
+Its license, its README (the users' one, collection/README.md, not the repository's), links
+that resolve inside the tarball, no placeholder metadata, a changelog that announces each
+module once, execution-environment metadata that ansible-builder reads, and the install from
+a requirements.yml that the README shows.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from conftest import ROOT, VENV_BIN, _tarball
+
+
+@cache
+def _members() -> dict[str, tarfile.TarInfo]:
+    with tarfile.open(_tarball()) as tar:
+        return {m.name.rstrip("/"): m for m in tar.getmembers()}
+
+
+@cache
+def _read(name: str) -> bytes:
+    assert name in _members(), f"{name} is not in {_tarball().name}"
+    with tarfile.open(_tarball()) as tar:
+        return tar.extractfile(name).read()
+
+
+def _text(name: str) -> str:
+    return _read(name).decode()
+
+
+def _manifest() -> dict:
+    return json.loads(_text("MANIFEST.json"))["collection_info"]
+
+
+def _modules() -> list[str]:
+    return sorted(
+        posixpath.basename(n)[: -len(".py")]
+        for n in _members()
+        if n.startswith("plugins/modules/") and n.endswith(".py")
+    )
+
+
+# --- license and metadata -----------------------------------------------------------------------
+
+def test_copying_is_the_gpl3_text_and_the_license_file():
+    copying = _read("COPYING")
+    assert copying == (ROOT / "COPYING").read_bytes()
+    head = copying.decode()[:200].split()
+    assert head[:7] == ["GNU", "GENERAL", "PUBLIC", "LICENSE", "Version", "3,", "29"], head
+    assert b"END OF TERMS AND CONDITIONS" in copying
+    info = _manifest()
+    assert info["license_file"] == "COPYING"
+    assert not info["license"], "galaxy.yml takes `license` or `license_file`, not both"
+
+
+def test_metadata_has_no_placeholder_urls():
+    info = _manifest()
+    for key in ("repository", "documentation", "homepage", "issues"):
+        value = info.get(key)
+        if value:
+            assert re.match(r"https://[^/]+\.[a-z]{2,}/", value), f"{key}: {value!r}"
+            assert not re.search(r"example\.(com|org|net|invalid)|\.invalid\b|localhost", value), f"{key}: {value!r}"
+
+
+# --- the README ---------------------------------------------------------------------------------
+
+def test_readme_is_the_collection_readme_not_the_developers():
+    assert _manifest()["readme"] == "README.md"
+    readme = _text("README.md")
+    assert readme == (ROOT / "collection" / "README.md").read_text()
+    assert readme != (ROOT / "README.md").read_text()
+    for developer_only in ("make test", "make demo", "make collection", "TESTING.md", "cargo "):
+        assert developer_only not in readme, f"the users' README mentions {developer_only!r}"
+    # What users need: requirements, install, every module and the role, the fast-path switch.
+    assert "ansible-core 2.15" in readme
+    assert "ansible-galaxy collection install" in readme
+    for module in _modules():
+        assert f"deevnet.net.{module}:" in readme, f"no example task for {module}"
+    assert "deevnet.net.proxmox_node_network" in readme
+    assert "deevnet_net_fast_path: false" in readme
+
+
+def test_readme_states_the_ansible_core_range_of_meta_runtime():
+    required = yaml.safe_load(_text("meta/runtime.yml"))["requires_ansible"]
+    match = re.fullmatch(r">=\s*(\d+)\.(\d+)(?:\.0)?", required)
+    assert match, f"requires_ansible {required!r}: update the README's Requirements and this test"
+    assert f"ansible-core {match[1]}.{match[2]} or newer" in _text("README.md")
+
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_INLINE_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$", re.M)
+_HTML = re.compile(r"""(?:href|src)\s*=\s*["']([^"']+)["']""")
+
+
+def markdown_links(text: str) -> list[str]:
+    """Link targets of a Markdown text, outside code blocks and code spans."""
+    text = _CODE_SPAN.sub("", _FENCE.sub("", text))
+    return [m[1] for pattern in (_INLINE_LINK, _REFERENCE, _HTML) for m in pattern.finditer(text)]
+
+
+def test_markdown_links_parser_sees_links_and_skips_code():
+    text = "a [x](COPYING) b ![i](img/a.png \"t\") `[no](code.md)`\n```\n[no](fence.md)\n```\n[r]: docs/r.md\n"
+    assert markdown_links(text) == ["COPYING", "img/a.png", "docs/r.md"]
+
+
+def test_every_relative_link_in_the_tarballs_markdown_resolves_inside_it():
+    members = _members()
+    pages = [n for n in members if n.endswith(".md") and members[n].isfile()]
+    assert "README.md" in pages and "docs/proxmox-frr-merge.md" in pages
+    checked, broken = 0, []
+    for page in pages:
+        for target in markdown_links(_text(page)):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+                continue  # a URL or an anchor in the same page
+            path = target.split("#", 1)[0].split("?", 1)[0]
+            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
+            checked += 1
+            if resolved.startswith("../") or resolved not in members:
+                broken.append(f"{page}: {target}")
+    assert not broken, "links to files the tarball does not hold:\n" + "\n".join(broken)
+    readme_links = markdown_links(_text("README.md"))
+    for needed in ("COPYING", "roles/proxmox_node_network/README.md", "docs/proxmox-frr-merge.md"):
+        assert needed in readme_links, f"the README does not link {needed}"
+    assert checked >= 4
+
+
+def test_repository_only_files_are_not_in_the_tarball():
+    for name in ("ARCHITECTURE.md", "TESTING.md", "BENCHMARKS.md", "Cargo.toml", "tests/ansible", "molecule"):
+        assert name not in _members(), name
+
+
+def test_readme_examples_are_valid_for_the_modules_and_the_role(ansible_env):
+    """Every example task validates against its module's documented options, as the action
+    plugin validates it, and the role's variables against the role's argument_specs."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    installed = Path(ansible_env["ANSIBLE_COLLECTIONS_PATH"]) / "ansible_collections" / "deevnet" / "net"
+    loader = importlib.util.spec_from_file_location(
+        "deevnet_binary_module", installed / "plugins" / "plugin_utils" / "binary_module.py")
+    plugin = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(plugin)
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", _text("README.md"), re.S)]
+    seen = set()
+    for task in (t for b in blocks if isinstance(b, list) for t in b if isinstance(t, dict)):
+        for key, args in task.items():
+            if key.startswith("deevnet.net.") and key != "deevnet.net.proxmox_node_network":
+                name = key.removeprefix("deevnet.net.")
+                spec = plugin.documented_spec(str(installed / "plugins" / "modules" / name))
+                result = ArgumentSpecValidator(spec).validate(args)
+                assert not result.error_messages, f"README example of {name}: {result.error_messages}"
+                seen.add(name)
+    assert seen == set(_modules()), f"README examples cover {sorted(seen)}"
+    role_vars = [b for b in blocks if isinstance(b, dict) and any(k.startswith("proxmox_") for k in b)]
+    assert len(role_vars) == 1, role_vars
+    specs = yaml.safe_load(_text("roles/proxmox_node_network/meta/argument_specs.yml"))
+    options = specs["argument_specs"]["main"]["options"]
+    assert set(role_vars[0]) <= set(options), f"not the role's variables: {set(role_vars[0]) - set(options)}"
+    for name in role_vars[0]:
+        assert name.startswith("proxmox_node_network_"), f"{name}: the README shows the role-prefixed names"
+        description = options[name].get("description") or [""]
+        first = description[0] if isinstance(description, list) else description
+        assert not first.lower().startswith("deprecated"), f"{name} is deprecated"
+    result = ArgumentSpecValidator(options).validate(role_vars[0])
+    assert not result.error_messages, result.error_messages
+
+
+# --- the changelog ------------------------------------------------------------------------------
+
+def _release_sections(rst: str) -> dict[str, str]:
+    """The text of each release section of CHANGELOG.rst, by version."""
+    parts = re.split(r"^v(\d+\.\d+\.\d+)\n=+\n", rst, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def test_changelog_announces_each_module_once_in_the_release_that_added_it():
+    sections = _release_sections(_text("CHANGELOG.rst"))
+    changes = yaml.safe_load(_text("changelogs/changelog.yaml"))
+    assert _modules(), "no module documentation in the tarball"
+    for module in _modules():
+        doc = _text(f"plugins/modules/{module}.py")
+        added = re.search(r"^version_added:\s*['\"]?([\d.]+)", doc, re.M)[1]
+        assert added in sections, f"{module}: no v{added} section in CHANGELOG.rst"
+        mentions = re.findall(rf"\b{module}\b", sections[added])
+        assert len(mentions) == 1, f"{module} is named {len(mentions)} times in the v{added} notes"
+        assert re.search(rf"^New Modules\n-+\n(?:\n|- .*\n)*?- {module} - ", sections[added], re.M), module
+        announced = [v for v, r in changes["releases"].items() for m in r.get("modules", []) if m["name"] == module]
+        assert announced == [added], f"{module} announced in {announced}"
+
+
+# --- execution environments ---------------------------------------------------------------------
+
+def _ee_requirements(kind: str) -> list[str]:
+    """The requirement lines of the file meta/execution-environment.yml names for `kind`."""
+    name = yaml.safe_load(_text("meta/execution-environment.yml"))["dependencies"][kind]
+    return [line for line in _text(name).splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_execution_environment_metadata_names_only_files_the_tarball_holds():
+    ee = yaml.safe_load(_text("meta/execution-environment.yml"))
+    assert ee["version"] == 1
+    dependencies = ee["dependencies"]
+    assert set(dependencies) == {"python", "system"}, dependencies
+    for kind, name in dependencies.items():
+        # ansible-builder 3.2 takes a path relative to the collection root, nothing else.
+        assert isinstance(name, str) and not posixpath.isabs(name), f"{kind}: {name!r}"
+        assert name in _members() and _members()[name].isfile(), f"{kind}: {name} is not in the tarball"
+    # Without the metadata file ansible-builder would read these instead: none may contradict it.
+    assert "requirements.txt" not in _members() and "bindep.txt" not in _members()
+
+
+def test_controller_side_python_needs_only_ansible_core_and_the_standard_library():
+    """What meta/ee-requirements.txt says: no Python package beyond ansible-core (the action
+    plugins import the collection's own plugin_utils through ansible_collections)."""
+    declared = [re.split(r"[\s<>=!~;\[]", line, maxsplit=1)[0].lower() for line in _ee_requirements("python")]
+    allowed = set(sys.stdlib_module_names) | {"__future__", "ansible", "ansible_collections"}
+    python_files = [n for n in _members() if n.endswith(".py")]
+    assert "plugins/plugin_utils/binary_module.py" in python_files
+    for name in python_files:
+        for node in ast.walk(ast.parse(_read(name), name)):
+            if isinstance(node, ast.Import):
+                roots = [alias.name.split(".")[0] for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = [node.module.split(".")[0]]
+            else:
+                continue
+            for root in roots:
+                assert root in allowed or root in declared, f"{name} imports {root}, not declared"
+
+
+def _introspect(collections) -> dict:
+    out = subprocess.run([VENV_BIN / "ansible-builder", "introspect", str(collections)],
+                         capture_output=True, text=True, check=True).stdout
+    return yaml.safe_load(out[out.index("---"):])
+
+
+def test_ansible_builder_introspect_finds_no_missing_dependency(ansible_env, tmp_path):
+    installed = ansible_env["ANSIBLE_COLLECTIONS_PATH"]
+    # Its output lists each requirement as `LINE  # from collection NAMESPACE.NAME`.
+    assert _introspect(installed) == {"python": [], "system": []}
+    # The same run sees the collection's metadata: a dependency added to it is reported.
+    copy = tmp_path / "collections"
+    shutil.copytree(installed, copy)
+    meta = copy / "ansible_collections" / "deevnet" / "net" / "meta" / "execution-environment.yml"
+    ee = yaml.safe_load(meta.read_text())
+    ee["dependencies"]["python"] = "meta/probe-requirements.txt"
+    meta.write_text(yaml.safe_dump(ee))
+    (meta.parent / "probe-requirements.txt").write_text("deevnet-probe-package\n")
+    assert _introspect(copy)["python"] == ["deevnet-probe-package  # from collection deevnet.net"]
+
+
+# --- install as the README shows ----------------------------------------------------------------
+
+def test_install_from_a_requirements_file_as_the_readme_shows(tmp_path):
+    readme = _text("README.md")
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if b.startswith("collections:"))
+    requirements = yaml.safe_load(block)
+    assert requirements["collections"][0]["type"] == "file"
+    shutil.copy(_tarball(), tmp_path / _tarball().name)
+    (tmp_path / "requirements.yml").write_text(block)
+    # Only this temp folder: a deevnet.net installed elsewhere (~/.ansible) would make it a no-op.
+    env = dict(os.environ, ANSIBLE_HOME=str(tmp_path / "home"), ANSIBLE_COLLECTIONS_PATH=str(tmp_path / "collections"))
+    subprocess.run([VENV_BIN / "ansible-galaxy", "collection", "install", "-r", "requirements.yml",
+                    "-p", "collections"], cwd=tmp_path, env=env, check=True, capture_output=True)
+    manifest = tmp_path / "collections" / "ansible_collections" / "deevnet" / "net" / "MANIFEST.json"
+    assert json.loads(manifest.read_text())["collection_info"]["version"] == _manifest()["version"]
+
+
+# --- the repository is self-contained -----------------------------------------------------------
+
+def test_no_tracked_file_reads_the_shared_folder_beside_the_repository():
+    """Tests and code read only what the repository holds: the merge vectors and the merge rules
+    live in modules/frr_local_stanza/tests/data/pve-merge and docs/proxmox-frr-merge.md."""
+    outside = re.compile(r"\.\./(\.\./)*" + "shared" + r"\b|\b" + "shared" + r"/(vectors|reference)\b")
+    tracked = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True, check=True).stdout
+    hits = []
+    for name in filter(None, tracked.decode().split("\0")):
+        path = ROOT / name
+        if path.is_file() and not path.is_symlink():
+            for number, line in enumerate(path.read_bytes().decode(errors="replace").splitlines(), 1):
+                if outside.search(line):
+                    hits.append(f"{name}:{number}: {line.strip()}")
+    assert not hits, "files that point outside the repository:\n" + "\n".join(hits)
