@@ -266,7 +266,7 @@ def report(ssh: dict, alone: dict, sizes: dict, args) -> str:
               f"Under mitogen (`mitogen_linear`, mitogen {importlib.metadata.version('mitogen')}): "
               f"deevnet.net **{mito / mito_posix:.2f}x** `ansible.posix.sysctl` under mitogen; "
               "mitogen runs the binary with its own runner (the plugin's fast path stands aside), "
-              "and both are several times faster than any stock-strategy variant.", ""]
+              "and both are several times faster than any stock-strategy variant. Per-task figures this small sit within the noise of a play's start-up (a spread below zero means a 15-task play finished faster than a 1-task one): read them as an order of magnitude.", ""]
     lines += ["## 2. Module execution alone (no Ansible), in a network namespace", "",
               "| command | median ms | spread |", "|---|---|---|"]
     for name, values in alone.items():
