@@ -156,29 +156,9 @@ options:
       - With FRR installed, C(vtysh -C -f %s) is a useful value. It checks syntax only.
       - Not run in check mode.
     type: str
-  backup:
-    description:
-      - Keep the previous file as C(<path>.<pid>.<YYYY-MM-DD@HH:MM:SS>~) before changing it.
-    type: bool
-    default: false
-  lock_timeout:
-    description:
-      - Seconds to wait for another run that holds the lock on the file.
-      - The lock is a file only root can open (C(/run/lock/deevnet.net/)), keyed by the file's
-        real path, so a link and the real path share it and no other user can block a run.
-    type: int
-    default: 30
-  follow_untrusted_links:
-    description:
-      - O(path) (or a file the module reads) may be a link. A link is followed only when nobody but
-        root could have planted or changed it (the link, its folder and every folder of its target
-        owned by root and not writable by group or others); otherwise the task fails naming the
-        owner, since the link could lead to a secret or to a file someone wants overwritten
-        (C(/etc/frr) may belong to another user).
-      - V(true) follows such links on purpose. A link to C(/dev/null) (a masked file) is never
-        written through, whatever this says.
-    type: bool
-    default: false
+extends_documentation_fragment:
+  - deevnet.net.module
+  - deevnet.net.module.files
 attributes:
   check_mode:
     support: full
@@ -186,11 +166,8 @@ attributes:
   diff_mode:
     support: full
     description: Shows the file before and after.
-  platform:
-    support: full
-    platforms: posix
-    description: Proxmox VE nodes with SDN (any FRR host for the file itself).
 notes:
+  - "On the target: Proxmox VE nodes with SDN (any FRR host for the file itself)."
   - Idempotent; a second run reports C(changed=false).
   - The rules follow how Proxmox's C(append_local_config) really merges the file (libpve-network-perl 0.7.2
     to 1.3.0). PVE 9.2 ships a newer libpve-network-perl whose code was not available; compare

@@ -105,6 +105,8 @@ options:
         job, not this module's.
     type: bool
     default: false
+extends_documentation_fragment:
+  - deevnet.net.module
 attributes:
   check_mode:
     support: full
@@ -113,11 +115,8 @@ attributes:
   diff_mode:
     support: full
     description: Shows each switched slave's offload before and after.
-  platform:
-    support: full
-    platforms: posix
-    description: Linux hosts with ethtool netlink (Linux 5.6 or later), such as Proxmox VE 7 and 8.
 notes:
+  - "On the target: Linux hosts with ethtool netlink (Linux 5.6 or later), such as Proxmox VE 8 and 9."
   - Idempotent; with O(fix_txvlan=true) a second run reports C(changed=false).
   - Read-only unless O(fix_txvlan=true); the checks need root (netlink dumps of the bridge and
     ethtool requests), so run the task with C(become).

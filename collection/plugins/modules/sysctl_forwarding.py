@@ -77,11 +77,6 @@ options:
       - With V(false) only the file is written, and missing interfaces are not an error.
     type: bool
     default: true
-  backup:
-    description:
-      - Keep the previous file as C(<path>.<pid>.<YYYY-MM-DD@HH:MM:SS>~) before changing it.
-    type: bool
-    default: false
   boot_conflict:
     description:
       - What to do when another file would set a managed key to a different value at boot.
@@ -98,24 +93,9 @@ options:
     type: list
     elements: path
     default: [/etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d]
-  lock_timeout:
-    description:
-      - Seconds to wait for another run that holds the lock on the file.
-      - The lock is a file only root can open (C(/run/lock/deevnet.net/)), keyed by the file's
-        real path, so a link and the real path share it and no other user can block a run.
-    type: int
-    default: 30
-  follow_untrusted_links:
-    description:
-      - O(path) (or a file the module reads) may be a link. A link is followed only when nobody but
-        root could have planted or changed it (the link, its folder and every folder of its target
-        owned by root and not writable by group or others); otherwise the task fails naming the
-        owner, since the link could lead to a secret or to a file someone wants overwritten
-        (C(/etc/sysctl.d) may belong to another user).
-      - V(true) follows such links on purpose. A link to C(/dev/null) (a masked file) is never
-        written through, whatever this says.
-    type: bool
-    default: false
+extends_documentation_fragment:
+  - deevnet.net.module
+  - deevnet.net.module.files
 attributes:
   check_mode:
     support: full
@@ -123,13 +103,13 @@ attributes:
   diff_mode:
     support: full
     description: Shows the file before and after.
-  platform:
-    support: full
-    platforms: posix
-    description: Linux hosts with systemd-sysctl (Proxmox VE, Debian).
 notes:
+  - "On the target: Linux hosts with systemd-sysctl (Proxmox VE, Debian)."
   - Idempotent; a second run reports C(changed=false).
 seealso:
+  - module: ansible.posix.sysctl
+    description: One sysctl key in one file; it cannot hold a dotted interface name such as C(vmbr0.50)
+      and does not see other files that undo the value at boot.
   - name: sysctl.d(5)
     description: The file format and precedence rules this module follows.
     link: https://www.freedesktop.org/software/systemd/man/latest/sysctl.d.html

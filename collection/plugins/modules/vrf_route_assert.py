@@ -152,6 +152,8 @@ options:
       - Short form - as O(vrfs[].forwarding). When not given, V(true).
       - Not allowed with O(vrfs); set it in each entry there.
     type: bool
+extends_documentation_fragment:
+  - deevnet.net.module
 attributes:
   check_mode:
     support: full
@@ -159,11 +161,8 @@ attributes:
   diff_mode:
     support: none
     description: Nothing changes, so there is nothing to show.
-  platform:
-    support: full
-    platforms: posix
-    description: Linux with VRF support (Proxmox VE, Debian); the checks run over rtnetlink.
 notes:
+  - "On the target: Linux with VRF support (Proxmox VE, Debian); the checks run over rtnetlink."
   - Fails when any check fails, so C(ignore_errors) or C(failed_when) is needed to only report.
   - Every lookup is pinned to the VRF device, as C(ip route get DST vrf NAME) does. On IPv4 the
     kernel is asked for the table that matched (RTM_F_LOOKUP_TABLE); IPv6 answers name it anyway.

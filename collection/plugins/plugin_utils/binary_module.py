@@ -35,9 +35,10 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.json_utils import _filter_non_json_lines
 from ansible.module_utils.parsing.convert_bool import boolean
-from ansible.parsing.plugin_docs import read_docstring
+from ansible.plugins.loader import fragment_loader
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
+from ansible.utils.plugin_docs import get_docstring
 
 display = Display()
 
@@ -177,7 +178,9 @@ def documented_spec(binary_path):
     doc_path = binary_path + ".py"
     key = _file_key(doc_path)
     if key not in _specs:
-        doc = read_docstring(doc_path).get("doc") or {}
+        # With the doc fragments (extends_documentation_fragment): they hold the options the
+        # file modules share.
+        doc = get_docstring(doc_path, fragment_loader, collection_name="deevnet.net", is_module=True)[0] or {}
         _specs[key] = controller_spec(argument_spec_from_doc(doc.get("options")))
     return _specs[key]
 

@@ -17,7 +17,6 @@ use frr_local_stanza::validate::Validator;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 static LINE: OptionSpec = OptionSpec::new("element", Kind::Str);
 static STATE: OptionSpec = OptionSpec::new("state", Kind::Str)
@@ -52,8 +51,8 @@ static SPEC: [OptionSpec; 8] = [
         .default(DefaultValue::Str("error")),
     OptionSpec::new("asn", Kind::Int),
     OptionSpec::new("validate", Kind::Str),
-    OptionSpec::new("backup", Kind::Bool).default(DefaultValue::Bool(false)),
-    OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30)),
+    file_policy::BACKUP,
+    file_policy::LOCK_TIMEOUT,
     FOLLOW_UNTRUSTED_LINKS,
 ];
 static MODULE: Module = Module {
@@ -97,12 +96,7 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
             )))
         }
     };
-    let lock_timeout = u64::try_from(params.lock_timeout).map_err(|_| {
-        Failure::new(format!(
-            "lock_timeout={} is negative; give the seconds to wait for another run, e.g. 30",
-            params.lock_timeout
-        ))
-    })?;
+    let lock_timeout = file_policy::lock_timeout(params.lock_timeout)?;
     let stanzas = stanza::check(
         params.stanzas.as_deref().unwrap_or_default(),
         Checks {
@@ -122,7 +116,7 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
     let target = file_policy::resolve("path", path, params.follow_untrusted_links)?;
 
     // 2. Read under the file's lock, held until the new file is in place.
-    let _lock = FileLock::acquire(&target, Duration::from_secs(lock_timeout))?;
+    let _lock = FileLock::acquire(&target, lock_timeout)?;
     let before = file_policy::read_text(&target)?;
     let before_text = before.as_deref().unwrap_or_default();
 

@@ -505,7 +505,7 @@ fn a_held_lock_times_out_and_changes_nothing() {
             .unwrap();
     let out = run(
         dir.path(),
-        json!({"path": path, "stanzas": use_cases(), "lock_timeout": 0}),
+        json!({"path": path, "stanzas": use_cases(), "lock_timeout": 1}),
     );
     assert!(
         out.result["msg"]

@@ -40,6 +40,28 @@ pub const MAX_READ: u64 = 16 * 1024 * 1024;
 pub static FOLLOW_UNTRUSTED_LINKS: OptionSpec =
     OptionSpec::new("follow_untrusted_links", Kind::Bool).default(DefaultValue::Bool(false));
 
+/// The options every file module shares, declared once here (their human text is the
+/// `deevnet.net.files` doc fragment); each file module lists them in its spec.
+pub static BACKUP: OptionSpec =
+    OptionSpec::new("backup", Kind::Bool).default(DefaultValue::Bool(false));
+pub static LOCK_TIMEOUT: OptionSpec =
+    OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30));
+
+/// The range of `lock_timeout`, in seconds.
+pub const LOCK_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 1..=3600;
+
+/// `lock_timeout` as a duration, or the one message for a value outside its range.
+pub fn lock_timeout(seconds: i64) -> Result<Duration> {
+    if LOCK_TIMEOUT_RANGE.contains(&seconds) {
+        return Ok(Duration::from_secs(seconds.unsigned_abs()));
+    }
+    Err(anyhow!(
+        "lock_timeout={seconds} is out of range; give a number of seconds from {} to {}",
+        LOCK_TIMEOUT_RANGE.start(),
+        LOCK_TIMEOUT_RANGE.end()
+    ))
+}
+
 /// The most links followed in a row (the kernel's limit).
 const MAX_HOPS: usize = 40;
 
@@ -592,6 +614,21 @@ fn fnv1a(bytes: &std::ffi::OsStr) -> u64 {
 mod tests {
     use super::*;
     use std::os::unix::fs::{symlink, PermissionsExt};
+
+    #[test]
+    fn lock_timeout_has_one_range_and_one_message() {
+        assert_eq!(lock_timeout(1).unwrap(), Duration::from_secs(1));
+        assert_eq!(lock_timeout(3600).unwrap(), Duration::from_secs(3600));
+        for bad in [0, -5, 3601] {
+            let err = lock_timeout(bad).unwrap_err().to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "lock_timeout={bad} is out of range; give a number of seconds from 1 to 3600"
+                )
+            );
+        }
+    }
 
     #[test]
     fn an_empty_path_is_refused_naming_the_parameter() {

@@ -17,7 +17,6 @@ use deevnet_runtime::{Context, Failure, FileDiff, Kind, Module, OptionSpec, Outc
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Duration;
 use sysctl_forwarding::boot::{self, BootSetting, DEFAULT_SEARCH_DIRS};
 use sysctl_forwarding::managed_file::{self, Setting};
 
@@ -38,13 +37,13 @@ static SPEC: [OptionSpec; 11] = [
         .aliases(&["interface"]),
     OptionSpec::new("rp_filter", Kind::Map(&RP_FILTER_MODE)).default(DefaultValue::EmptyMap),
     OptionSpec::new("apply", Kind::Bool).default(DefaultValue::Bool(true)),
-    OptionSpec::new("backup", Kind::Bool).default(DefaultValue::Bool(false)),
+    file_policy::BACKUP,
     OptionSpec::new("boot_conflict", Kind::Str)
         .choices(&["fail", "warn"])
         .default(DefaultValue::Str("fail")),
     OptionSpec::new("sysctl_dirs", Kind::List(&SEARCH_DIR))
         .default(DefaultValue::StrList(DEFAULT_SEARCH_DIRS)),
-    OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30)),
+    file_policy::LOCK_TIMEOUT,
     FOLLOW_UNTRUSTED_LINKS,
 ];
 
@@ -72,7 +71,7 @@ struct Params {
     backup: bool,
     boot_conflict: String,
     sysctl_dirs: Vec<PathBuf>,
-    lock_timeout: u64,
+    lock_timeout: i64,
     follow_untrusted_links: bool,
 }
 
@@ -96,7 +95,7 @@ fn main() {
         // The file policy first (check mode too): a masked, untrusted or non-regular file fails
         // here, before any runtime value is read or set.
         let target = file_policy::resolve("path", &params.path, params.follow_untrusted_links)?;
-        let _lock = FileLock::acquire(&target, Duration::from_secs(params.lock_timeout))?;
+        let _lock = FileLock::acquire(&target, file_policy::lock_timeout(params.lock_timeout)?)?;
 
         let before_file = file_policy::read_text(&target)?;
         let settings = managed_file::desired_settings(params.ipv6, &params.rp_filter);
@@ -170,12 +169,7 @@ fn validate_names(params: &Params) -> Result<(), Failure> {
     for name in params.rp_filter.keys() {
         managed_file::check_interface_name("rp_filter", name).map_err(Failure::new)?;
     }
-    if params.lock_timeout == 0 || params.lock_timeout > 3600 {
-        return Err(Failure::new(format!(
-            "lock_timeout={} is out of range; give a number of seconds from 1 to 3600",
-            params.lock_timeout
-        )));
-    }
+    file_policy::lock_timeout(params.lock_timeout).map_err(Failure::from)?;
     Ok(())
 }
 

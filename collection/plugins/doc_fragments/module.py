@@ -1,0 +1,66 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 deevnet.net contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What every deevnet.net module shares: where it runs, and how a task reaches it."""
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    DOCUMENTATION = r'''
+requirements:
+  - On the target, x86_64 Linux with glibc 2.34 or later, such as Proxmox VE 8 and 9 nodes. No
+    Python is needed there for this module, a compiled program.
+  - On the controller, ansible-core 2.15 or later.
+attributes:
+  action:
+    support: full
+    description: Runs through the collection's action plugin (the fast path, see the notes).
+  async:
+    support: full
+    description: An async task takes Ansible's stock module path, with its async wrapper.
+  platform:
+    support: full
+    platforms: posix
+    description: x86_64 Linux with glibc 2.34 or later (Proxmox VE 8 and 9).
+notes:
+  - "Fast path: the module's binary is cached on the target in C(~/.ansible/deevnet.net/<module>-<sha256[:16]>)
+    (a folder only the remote user can write) and checked against its hash before every run, so a task is
+    one SSH round trip once cached. Set the variable C(deevnet_net_fast_path=false) to use Ansible's stock
+    module path instead. The stock path is taken by itself for async tasks, become to an unprivileged user,
+    a cache folder other users could change, and targets without C(sha256sum) or C(/proc), with a warning
+    for the last three. Under mitogen's strategies, mitogen's own runner runs the binary."
+'''
+
+    # The options and policy of the modules that read and replace one file.
+    FILES = r'''
+options:
+  backup:
+    description:
+      - Keep the previous file as C(<path>.<pid>.<YYYY-MM-DD@HH:MM:SS>~) before changing it.
+    type: bool
+    default: false
+  lock_timeout:
+    description:
+      - Seconds to wait, from 1 to 3600, for another run that holds the lock on the file.
+      - The lock is a file only root can open (C(/run/lock/deevnet.net/)), keyed by the file's
+        real path, so a link and the real path share it and no other user can block a run.
+    type: int
+    default: 30
+  follow_untrusted_links:
+    description:
+      - O(path) (or a file the module reads) may be a link. A link is followed only when nobody but
+        root could have planted or changed it (the link, its folder and every folder of its target
+        owned by root and not writable by group or others); otherwise the task fails naming the
+        owner, since the link could lead to a secret or to a file someone wants overwritten.
+      - V(true) follows such links on purpose. A link to C(/dev/null) (a masked file) is never
+        written through, whatever this says.
+    type: bool
+    default: false
+notes:
+  - "Files: only regular files are read or replaced (a FIFO, device or socket fails the task), reads stop
+    at 16 MiB, a file masked with a link to C(/dev/null) fails the task and is left alone, and a
+    replaced file keeps its mode, owner, group, ACLs and extended attributes. The replacement is atomic
+    (a temporary file in the same folder, renamed over it); temporary files of killed runs are removed."
+'''
