@@ -299,3 +299,27 @@ def test_no_tracked_file_reads_the_shared_folder_beside_the_repository():
                 if outside.search(line):
                     hits.append(f"{name}:{number}: {line.strip()}")
     assert not hits, "files that point outside the repository:\n" + "\n".join(hits)
+
+
+# --- the modules' documentation as ansible-doc shows it -----------------------------------------
+
+def test_ansible_doc_shows_each_modules_requirements_fast_path_and_shared_options(ansible_env):
+    """The shared documentation comes from the doc fragments, once, into every module's page."""
+    files = {"sysctl_forwarding", "frr_local_stanza"}
+    for module in ("sysctl_forwarding", "frr_local_stanza", "vrf_route_assert", "qinq_check"):
+        proc = subprocess.run([VENV_BIN / "ansible-doc", "--json", f"deevnet.net.{module}"], env=ansible_env,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)[f"deevnet.net.{module}"]["doc"]
+        assert any("glibc 2.34" in r and "Proxmox VE 8 and 9" in r for r in doc["requirements"]), doc["requirements"]
+        assert any("deevnet_net_fast_path" in n for n in doc["notes"]), doc["notes"]
+        assert "platform" in doc["attributes"] and "action" in doc["attributes"]
+        shared = {"backup", "lock_timeout", "follow_untrusted_links"}
+        if module in files:
+            assert shared <= set(doc["options"]), module
+            assert doc["options"]["lock_timeout"]["default"] == 30
+        else:
+            assert not shared & set(doc["options"]), module
+    proc = subprocess.run([VENV_BIN / "ansible-doc", "--json", "deevnet.net.sysctl_forwarding"], env=ansible_env,
+                          capture_output=True, text=True)
+    assert "ansible.posix.sysctl" in proc.stdout, "sysctl_forwarding's seealso names the module users compare"

@@ -83,3 +83,4 @@ def test_a_qinq_only_node_needs_no_tenant_egress_settings(node, ansible_env, tmp
     assert "missing required arguments" not in proc.stdout, proc.stdout
     assert "vrf_" not in proc.stdout, "no tenant-egress task may run"
     assert "bond0" in proc.stdout, proc.stdout
+
