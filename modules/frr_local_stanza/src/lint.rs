@@ -4,7 +4,8 @@
 //! Each generation is walked the way its Perl loop reads the file (spec B.3 for the 1.3.0
 //! rewrite, B.4 for 0.7.2–1.2.5); what the generations share (the `!` rule, route-map
 //! renumbering, ASNs) is checked once. A construct found by both walks is reported once,
-//! naming both generations. The rules themselves are in [`crate::rules`].
+//! naming both generations. The rules themselves, and what each one says, are in
+//! [`crate::rules`]; this file only decides where a rule applies.
 
 use crate::grammar::{self, BlockKind, ProxmoxHeader};
 use crate::parse;
@@ -92,9 +93,7 @@ pub fn lint(source: &str, options: &LintOptions) -> Vec<Finding> {
                     index,
                     &rules::COMMENT_READ_AS_ADDRESS_FAMILY,
                     BOTH,
-                    format!(
-                        "the comment `{trimmed}` holds `address-family …`, which both parsers read as an address-family header before they skip comments; reword the comment"
-                    ),
+                    rules::comment_read_as_address_family(trimmed),
                 );
             }
             continue;
@@ -104,19 +103,12 @@ pub fn lint(source: &str, options: &LintOptions) -> Vec<Finding> {
                 index,
                 &rules::BANG_IN_COMMAND,
                 BOTH,
-                format!(
-                    "`{trimmed}` holds a `!`, so Proxmox's merge drops the whole line; remove the `!` and what follows it, or move the remark to a line of its own that starts with `!`"
-                ),
+                rules::bang_in_command(trimmed),
             );
             continue;
         }
         if trimmed == "end" {
-            out.add(
-                index,
-                &rules::END_STATEMENT,
-                BOTH,
-                "`end` is not a terminator Proxmox knows: it is copied into frr.conf, where frr-reload closes every context at it; delete it and close blocks with `exit`".to_string(),
-            );
+            out.add(index, &rules::END_STATEMENT, BOTH, rules::end_statement());
             continue;
         }
         significant.push((index, line.text.trim_end()));
@@ -201,9 +193,7 @@ fn walk(lines: &[(usize, &str)], generation: Generation, out: &mut Collector) {
                     index,
                     &rules::ADDRESS_FAMILY_OUTSIDE_ROUTER,
                     only,
-                    format!(
-                        "`{text}` is not inside a `router bgp` block; put it under the router it belongs to (a child of that stanza)"
-                    ),
+                    rules::address_family_outside_router(text),
                 ),
             }
             continue;
@@ -253,17 +243,10 @@ fn walk(lines: &[(usize, &str)], generation: Generation, out: &mut Collector) {
                     index,
                     &rules::INDENTED_TERMINATOR,
                     only,
-                    format!(
-                        "`{text}` is indented, so 1.3.0 copies it into the block as a command and vtysh rejects frr.conf; write `exit` at column 0"
-                    ),
+                    rules::indented_terminator(text),
                 );
             } else if open.is_some() && text.starts_with("exit-vrf") {
-                out.add(
-                    index,
-                    &rules::EXIT_VRF,
-                    only,
-                    "`exit-vrf` is kept as a body line by the parser that shipped through PVE 9.1, which then adds its own `exit-vrf`: vtysh fails with `Unknown command: exit-vrf` and Proxmox restarts FRR; write `exit` at column 0 instead".to_string(),
-                );
+                out.add(index, &rules::EXIT_VRF, only, rules::exit_vrf());
             }
             continue;
         }
@@ -272,9 +255,7 @@ fn walk(lines: &[(usize, &str)], generation: Generation, out: &mut Collector) {
                 index,
                 &rules::INDENTED_HEADER,
                 only,
-                format!(
-                    "`{text}` is indented: 1.3.0 reads it as a line of the block above, 1.2.x as a new stanza; write stanza headers at column 0, or drop the line"
-                ),
+                rules::indented_header(text),
             );
             continue;
         }
@@ -286,28 +267,17 @@ fn walk(lines: &[(usize, &str)], generation: Generation, out: &mut Collector) {
                         index,
                         &rules::ROUTER_LINE_AFTER_ADDRESS_FAMILY,
                         only,
-                        format!(
-                            "`{text}` follows an `exit-address-family` in `{}`: 1.3.0 may move it to the top level, 1.2.x keeps it in the address-family; put router-level lines before the first address-family",
-                            block.header
-                        ),
+                        rules::router_line_after_address_family(text, block.header),
                     );
                 }
             }
             Some(block) => {
-                let (rule, _) = rules::not_a_stanza(text);
-                out.add(
-                    index,
-                    rule,
-                    only,
-                    format!(
-                        "`{text}` comes after the `exit` of `{}`, and 1.2.x does not close a {} block at `exit`: it adds the line to that block; move it inside a stanza, or drop it",
-                        block.header,
-                        match block.shape {
-                            Shape::Block(kind) => kind.word(),
-                            Shape::RouteMap => "route-map",
-                        }
-                    ),
-                );
+                let kind = match block.shape {
+                    Shape::Block(kind) => kind.word(),
+                    Shape::RouteMap => "route-map",
+                };
+                let (rule, msg) = rules::after_ignored_exit(text, block.header, kind);
+                out.add(index, rule, only, msg);
             }
             None if in_dropped_stanza && !column0 => {}
             None => {
@@ -350,7 +320,7 @@ fn finish(
             af_index,
             &rules::ADDRESS_FAMILY_UNTERMINATED,
             only,
-            "this address-family has no ` exit-address-family`; close it before the next address-family or the router's `exit`".to_string(),
+            rules::address_family_unterminated(),
         );
     }
     // Only 1.3.0 fails on an empty block (B.6 E2); an empty route-map entry is legal.
@@ -359,9 +329,7 @@ fn finish(
             block.header_index,
             &rules::EMPTY_STANZA,
             only,
-            format!(
-                "`{header}` has no body: 1.3.0's merge dies on an empty folded block and frr.conf is not generated; give it at least one line, or remove the stanza"
-            ),
+            rules::empty_stanza(header),
         );
     }
     let lost = match block.shape {
@@ -371,17 +339,12 @@ fn finish(
         Shape::Block(_) => rewrite && terminator.is_none(),
     };
     if lost {
-        let consequence = match block.shape {
-            Shape::RouteMap if !rewrite => "1.2.x stores a route-map entry only at its `exit`, so this one is lost",
-            _ => "1.3.0 leaves the block open in frr.conf and whatever Proxmox emits after it (your next lines, generated routes) lands inside it",
-        };
+        let legacy_route_map = block.shape == Shape::RouteMap && !rewrite;
         out.add(
             block.header_index,
             &rules::UNTERMINATED_BLOCK,
             only,
-            format!(
-                "`{header}` is not closed by `exit` at column 0: {consequence}; end it with `exit`"
-            ),
+            rules::unterminated_block(header, legacy_route_map),
         );
     }
 }
@@ -407,9 +370,7 @@ fn check_route_maps(lines: &[(usize, &str)], out: &mut Collector) {
                     *index,
                     &rules::ROUTE_MAP_GENERATED_NAME,
                     BOTH,
-                    format!(
-                        "`route-map {name} {action} {seq}`: {name} is generated by Proxmox's EVPN controller, whose entries come first, and yours are renumbered after them (a `deny` meant to come first is never reached); give your route-map its own name and reference it"
-                    ),
+                    rules::route_map_generated_name(name, action, *seq),
                 );
             }
             continue;
@@ -422,18 +383,14 @@ fn check_route_maps(lines: &[(usize, &str)], out: &mut Collector) {
                     *index,
                     &rules::ROUTE_MAP_ORDER,
                     BOTH,
-                    format!(
-                        "`route-map {name} {action} {seq}` becomes `{action} {new_seq}`: Proxmox numbers entries in file order, which here differs from their sequence numbers; write the entries of {name} in ascending sequence order"
-                    ),
+                    rules::route_map_order(name, action, *seq, new_seq),
                 );
             } else if *seq != new_seq {
                 out.add(
                     *index,
                     &rules::ROUTE_MAP_RENUMBERED,
                     BOTH,
-                    format!(
-                        "`route-map {name} {action} {seq}` becomes `route-map {name} {action} {new_seq}` in frr.conf (same order, new number); number entries 1, 2, … to keep the file and frr.conf alike"
-                    ),
+                    rules::route_map_renumbered(name, action, *seq, new_seq),
                 );
             }
         }
@@ -450,17 +407,12 @@ fn check_headers(source: &str, options: &LintOptions, out: &mut Collector) {
             continue;
         }
         if let Some((asn, vrf)) = grammar::bgp_instance(&stanza.header) {
-            let instance = vrf.map_or("the default instance".to_string(), |v| format!("VRF {v}"));
             match &options.asn {
                 Some(expected) if expected != asn => out.add(
                     stanza.header_index,
                     &rules::BGP_ASN_MISMATCH,
                     BOTH,
-                    format!(
-                        "`{}` uses ASN {asn}, but the router Proxmox generates has ASN {expected}: the merge emits a second BGP instance for {instance}, which bgpd rejects; write `router bgp {expected}{}`",
-                        stanza.header,
-                        vrf.map(|v| format!(" vrf {v}")).unwrap_or_default()
-                    ),
+                    rules::bgp_asn_mismatch(&stanza.header, asn, vrf, expected),
                 ),
                 _ => {}
             }
@@ -470,11 +422,7 @@ fn check_headers(source: &str, options: &LintOptions, out: &mut Collector) {
                     stanza.header_index,
                     &rules::BGP_ASN_CONFLICT,
                     BOTH,
-                    format!(
-                        "`{}` gives {instance} ASN {asn}, but line {} gives it ASN {first_asn}; use one ASN, the generated router's",
-                        stanza.header,
-                        first_index + 1
-                    ),
+                    rules::bgp_asn_conflict(&stanza.header, asn, vrf, first_index + 1, first_asn),
                 ),
                 Some(_) => {}
                 None => {
@@ -491,10 +439,7 @@ fn check_headers(source: &str, options: &LintOptions, out: &mut Collector) {
                 stanza.header_index,
                 &rules::HEADER_SPACING,
                 BOTH,
-                format!(
-                    "`{raw}` has runs of spaces or tabs: Proxmox compares headers as written, so it becomes a block of its own instead of joining the generated `{}`; write `{}`",
-                    stanza.header, stanza.header
-                ),
+                rules::header_spacing(raw, &stanza.header),
             );
         }
     }

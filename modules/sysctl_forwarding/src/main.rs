@@ -6,19 +6,16 @@
 //! `forwarding=0` (created after boot, it did not inherit `all`), so replies were dropped while
 //! the SNAT counter climbed.
 //!
-//! Flow: validate → lock → read the file and the runtime values → compute the new file → check
-//! which file wins at boot → check every write is possible → write the file → apply → result.
+//! Flow: validate → lock → read the file → plan (the new file, which file wins at boot, the
+//! runtime values to set: [`sysctl_forwarding::run`]) → check every write is possible → write
+//! the file → apply → result.
 
 use deevnet_runtime::atomic_file;
 use deevnet_runtime::file_policy::{self, FileLock, FOLLOW_UNTRUSTED_LINKS};
 use deevnet_runtime::spec::DefaultValue;
-use deevnet_runtime::sysctl::SysctlKey;
-use deevnet_runtime::{Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use sysctl_forwarding::boot::{self, BootSetting, DEFAULT_SEARCH_DIRS};
-use sysctl_forwarding::managed_file::{self, Setting};
+use deevnet_runtime::{FileDiff, Kind, Module, OptionSpec, Outcome};
+use sysctl_forwarding::boot::DEFAULT_SEARCH_DIRS;
+use sysctl_forwarding::run::{self, Params};
 
 static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
 static SEARCH_DIR: OptionSpec = OptionSpec::new("folder", Kind::Path);
@@ -53,85 +50,36 @@ static MODULE: Module = Module {
     supports_check_mode: true,
 };
 
-#[derive(Deserialize, PartialEq, Eq, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum State {
-    Present,
-    Absent,
-}
-
-#[derive(Deserialize)]
-struct Params {
-    path: PathBuf,
-    state: State,
-    ipv6: bool,
-    interfaces: Vec<String>,
-    rp_filter: BTreeMap<String, u8>,
-    apply: bool,
-    backup: bool,
-    boot_conflict: String,
-    sysctl_dirs: Vec<PathBuf>,
-    lock_timeout: i64,
-    follow_untrusted_links: bool,
-}
-
-/// A runtime value before and after the run.
-#[derive(Serialize, Clone, Debug)]
-struct BeforeAfter {
-    before: Option<String>,
-    after: Option<String>,
-}
-
-/// A runtime key this run may set.
-struct RuntimeTarget {
-    key: SysctlKey,
-    desired: String,
-    before: Option<String>,
-}
-
 fn main() {
     MODULE.run(|ctx, params: Params| {
-        validate_names(&params)?;
+        run::validate_names(&params)?;
         // The file policy first (check mode too): a masked, untrusted or non-regular file fails
         // here, before any runtime value is read or set.
         let target = file_policy::resolve("path", &params.path, params.follow_untrusted_links)?;
         let _lock = FileLock::acquire(&target, file_policy::lock_timeout(params.lock_timeout)?)?;
 
         let before_file = file_policy::read_text(&target)?;
-        let settings = managed_file::desired_settings(params.ipv6, &params.rp_filter);
-        let after_file = match params.state {
-            State::Present => Some(managed_file::render(&settings)),
-            State::Absent => None,
-        };
-        let boot = boot_settings(ctx, &params, &settings, after_file.as_deref())?;
-
-        let targets = match params.state {
-            State::Present => runtime_targets(&params, &settings)?,
-            State::Absent => Vec::new(),
-        };
-        let to_apply: Vec<&RuntimeTarget> = targets
-            .iter()
-            .filter(|t| params.apply && t.before.as_deref() != Some(t.desired.as_str()))
-            .collect();
-        let file_changes = before_file != after_file;
+        let plan = run::plan(ctx, &params)?;
+        let file_changes = before_file != plan.after_file;
         if !ctx.check_mode {
-            for target in &to_apply {
+            for target in plan.to_apply() {
                 target.key.check_writable()?;
             }
         }
+        let applied = plan.to_apply().count();
 
         let mut outcome = Outcome {
-            changed: file_changes || !to_apply.is_empty(),
+            changed: file_changes || applied > 0,
             ..Outcome::default()
         };
         if file_changes {
             outcome.diff.push(FileDiff::of_file(
                 &params.path,
                 before_file.as_deref().unwrap_or(""),
-                after_file.as_deref().unwrap_or(""),
+                plan.after_file.as_deref().unwrap_or(""),
             ));
             if !ctx.check_mode {
-                let backup_file = match &after_file {
+                let backup_file = match &plan.after_file {
                     Some(text) => atomic_file::replace(
                         &target,
                         text.as_bytes(),
@@ -146,221 +94,17 @@ fn main() {
             }
         }
         if !ctx.check_mode {
-            for target in &to_apply {
+            for target in plan.to_apply() {
                 target.key.write(&target.desired)?;
             }
         }
 
-        let runtime = runtime_report(ctx, &params, &targets, &to_apply)?;
-        outcome.set("interfaces", interfaces_report(&params, &runtime));
+        let runtime = run::runtime_report(ctx, &params, &plan.targets)?;
+        outcome.set("interfaces", run::interfaces_report(&params, &runtime));
         outcome.set("runtime", &runtime);
-        outcome.set("boot", &boot);
+        outcome.set("boot", &plan.boot);
         outcome.set("path", &params.path);
-        outcome.msg = summary(&params, file_changes, to_apply.len(), ctx.check_mode);
+        outcome.msg = run::summary(&params, file_changes, applied, ctx.check_mode);
         Ok(outcome)
     })
-}
-
-/// Interface names reach `/proc/sys` paths: check them by the kernel's rules first.
-fn validate_names(params: &Params) -> Result<(), Failure> {
-    for name in &params.interfaces {
-        managed_file::check_interface_name("interfaces", name).map_err(Failure::new)?;
-    }
-    for name in params.rp_filter.keys() {
-        managed_file::check_interface_name("rp_filter", name).map_err(Failure::new)?;
-    }
-    file_policy::lock_timeout(params.lock_timeout).map_err(Failure::from)?;
-    Ok(())
-}
-
-/// The boot-time winner of every managed key, after this run's file change. A different value
-/// winning at boot fails the task (or warns, with boot_conflict=warn) before anything changes.
-fn boot_settings(
-    ctx: &mut Context,
-    params: &Params,
-    settings: &[Setting],
-    after_file: Option<&str>,
-) -> Result<BTreeMap<String, BootSetting>, Failure> {
-    if params.state == State::Absent {
-        return Ok(BTreeMap::new());
-    }
-    let (files, unread) = boot::config_files(
-        &params.sysctl_dirs,
-        (&params.path, after_file),
-        params.follow_untrusted_links,
-    );
-    for problem in unread {
-        ctx.warn(format!(
-            "{problem}; it was left out of the boot check, whose answer may be incomplete"
-        ));
-    }
-    let mut report = BTreeMap::new();
-    let mut conflicts = Vec::new();
-    for setting in settings {
-        let winner = boot::setting_of(&files, &setting.key);
-        if winner.value.as_deref() != Some(setting.value.as_str()) {
-            conflicts.push(match (&winner.file, &winner.value) {
-                (None, _) => format!(
-                    "{} is set by no file that systemd-sysctl reads (is path={} inside sysctl_dirs?)",
-                    setting.key,
-                    params.path.display()
-                ),
-                (Some(file), Some(value)) => format!(
-                    "{} = {value} from {}:{} wins at boot over {} from {}",
-                    setting.key,
-                    file.display(),
-                    winner.line.unwrap_or(0),
-                    setting.value,
-                    params.path.display()
-                ),
-                (Some(file), None) => format!(
-                    "{} is excluded at {}:{}, so {} never applies it at boot",
-                    setting.key,
-                    file.display(),
-                    winner.line.unwrap_or(0),
-                    params.path.display()
-                ),
-            });
-        }
-        report.insert(setting.key.to_string(), winner);
-    }
-    if conflicts.is_empty() {
-        return Ok(report);
-    }
-    let message = format!(
-        "at boot another file would undo this module: {}. Remove or change that file, give path a name that sorts after it, or set boot_conflict=warn",
-        conflicts.join("; ")
-    );
-    if params.boot_conflict == "warn" {
-        ctx.warn(message);
-        Ok(report)
-    } else {
-        Err(Failure::new(message).with("boot", &report))
-    }
-}
-
-/// Every runtime key this run manages, with its current value. A missing interface fails here,
-/// before anything changes.
-fn runtime_targets(params: &Params, settings: &[Setting]) -> Result<Vec<RuntimeTarget>, Failure> {
-    let mut keys: Vec<(SysctlKey, String, &str)> = settings
-        .iter()
-        .map(|s| (s.key.clone(), s.value.clone(), "rp_filter"))
-        .collect();
-    for name in &params.interfaces {
-        keys.push((
-            SysctlKey::ipv4_conf(name, "forwarding"),
-            "1".into(),
-            "interfaces",
-        ));
-        if params.ipv6 {
-            keys.push((
-                SysctlKey::ipv6_conf(name, "forwarding"),
-                "1".into(),
-                "interfaces",
-            ));
-        }
-    }
-    let mut targets = Vec::with_capacity(keys.len());
-    for (key, desired, parameter) in keys {
-        let before = key.read()?;
-        if before.is_none() && params.apply {
-            let interface = &key.components()[3];
-            let why = if managed_file::is_global_conf(interface) {
-                format!("{key} does not exist on this kernel (is IPv6 disabled?); set ipv6=false or apply=false")
-            } else {
-                format!(
-                    "{parameter}: interface '{interface}' does not exist on this node (no {}); create it first, fix the name, or remove it",
-                    key.proc_path().parent().map(|p| p.display().to_string()).unwrap_or_default()
-                )
-            };
-            return Err(Failure::new(why));
-        }
-        targets.push(RuntimeTarget {
-            key,
-            desired,
-            before,
-        });
-    }
-    Ok(targets)
-}
-
-/// `runtime`: each managed key before and after; with ipv6=false, IPv6 forwarding as observed.
-fn runtime_report(
-    ctx: &mut Context,
-    params: &Params,
-    targets: &[RuntimeTarget],
-    applied: &[&RuntimeTarget],
-) -> Result<BTreeMap<String, BeforeAfter>, Failure> {
-    let mut report = BTreeMap::new();
-    for target in targets {
-        let after = if ctx.check_mode {
-            if applied.iter().any(|a| a.key == target.key) {
-                Some(target.desired.clone())
-            } else {
-                target.before.clone()
-            }
-        } else {
-            target.key.read()?
-        };
-        report.insert(
-            target.key.to_string(),
-            BeforeAfter {
-                before: target.before.clone(),
-                after,
-            },
-        );
-    }
-    if !params.ipv6 {
-        let key = SysctlKey::ipv6_conf("all", "forwarding");
-        let value = key.read()?;
-        if value.as_deref() == Some("1") {
-            ctx.warn(format!(
-                "IPv6 forwarding is on ({key} = 1) though ipv6=false: IPv6 is routed with no policy from this module; set ipv6=true to manage it, or turn it off"
-            ));
-        }
-        report.insert(
-            key.to_string(),
-            BeforeAfter {
-                before: value.clone(),
-                after: value,
-            },
-        );
-    }
-    if let Some(all) = params.rp_filter.get("all") {
-        for (name, mode) in &params.rp_filter {
-            if !managed_file::is_global_conf(name) && mode < all {
-                ctx.warn(format!(
-                    "rp_filter: {name}={mode} has no effect while all={all}: the kernel applies the larger of the two; lower rp_filter.all as well"
-                ));
-            }
-        }
-    }
-    Ok(report)
-}
-
-/// `interfaces`: each listed interface's IPv4 forwarding before and after.
-fn interfaces_report(
-    params: &Params,
-    runtime: &BTreeMap<String, BeforeAfter>,
-) -> BTreeMap<String, BeforeAfter> {
-    params
-        .interfaces
-        .iter()
-        .filter_map(|name| {
-            let key = SysctlKey::ipv4_conf(name, "forwarding").to_string();
-            runtime
-                .get(&key)
-                .map(|values| (name.clone(), values.clone()))
-        })
-        .collect()
-}
-
-fn summary(params: &Params, file_changed: bool, applied: usize, check_mode: bool) -> String {
-    let would = if check_mode { "would be " } else { "" };
-    let file = match (file_changed, params.state) {
-        (false, _) => format!("{} unchanged", params.path.display()),
-        (true, State::Present) => format!("{} {would}written", params.path.display()),
-        (true, State::Absent) => format!("{} {would}removed", params.path.display()),
-    };
-    format!("{file}; {applied} runtime value(s) {would}set")
 }
