@@ -88,6 +88,14 @@ impl fmt::Display for NetlinkError {
 
 impl std::error::Error for NetlinkError {}
 
+/// A netlink failure fails the module run with the same message (this module exists only with
+/// the `netlink` feature, so the conversion does too).
+impl From<NetlinkError> for crate::Failure {
+    fn from(error: NetlinkError) -> Self {
+        crate::Failure::new(error.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
