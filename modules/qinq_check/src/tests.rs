@@ -4,7 +4,12 @@
 
 use super::*;
 use crate::vlan_set::tests::entry;
-use deevnet_runtime::netlink::{BondInfo, BondPortInfo, BridgeVlanSettings, Link, LinkExtra, Vlan};
+use deevnet_runtime::netlink::ethtool::Feature;
+use deevnet_runtime::netlink::{
+    BondInfo, BondPortInfo, BondRole, BridgeVlanSettings, FdbEntry, FdbState, Link, LinkExtra,
+    Links, OperState, PortVlans, Vlan, VlanProtocol,
+};
+use std::collections::BTreeMap;
 
 const BOND: u32 = 5;
 const QINQ_A: u32 = 6;
