@@ -48,36 +48,17 @@ static MODULE: Module = Module {
     supports_check_mode: true,
 };
 
-#[derive(Deserialize)]
-struct PeerParam {
-    mac: String,
-    vlan: i64,
-}
-
+/// The options: the request the checks read, and whether to fix txvlan.
 #[derive(Deserialize)]
 struct Params {
-    bond: String,
-    uplink_vlan: i64,
-    bridge: String,
-    vlans: Vec<String>,
-    zone_mtu: Option<i64>,
-    trunk_interfaces: Vec<String>,
-    peers: Vec<PeerParam>,
+    #[serde(flatten)]
+    request: RawRequest,
     fix_txvlan: bool,
 }
 
 fn main() {
     MODULE.run(|ctx, params: Params| {
-        let request = Request::validate(&RawRequest {
-            bond: params.bond,
-            uplink_vlan: params.uplink_vlan,
-            bridge: params.bridge,
-            vlans: params.vlans,
-            zone_mtu: params.zone_mtu,
-            trunk_interfaces: params.trunk_interfaces,
-            peers: params.peers.into_iter().map(|p| (p.mac, p.vlan)).collect(),
-        })
-        .map_err(Failure::new)?;
+        let request = Request::validate(&params.request).map_err(Failure::new)?;
 
         let netlink = Netlink::connect()?;
         let links = netlink.links()?;

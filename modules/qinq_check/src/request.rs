@@ -4,6 +4,7 @@
 use crate::vlan_set::{self, VlanSet};
 use crate::{MIN_MTU, TAG_LEN};
 use deevnet_runtime::ifname;
+use serde::{Deserialize, Deserializer};
 
 /// A far host whose MAC must be learned through the uplink in its own inner VLAN.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,8 +25,9 @@ pub struct Request {
     pub peers: Vec<Peer>,
 }
 
-/// The options as they arrive, before validation.
-#[derive(Debug, Clone, Default)]
+/// The options as they arrive, before validation: deserialized from the module's parameters
+/// (after the argument spec's checks and defaults).
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct RawRequest {
     pub bond: String,
     pub uplink_vlan: i64,
@@ -34,7 +36,21 @@ pub struct RawRequest {
     pub zone_mtu: Option<i64>,
     pub trunk_interfaces: Vec<String>,
     /// (mac, vlan) of each `peers` entry.
+    #[serde(deserialize_with = "mac_vlan_pairs")]
     pub peers: Vec<(String, i64)>,
+}
+
+/// `peers` entries (`{mac, vlan}`) as (mac, vlan) pairs.
+fn mac_vlan_pairs<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<(String, i64)>, D::Error> {
+    #[derive(Deserialize)]
+    struct PeerEntry {
+        mac: String,
+        vlan: i64,
+    }
+    let entries = Vec::<PeerEntry>::deserialize(deserializer)?;
+    Ok(entries.into_iter().map(|p| (p.mac, p.vlan)).collect())
 }
 
 impl Request {
