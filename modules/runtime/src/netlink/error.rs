@@ -119,6 +119,15 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_from_a_netlink_error_carries_its_message() {
+        let error = NetlinkError::from_rtnetlink("dumping links", kernel_error(libc::EPERM));
+        let message = error.to_string();
+        let failure: crate::Failure = error.into();
+        assert_eq!(failure.msg, message);
+        assert!(failure.diff.is_empty() && failure.data.is_empty());
+    }
+
+    #[test]
     fn errnos_without_a_known_fix_keep_the_kernels_words() {
         let error = NetlinkError::from_rtnetlink("dumping table 7", kernel_error(libc::ENOENT));
         assert_eq!(error.errno(), Some(libc::ENOENT));
