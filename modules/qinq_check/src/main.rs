@@ -12,7 +12,7 @@
 //! where asked → check → result.
 
 use deevnet_runtime::netlink::ethtool::Ethtool;
-use deevnet_runtime::netlink::{Netlink, NetlinkError};
+use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::{Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
@@ -48,48 +48,28 @@ static MODULE: Module = Module {
     supports_check_mode: true,
 };
 
-#[derive(Deserialize)]
-struct PeerParam {
-    mac: String,
-    vlan: i64,
-}
-
+/// The options: the request the checks read, and whether to fix txvlan.
 #[derive(Deserialize)]
 struct Params {
-    bond: String,
-    uplink_vlan: i64,
-    bridge: String,
-    vlans: Vec<String>,
-    zone_mtu: Option<i64>,
-    trunk_interfaces: Vec<String>,
-    peers: Vec<PeerParam>,
+    #[serde(flatten)]
+    request: RawRequest,
     fix_txvlan: bool,
 }
 
 fn main() {
     MODULE.run(|ctx, params: Params| {
-        let request = Request::validate(&RawRequest {
-            bond: params.bond,
-            uplink_vlan: params.uplink_vlan,
-            bridge: params.bridge,
-            vlans: params.vlans,
-            zone_mtu: params.zone_mtu,
-            trunk_interfaces: params.trunk_interfaces,
-            peers: params.peers.into_iter().map(|p| (p.mac, p.vlan)).collect(),
-        })
-        .map_err(Failure::new)?;
+        let request = Request::validate(&params.request).map_err(Failure::new)?;
 
-        let netlink = Netlink::connect().map_err(failure)?;
-        let links = netlink.links().map_err(failure)?;
+        let netlink = Netlink::connect()?;
+        let links = netlink.links()?;
         let extras = netlink
-            .link_extras()
-            .map_err(failure)?
+            .link_extras()?
             .into_iter()
             .map(|extra| (extra.index, extra))
             .collect();
         let stack = Stack::resolve(&request, &links, &extras).map_err(Failure::new)?;
 
-        let mut ethtool = Ethtool::connect().map_err(failure)?;
+        let mut ethtool = Ethtool::connect()?;
         let mut observed = observe(&netlink, &mut ethtool, &stack)?;
 
         let to_switch = if params.fix_txvlan {
@@ -127,10 +107,6 @@ fn main() {
     })
 }
 
-fn failure(error: NetlinkError) -> Failure {
-    Failure::new(error.to_string())
-}
-
 /// Reads what the checks need beyond the links.
 fn observe(netlink: &Netlink, ethtool: &mut Ethtool, stack: &Stack) -> Result<Observed, Failure> {
     let feature = stack.txvlan_feature();
@@ -139,16 +115,16 @@ fn observe(netlink: &Netlink, ethtool: &mut Ethtool, stack: &Stack) -> Result<Ob
         slaves.insert(
             slave.name.clone(),
             SlaveState {
-                driver: ethtool.driver(&slave.name).map_err(failure)?,
-                feature: ethtool.features(&slave.name).map_err(failure)?.get(feature),
+                driver: ethtool.driver(&slave.name)?,
+                feature: ethtool.features(&slave.name)?.get(feature),
                 changed: false,
             },
         );
     }
     let disable_ipv6 = SysctlKey::ipv6_conf(&stack.bridge.name, "disable_ipv6");
     Ok(Observed {
-        port_vlans: netlink.bridge_vlans().map_err(failure)?,
-        fdb: netlink.fdb(stack.bridge.index).map_err(failure)?,
+        port_vlans: netlink.bridge_vlans()?,
+        fdb: netlink.fdb(stack.bridge.index)?,
         slaves,
         bridge_disable_ipv6: disable_ipv6.read()?,
     })
@@ -166,7 +142,7 @@ fn switch_txvlan_off(
     let feature = stack.txvlan_feature();
     for name in names {
         if !ctx.check_mode {
-            ethtool.set_feature(name, feature, false).map_err(failure)?;
+            ethtool.set_feature(name, feature, false)?;
         }
         let after = if ctx.check_mode {
             let mut predicted = observed.slaves.get(name).map(|s| s.feature);
@@ -175,7 +151,7 @@ fn switch_txvlan_off(
             }
             predicted
         } else {
-            Some(ethtool.features(name).map_err(failure)?.get(feature))
+            Some(ethtool.features(name)?.get(feature))
         };
         if let (Some(state), Some(after)) = (observed.slaves.get_mut(name), after) {
             state.changed = !after.active;

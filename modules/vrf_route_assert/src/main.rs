@@ -58,7 +58,7 @@ fn main() {
         if checks.is_empty() {
             ctx.warn("vrfs is empty: no VRF was checked");
         }
-        let mut kernel = NodeKernel::connect().map_err(|e| Failure::new(e.to_string()))?;
+        let mut kernel = NodeKernel::connect()?;
         let report = assert_vrfs(&mut kernel, &checks)?;
         finish(report)
     })

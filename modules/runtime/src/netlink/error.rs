@@ -88,6 +88,14 @@ impl fmt::Display for NetlinkError {
 
 impl std::error::Error for NetlinkError {}
 
+/// A netlink failure fails the module run with the same message (this module exists only with
+/// the `netlink` feature, so the conversion does too).
+impl From<NetlinkError> for crate::Failure {
+    fn from(error: NetlinkError) -> Self {
+        crate::Failure::new(error.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +116,15 @@ mod tests {
             error.to_string(),
             "dumping links: Operation not permitted (os error 1); permission denied: run the task as root (become: true)"
         );
+    }
+
+    #[test]
+    fn a_failure_from_a_netlink_error_carries_its_message() {
+        let error = NetlinkError::from_rtnetlink("dumping links", kernel_error(libc::EPERM));
+        let message = error.to_string();
+        let failure: crate::Failure = error.into();
+        assert_eq!(failure.msg, message);
+        assert!(failure.diff.is_empty() && failure.data.is_empty());
     }
 
     #[test]

@@ -1,0 +1,477 @@
+//! The checks, run on what was read ([`evaluate`]), and the slaves whose txvlan to switch off.
+
+use crate::observation::Observed;
+use crate::report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
+use crate::request::Request;
+use crate::stack::Stack;
+use crate::TAG_LEN;
+use deevnet_runtime::netlink::{FdbEntry, FdbState, Link, OperState, PortVlans};
+use std::collections::BTreeMap;
+
+/// Runs every check on what was read.
+pub fn evaluate(request: &Request, stack: &Stack, observed: &Observed) -> Report {
+    let mut checks = Vec::new();
+    let uplink_port = observed
+        .port_vlans
+        .iter()
+        .find(|p| p.index == stack.uplink.index);
+    check_stack(request, stack, uplink_port, &mut checks);
+    let slaves = check_slaves(stack, observed, &mut checks);
+    let mtu = check_mtu(request, stack, &mut checks);
+    check_trunks(request, stack, observed, &mut checks);
+    let fdb_vlan1 = check_fdb(request, stack, observed, uplink_port, &mut checks);
+    check_ipv6(stack, observed, &mut checks);
+    Report {
+        checks,
+        slaves,
+        mtu,
+        fdb_vlan1,
+    }
+}
+
+fn check_stack(
+    request: &Request,
+    stack: &Stack,
+    uplink_port: Option<&PortVlans>,
+    checks: &mut Vec<Check>,
+) {
+    let uplink = &stack.uplink;
+    let protocol = uplink
+        .vlan
+        .and_then(|v| v.protocol)
+        .map(|p| p.name())
+        .unwrap_or("unknown-protocol");
+    let up = uplink.admin_up && matches!(uplink.oper_state, OperState::Up | OperState::Unknown);
+    checks.push(
+        Check::new(
+            "uplink_device",
+            up,
+            format!(
+                "{} up, a VLAN device with id {} on {}",
+                uplink.name, request.uplink_vlan, stack.bond.name
+            ),
+            format!(
+                "{} {protocol} id {} on {}, {}{}",
+                uplink.name,
+                request.uplink_vlan,
+                stack.bond.name,
+                if uplink.admin_up {
+                    "admin up"
+                } else {
+                    "admin down"
+                },
+                format_args!(", oper {}", uplink.oper_state.name())
+            ),
+        )
+        .fix_with(format!(
+            "bring it up: ip link set {} up (and {} with its slaves)",
+            uplink.name, stack.bond.name
+        )),
+    );
+
+    let controller = uplink.controller;
+    checks.push(
+        Check::new(
+            "uplink_bridge_port",
+            controller == Some(stack.bridge.index),
+            format!("{} a port of {}", uplink.name, stack.bridge.name),
+            match controller {
+                Some(index) if index == stack.bridge.index => {
+                    format!("a port of {}", stack.bridge.name)
+                }
+                Some(index) => format!("a port of ifindex {index}, not of {}", stack.bridge.name),
+                None => "a port of no bridge".into(),
+            },
+        )
+        .fix_with(format!(
+            "ip link set {} master {}",
+            uplink.name, stack.bridge.name
+        )),
+    );
+
+    let filtering = stack.bridge.bridge.and_then(|b| b.vlan_filtering);
+    checks.push(
+        Check::new(
+            "vlan_filtering",
+            filtering == Some(true),
+            format!("{} VLAN-aware (vlan_filtering 1)", stack.bridge.name),
+            match filtering {
+                Some(true) => "vlan_filtering 1".to_string(),
+                Some(false) => "vlan_filtering 0: the bridge ignores the inner tags".to_string(),
+                None => "no VLAN filtering reported: this kernel's bridge has no VLAN filtering".to_string(),
+            },
+        )
+        .fix_with(format!(
+            "set bridge-vlan-aware yes on {} in /etc/network/interfaces and ifreload -a (or: ip link set {} type bridge vlan_filtering 1)",
+            stack.bridge.name, stack.bridge.name
+        )),
+    );
+
+    checks.push(port_vlans_check(
+        "uplink_vlans",
+        request,
+        uplink,
+        uplink_port,
+    ));
+}
+
+fn port_vlans_check(
+    name: &str,
+    request: &Request,
+    port: &Link,
+    vlans: Option<&PortVlans>,
+) -> Check {
+    let empty = PortVlans::default();
+    let vlans = vlans.unwrap_or(&empty);
+    let missing = request.vlans.missing_on(vlans);
+    let untagged = request.vlans.untagged_on(vlans);
+    let carried: Vec<String> = vlans
+        .vlans
+        .iter()
+        .map(|v| {
+            let range = if v.start == v.end {
+                v.start.to_string()
+            } else {
+                format!("{}-{}", v.start, v.end)
+            };
+            match (v.pvid, v.untagged) {
+                (true, true) => format!("{range} (PVID, untagged)"),
+                (true, false) => format!("{range} (PVID)"),
+                (false, true) => format!("{range} (untagged)"),
+                (false, false) => range,
+            }
+        })
+        .collect();
+    let mut actual = if carried.is_empty() {
+        "no VLAN".to_string()
+    } else {
+        carried.join(", ")
+    };
+    if !missing.is_empty() {
+        actual.push_str(&format!("; missing {missing}"));
+    }
+    if !untagged.is_empty() {
+        actual.push_str(&format!("; sent untagged {untagged}"));
+    }
+    let mut fixes = Vec::new();
+    if !missing.is_empty() {
+        fixes.push(format!(
+            "bridge vlan add dev {} vid {missing} (bridge-vids in /etc/network/interfaces)",
+            port.name
+        ));
+    }
+    if !untagged.is_empty() {
+        fixes.push(format!(
+            "bridge vlan add dev {} vid {untagged} (tagged: without 'untagged')",
+            port.name
+        ));
+    }
+    Check::new(
+        name,
+        missing.is_empty() && untagged.is_empty(),
+        format!("{} carries {} tagged", port.name, request.vlans),
+        actual,
+    )
+    .fix_with(fixes.join("; "))
+}
+
+fn check_slaves(stack: &Stack, observed: &Observed, checks: &mut Vec<Check>) -> Vec<SlaveReport> {
+    let feature = stack.txvlan_feature();
+    checks.push(
+        Check::new(
+            "bond_slaves",
+            !stack.slaves.is_empty(),
+            format!("{} has at least one slave", stack.bond.name),
+            if stack.slaves.is_empty() {
+                "no slave".to_string()
+            } else {
+                let names: Vec<&str> = stack.slaves.iter().map(|(l, _)| l.name.as_str()).collect();
+                format!(
+                    "{} ({})",
+                    names.join(", "),
+                    stack.bond_mode.as_deref().unwrap_or("mode unknown")
+                )
+            },
+        )
+        .fix_with(format!(
+            "enslave the uplink NICs: ip link set NIC master {}",
+            stack.bond.name
+        )),
+    );
+    let mut reports = Vec::new();
+    for (slave, role) in &stack.slaves {
+        let state = observed.slaves.get(&slave.name);
+        let role_name = role.map(|r| r.name());
+        let driver = state.and_then(|s| s.driver.clone());
+        let who = format!(
+            "{} ({}, driver {})",
+            slave.name,
+            role_name.unwrap_or("role unknown"),
+            driver.as_deref().unwrap_or("unknown")
+        );
+        let (ok, actual, fix) = match state {
+            None => (false, format!("{who}: not read"), String::new()),
+            Some(s) if !s.feature.active => (
+                true,
+                format!("{who}: off{}", if s.changed { " (switched off by this run)" } else { "" }),
+                String::new(),
+            ),
+            Some(s) if s.feature.changeable => (
+                false,
+                format!("{who}: on"),
+                format!("run with fix_txvlan=true, or ethtool -K {} txvlan off (persist it, e.g. in a post-up line)", slave.name),
+            ),
+            Some(_) => (
+                false,
+                format!("{who}: on [fixed]"),
+                format!("the driver cannot switch it off: move {} to a NIC whose driver can", slave.name),
+            ),
+        };
+        checks.push(
+            Check::new(
+                format!("txvlan:{}", slave.name),
+                ok,
+                format!("{feature} off"),
+                actual,
+            )
+            .fix_with(fix),
+        );
+        reports.push(SlaveReport {
+            name: slave.name.clone(),
+            driver,
+            role: role_name,
+            feature,
+            enabled: state.is_some_and(|s| s.feature.active),
+            fixed: state.is_some_and(|s| !s.feature.changeable),
+            changed: state.is_some_and(|s| s.changed),
+        });
+    }
+    reports
+}
+
+fn check_mtu(request: &Request, stack: &Stack, checks: &mut Vec<Check>) -> MtuReport {
+    let uplink_allows = stack.uplink.mtu.map(|m| m.saturating_sub(TAG_LEN));
+    if let Some(zone_mtu) = request.zone_mtu {
+        checks.push(
+            Check::new(
+                "zone_mtu",
+                uplink_allows.is_some_and(|a| a >= zone_mtu),
+                format!(
+                    "{} allows a zone MTU of at least {zone_mtu}",
+                    stack.uplink.name
+                ),
+                match (stack.uplink.mtu, uplink_allows) {
+                    (Some(mtu), Some(allows)) => format!("MTU {mtu}, which allows {allows}"),
+                    _ => "no MTU reported".to_string(),
+                },
+            )
+            .fix_with(format!(
+                "raise the MTU of {} (and {} with its slaves) to {}, or lower zone_mtu to {}",
+                stack.uplink.name,
+                stack.bond.name,
+                zone_mtu + TAG_LEN,
+                uplink_allows.unwrap_or(0)
+            )),
+        );
+    }
+    let zone_mtu = request.zone_mtu.or(uplink_allows).unwrap_or(0);
+    let mut hops = BTreeMap::new();
+    for hop in stack.hops(zone_mtu) {
+        let ok = hop.link.mtu.is_some_and(|m| m >= hop.required);
+        checks.push(
+            Check::new(
+                format!("mtu:{}", hop.link.name),
+                ok,
+                format!(
+                    "MTU of {} ({}) at least {} ({})",
+                    hop.link.name, hop.role, hop.required, hop.why
+                ),
+                match hop.link.mtu {
+                    Some(mtu) => format!("{mtu}"),
+                    None => "no MTU reported".to_string(),
+                },
+            )
+            .fix_with(format!(
+                "ip link set {} mtu {} (and mtu in /etc/network/interfaces)",
+                hop.link.name, hop.required
+            )),
+        );
+        hops.insert(
+            hop.link.name.clone(),
+            HopReport {
+                role: hop.role,
+                mtu: hop.link.mtu,
+                required: hop.required,
+            },
+        );
+    }
+    MtuReport {
+        zone_mtu: request.zone_mtu,
+        uplink_allows,
+        hops,
+    }
+}
+
+fn check_trunks(request: &Request, stack: &Stack, observed: &Observed, checks: &mut Vec<Check>) {
+    for trunk in &stack.trunks {
+        checks.push(
+            Check::new(
+                format!("trunk_bridge_port:{}", trunk.name),
+                trunk.controller == Some(stack.bridge.index),
+                format!("{} a port of {}", trunk.name, stack.bridge.name),
+                match trunk.controller {
+                    Some(i) if i == stack.bridge.index => {
+                        format!("a port of {}", stack.bridge.name)
+                    }
+                    Some(i) => format!("a port of ifindex {i}"),
+                    None => "a port of no bridge".to_string(),
+                },
+            )
+            .fix_with(format!(
+                "ip link set {} master {}",
+                trunk.name, stack.bridge.name
+            )),
+        );
+        let vlans = observed.port_vlans.iter().find(|p| p.index == trunk.index);
+        checks.push(port_vlans_check(
+            &format!("trunk_vlans:{}", trunk.name),
+            request,
+            trunk,
+            vlans,
+        ));
+    }
+}
+
+fn check_fdb(
+    request: &Request,
+    stack: &Stack,
+    observed: &Observed,
+    uplink_port: Option<&PortVlans>,
+    checks: &mut Vec<Check>,
+) -> Vec<LostTag> {
+    // Frames that lost their inner tag are classified into the uplink's PVID (VLAN 1 unless
+    // changed), or carry no VLAN at all on a bridge that does not filter.
+    let pvid = uplink_port.and_then(|p| p.pvid());
+    let lost_tag_vlan = |vlan: Option<u16>| match vlan {
+        None => true,
+        Some(vid) => !request.vlans.contains(vid) && (vid == 1 || Some(vid) == pvid),
+    };
+    let learned_on_uplink =
+        |entry: &&FdbEntry| entry.port == stack.uplink.index && entry.state == FdbState::Learned;
+    let mut lost: Vec<LostTag> = observed
+        .fdb
+        .iter()
+        .filter(learned_on_uplink)
+        .filter(|e| lost_tag_vlan(e.vlan))
+        .map(|e| LostTag {
+            mac: e.mac.clone(),
+            vlan: e.vlan,
+        })
+        .collect();
+    lost.sort_by(|a, b| (a.vlan, &a.mac).cmp(&(b.vlan, &b.mac)));
+    lost.dedup();
+    let listed: Vec<String> = lost
+        .iter()
+        .map(|l| match l.vlan {
+            Some(vid) => format!("{} in VLAN {vid}", l.mac),
+            None => format!("{} without VLAN", l.mac),
+        })
+        .collect();
+    checks.push(
+        Check::new(
+            "fdb_vlan1",
+            lost.is_empty(),
+            format!(
+                "no MAC learned through {} in VLAN {} or untagged",
+                stack.uplink.name,
+                pvid.filter(|&p| p != 1).map(|p| format!("1/{p}")).unwrap_or_else(|| "1".into())
+            ),
+            if listed.is_empty() { "none".to_string() } else { listed.join(", ") },
+        )
+        .fix_with(
+            "the far side's frames arrive without their inner tag: switch txvlan off on every slave of the far host's bond (this module with fix_txvlan=true there)",
+        ),
+    );
+
+    for peer in &request.peers {
+        let seen: Vec<&FdbEntry> = observed
+            .fdb
+            .iter()
+            .filter(|e| e.mac == peer.mac && e.state != FdbState::Local)
+            .collect();
+        let on_uplink: Vec<&FdbEntry> = seen
+            .iter()
+            .copied()
+            .filter(|e| e.port == stack.uplink.index)
+            .collect();
+        let ok = on_uplink.iter().any(|e| e.vlan == Some(peer.vlan));
+        let actual = if seen.is_empty() {
+            "not in the forwarding database (no traffic from it lately?)".to_string()
+        } else {
+            let places: Vec<String> = seen
+                .iter()
+                .map(|e| {
+                    let vlan = e
+                        .vlan
+                        .map(|v| format!("VLAN {v}"))
+                        .unwrap_or_else(|| "no VLAN".into());
+                    let port = if e.port == stack.uplink.index {
+                        stack.uplink.name.clone()
+                    } else {
+                        format!("ifindex {}", e.port)
+                    };
+                    format!("{vlan} on {port}")
+                })
+                .collect();
+            places.join(", ")
+        };
+        checks.push(
+            Check::new(
+                format!("peer:{}", peer.mac),
+                ok,
+                format!("learned through {} in VLAN {}", stack.uplink.name, peer.vlan),
+                actual,
+            )
+            .fix_with(if on_uplink.iter().any(|e| lost_tag_vlan(e.vlan)) {
+                "its frames arrive without their inner tag: switch txvlan off on the far host's bond slaves"
+            } else {
+                "make the peer send (ping it), then check its VLAN and the uplink's VLANs"
+            }),
+        );
+    }
+    lost
+}
+
+fn check_ipv6(stack: &Stack, observed: &Observed, checks: &mut Vec<Check>) {
+    let value = observed.bridge_disable_ipv6.as_deref();
+    checks.push(
+        Check::new(
+            "bridge_ipv6",
+            value.is_none_or(|v| v == "1"),
+            format!(
+                "IPv6 disabled on {} (no link-local address on the tenant transport)",
+                stack.bridge.name
+            ),
+            match value {
+                None => "IPv6 is not available on this kernel".to_string(),
+                Some(v) => format!("net.ipv6.conf.{}.disable_ipv6 = {v}", stack.bridge.name),
+            },
+        )
+        .fix_with(format!(
+            "sysctl -w net.ipv6.conf.{}.disable_ipv6=1 (persist it in /etc/sysctl.d)",
+            stack.bridge.name
+        )),
+    );
+}
+
+/// The slaves whose feature should be switched off: on, and switchable.
+pub fn txvlan_to_switch_off(stack: &Stack, observed: &Observed) -> Vec<String> {
+    stack
+        .slaves
+        .iter()
+        .filter_map(|(slave, _)| {
+            let state = observed.slaves.get(&slave.name)?;
+            (state.feature.active && state.feature.changeable).then(|| slave.name.clone())
+        })
+        .collect()
+}

@@ -1,0 +1,110 @@
+//! What the module reports: each check's outcome and the result's `slaves`, `mtu` and
+//! `fdb_vlan1`.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One check's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    pub name: String,
+    pub ok: bool,
+    pub expected: String,
+    pub actual: String,
+    /// What to do about a failure; empty when ok.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub fix: String,
+}
+
+impl Check {
+    pub(crate) fn new(
+        name: impl Into<String>,
+        ok: bool,
+        expected: impl Into<String>,
+        actual: impl Into<String>,
+    ) -> Self {
+        Check {
+            name: name.into(),
+            ok,
+            expected: expected.into(),
+            actual: actual.into(),
+            fix: String::new(),
+        }
+    }
+    pub(crate) fn fix_with(mut self, fix: impl Into<String>) -> Self {
+        if !self.ok {
+            self.fix = fix.into();
+        }
+        self
+    }
+    /// The line of the failure message.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "{}: expected {}, found {}",
+            self.name, self.expected, self.actual
+        );
+        if !self.fix.is_empty() {
+            line.push_str("; ");
+            line.push_str(&self.fix);
+        }
+        line
+    }
+}
+
+/// `slaves` in the result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SlaveReport {
+    pub name: String,
+    pub driver: Option<String>,
+    pub role: Option<&'static str>,
+    pub feature: &'static str,
+    pub enabled: bool,
+    pub fixed: bool,
+    pub changed: bool,
+}
+
+/// One hop in `mtu.hops`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HopReport {
+    pub role: &'static str,
+    pub mtu: Option<u32>,
+    pub required: u32,
+}
+
+/// `mtu` in the result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MtuReport {
+    /// The requested zone MTU, or `null` when not given.
+    pub zone_mtu: Option<u32>,
+    /// What the uplink VLAN device allows the zone: its MTU minus the inner tag.
+    pub uplink_allows: Option<u32>,
+    pub hops: BTreeMap<String, HopReport>,
+}
+
+/// One MAC learned through the uplink without its inner tag.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LostTag {
+    pub mac: String,
+    /// The VLAN it was learned in; `null` when the bridge learned it without one.
+    pub vlan: Option<u16>,
+}
+
+/// Everything the module reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub checks: Vec<Check>,
+    pub slaves: Vec<SlaveReport>,
+    pub mtu: MtuReport,
+    pub fdb_vlan1: Vec<LostTag>,
+}
+
+impl Report {
+    pub fn failures(&self) -> Vec<&Check> {
+        self.checks.iter().filter(|c| !c.ok).collect()
+    }
+
+    /// The names of the failed checks, in order.
+    pub fn failed_names(&self) -> Vec<&str> {
+        self.failures().iter().map(|c| c.name.as_str()).collect()
+    }
+}

@@ -1,0 +1,127 @@
+//! What the operator asked for: the options as they arrive ([`RawRequest`]) and, each checked
+//! on its own, the validated [`Request`].
+
+use crate::vlan_set::{self, VlanSet};
+use crate::{MIN_MTU, TAG_LEN};
+use deevnet_runtime::ifname;
+use serde::{Deserialize, Deserializer};
+
+/// A far host whose MAC must be learned through the uplink in its own inner VLAN.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peer {
+    pub mac: String,
+    pub vlan: u16,
+}
+
+/// The validated options.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub bond: String,
+    pub uplink_vlan: u16,
+    pub bridge: String,
+    pub vlans: VlanSet,
+    pub zone_mtu: Option<u32>,
+    pub trunk_interfaces: Vec<String>,
+    pub peers: Vec<Peer>,
+}
+
+/// The options as they arrive, before validation: deserialized from the module's parameters
+/// (after the argument spec's checks and defaults).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct RawRequest {
+    pub bond: String,
+    pub uplink_vlan: i64,
+    pub bridge: String,
+    pub vlans: Vec<String>,
+    pub zone_mtu: Option<i64>,
+    pub trunk_interfaces: Vec<String>,
+    /// (mac, vlan) of each `peers` entry.
+    #[serde(deserialize_with = "mac_vlan_pairs")]
+    pub peers: Vec<(String, i64)>,
+}
+
+/// `peers` entries (`{mac, vlan}`) as (mac, vlan) pairs.
+fn mac_vlan_pairs<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<(String, i64)>, D::Error> {
+    #[derive(Deserialize)]
+    struct PeerEntry {
+        mac: String,
+        vlan: i64,
+    }
+    let entries = Vec::<PeerEntry>::deserialize(deserializer)?;
+    Ok(entries.into_iter().map(|p| (p.mac, p.vlan)).collect())
+}
+
+impl Request {
+    /// Checks every option on its own; the error names the option, the value and the fix.
+    pub fn validate(raw: &RawRequest) -> Result<Request, String> {
+        ifname::validate("bond", &raw.bond)?;
+        ifname::validate("bridge", &raw.bridge)?;
+        for name in &raw.trunk_interfaces {
+            ifname::validate("trunk_interfaces", name)?;
+        }
+        let uplink_vlan = vlan_id("uplink_vlan", raw.uplink_vlan)?;
+        let vlans = VlanSet::parse("vlans", &raw.vlans)?;
+        // The outer VLAN among the inner ones is legal (the tags live on different layers),
+        // but a zone of nothing but the outer VLAN is a slip.
+        if vlans.len() == 1 && vlans.contains(uplink_vlan) {
+            return Err(format!(
+                "vlans: {vlans} is the outer VLAN (uplink_vlan={uplink_vlan}) itself; give the zone's inner VLANs, e.g. \"199-299\""
+            ));
+        }
+        let zone_mtu = match raw.zone_mtu {
+            None => None,
+            Some(mtu) if (i64::from(MIN_MTU)..=65535 - i64::from(TAG_LEN)).contains(&mtu) => {
+                Some(mtu as u32)
+            }
+            Some(mtu) => {
+                return Err(format!(
+                    "zone_mtu: {mtu} is outside {MIN_MTU}-{}; give the MTU the zone's guests use, e.g. 8996 on a 9000-byte uplink",
+                    65535 - TAG_LEN
+                ))
+            }
+        };
+        let mut peers = Vec::with_capacity(raw.peers.len());
+        for (i, (mac, vlan)) in raw.peers.iter().enumerate() {
+            peers.push(Peer {
+                mac: normalise_mac(&format!("peers[{i}].mac"), mac)?,
+                vlan: vlan_id(&format!("peers[{i}].vlan"), *vlan)?,
+            });
+        }
+        Ok(Request {
+            bond: raw.bond.clone(),
+            uplink_vlan,
+            bridge: raw.bridge.clone(),
+            vlans,
+            zone_mtu,
+            trunk_interfaces: raw.trunk_interfaces.clone(),
+            peers,
+        })
+    }
+}
+
+fn vlan_id(parameter: &str, value: i64) -> Result<u16, String> {
+    if (i64::from(vlan_set::MIN_VID)..=i64::from(vlan_set::MAX_VID)).contains(&value) {
+        Ok(value as u16)
+    } else {
+        Err(format!(
+            "{parameter}: VLAN {value} is outside 1-4094 (0 and 4095 are reserved); give a VLAN id from 1 to 4094"
+        ))
+    }
+}
+
+/// `aa:bb:cc:dd:ee:ff` in lower case, from any case and `-` or `:` separators.
+fn normalise_mac(parameter: &str, text: &str) -> Result<String, String> {
+    let octets: Vec<&str> = text.split([':', '-']).collect();
+    let valid = octets.len() == 6
+        && octets
+            .iter()
+            .all(|o| o.len() == 2 && o.chars().all(|c| c.is_ascii_hexdigit()));
+    if !valid {
+        return Err(format!(
+            "{parameter}: '{text}' is not a MAC address; write it as 02:00:00:00:02:01"
+        ));
+    }
+    Ok(octets.join(":").to_ascii_lowercase())
+}

@@ -1,0 +1,210 @@
+//! The uplink stack the request names, found in the node's links or refused as bad input
+//! ([`Stack::resolve`]), and the hops of the zone's path.
+
+use crate::request::Request;
+use crate::TAG_LEN;
+use deevnet_runtime::netlink::ethtool::{TX_VLAN_HW_INSERT, TX_VLAN_STAG_HW_INSERT};
+use deevnet_runtime::netlink::{BondRole, Link, LinkExtra, Links, VlanProtocol};
+use std::collections::BTreeMap;
+
+/// The links the request names, found in the node's links. Everything here must hold before
+/// the module looks further or changes anything.
+#[derive(Debug, Clone)]
+pub struct Stack {
+    pub bond: Link,
+    pub uplink: Link,
+    pub bridge: Link,
+    /// The bond's ports, with their role.
+    pub slaves: Vec<(Link, Option<BondRole>)>,
+    pub trunks: Vec<Link>,
+    pub bond_mode: Option<String>,
+}
+
+impl Stack {
+    /// Finds the bond, its VLAN device with id `uplink_vlan`, the bridge and the trunk ports;
+    /// refuses a request that names something else, and a `zone_mtu` no hop could ever carry.
+    pub fn resolve(
+        request: &Request,
+        links: &Links,
+        extras: &BTreeMap<u32, LinkExtra>,
+    ) -> Result<Stack, String> {
+        let bond = existing(links, "bond", &request.bond)?;
+        let bond_info = extras.get(&bond.index).and_then(|e| e.bond.as_ref());
+        if bond.kind.as_deref() != Some("bond") {
+            return Err(format!(
+                "bond: {} is {}, not a bond; give the bond that carries the uplink (its slaves are the NICs), e.g. bond0",
+                bond.name,
+                kind_phrase(bond)
+            ));
+        }
+        let uplink = find_uplink(request, links, bond)?;
+        let bridge = existing(links, "bridge", &request.bridge)?;
+        if bridge.kind.as_deref() != Some("bridge") {
+            return Err(format!(
+                "bridge: {} is {}, not a bridge; give the VLAN-aware bridge the uplink is a port of, e.g. vmbr1",
+                bridge.name,
+                kind_phrase(bridge)
+            ));
+        }
+        let mut trunks = Vec::new();
+        for name in &request.trunk_interfaces {
+            trunks.push(existing(links, "trunk_interfaces", name)?.clone());
+        }
+        let slaves: Vec<(Link, Option<BondRole>)> = links
+            .ports_of(bond.index)
+            .map(|slave| {
+                let extra = extras.get(&slave.index);
+                let mut role = extra
+                    .and_then(|e| e.bond_port.as_ref())
+                    .and_then(|p| p.role);
+                if role.is_none() {
+                    role = bond_info.and_then(|b| b.active_port).map(|active| {
+                        if active == slave.index {
+                            BondRole::Active
+                        } else {
+                            BondRole::Backup
+                        }
+                    });
+                }
+                (slave.clone(), role)
+            })
+            .collect();
+        let stack = Stack {
+            bond: bond.clone(),
+            uplink: uplink.clone(),
+            bridge: bridge.clone(),
+            slaves,
+            trunks,
+            bond_mode: bond_info.and_then(|b| b.mode.clone()),
+        };
+        if let Some(zone_mtu) = request.zone_mtu {
+            for hop in stack.hops(zone_mtu) {
+                let max = extras.get(&hop.link.index).and_then(|e| e.max_mtu);
+                // Some drivers report 0: no limit known.
+                if let Some(max) = max.filter(|&max| max > 0 && hop.required > max) {
+                    return Err(format!(
+                        "zone_mtu: {zone_mtu} cannot be carried: {} ({}) accepts an MTU of at most {max}, and it needs {} ({}); lower zone_mtu to {} or less",
+                        hop.link.name,
+                        hop.role,
+                        hop.required,
+                        hop.why,
+                        zone_mtu.saturating_sub(hop.required - max)
+                    ));
+                }
+            }
+        }
+        Ok(stack)
+    }
+
+    /// Every hop the zone's frames cross, with the MTU it needs for a zone MTU of `zone_mtu`.
+    pub fn hops(&self, zone_mtu: u32) -> Vec<Hop<'_>> {
+        let outer = zone_mtu + TAG_LEN;
+        let mut hops = vec![
+            Hop::new(
+                &self.uplink,
+                "uplink VLAN device",
+                outer,
+                "zone MTU + 4, the inner tag is payload",
+            ),
+            Hop::new(
+                &self.bond,
+                "bond",
+                outer,
+                "it carries the uplink VLAN device",
+            ),
+        ];
+        for (slave, _) in &self.slaves {
+            hops.push(Hop::new(slave, "bond slave", outer, "it carries the bond"));
+        }
+        hops.push(Hop::new(
+            &self.bridge,
+            "zone bridge",
+            zone_mtu,
+            "the zone MTU",
+        ));
+        for trunk in &self.trunks {
+            hops.push(Hop::new(trunk, "trunk", zone_mtu, "the zone MTU"));
+        }
+        hops
+    }
+
+    /// The offload that would overwrite the inner tag: 802.1Q insertion for an 802.1Q outer
+    /// VLAN, 802.1ad (S-tag) insertion for an 802.1ad one.
+    pub fn txvlan_feature(&self) -> &'static str {
+        match self.uplink.vlan.and_then(|v| v.protocol) {
+            Some(VlanProtocol::Dot1Ad) => TX_VLAN_STAG_HW_INSERT,
+            _ => TX_VLAN_HW_INSERT,
+        }
+    }
+}
+
+/// One hop of the zone's path and the MTU it needs.
+#[derive(Debug, Clone)]
+pub struct Hop<'a> {
+    pub link: &'a Link,
+    pub role: &'static str,
+    pub required: u32,
+    pub why: &'static str,
+}
+
+impl<'a> Hop<'a> {
+    fn new(link: &'a Link, role: &'static str, required: u32, why: &'static str) -> Self {
+        Hop {
+            link,
+            role,
+            required,
+            why,
+        }
+    }
+}
+
+fn existing<'a>(links: &'a Links, parameter: &str, name: &str) -> Result<&'a Link, String> {
+    links.by_name(name).ok_or_else(|| {
+        format!("{parameter}: there is no interface {name} on this node; check the name with `ip link`, or create it first")
+    })
+}
+
+fn kind_phrase(link: &Link) -> String {
+    match link.kind.as_deref() {
+        Some(kind) => format!("a {kind} device"),
+        None => "a physical NIC (no link kind)".into(),
+    }
+}
+
+fn find_uplink<'a>(request: &Request, links: &'a Links, bond: &Link) -> Result<&'a Link, String> {
+    let vlan_devices: Vec<&Link> = links
+        .iter()
+        .filter(|l| l.kind.as_deref() == Some("vlan") && l.parent == Some(bond.index))
+        .collect();
+    if let Some(found) = vlan_devices
+        .iter()
+        .find(|l| l.vlan.map(|v| v.id) == Some(request.uplink_vlan))
+    {
+        return Ok(found);
+    }
+    let expected = format!("{}.{}", bond.name, request.uplink_vlan);
+    let others: Vec<String> = vlan_devices
+        .iter()
+        .map(|l| format!("{} (id {})", l.name, l.vlan.map(|v| v.id).unwrap_or(0)))
+        .collect();
+    let found = if others.is_empty() {
+        format!("{} has no VLAN device at all", bond.name)
+    } else {
+        format!("{}'s VLAN devices: {}", bond.name, others.join(", "))
+    };
+    let same_name = match links.by_name(&expected) {
+        Some(link) => format!("; {expected} exists but is {}", describe_vlan(link, links)),
+        None => String::new(),
+    };
+    Err(format!(
+        "uplink_vlan: there is no VLAN device with id {} on {} ({found}{same_name}); create it (ip link add link {} name {expected} type vlan id {}) or fix uplink_vlan",
+        request.uplink_vlan, bond.name, bond.name, request.uplink_vlan
+    ))
+}
+
+fn describe_vlan(link: &Link, links: &Links) -> String {
+    match (&link.vlan, link.parent) {
+        (Some(vlan), Some(parent)) => format!("VLAN {} on {}", vlan.id, links.name_of(parent)),
+        _ => kind_phrase(link),
+    }
+}
