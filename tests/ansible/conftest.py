@@ -6,6 +6,7 @@ the module changes nothing on the machine running the tests.
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
@@ -16,6 +17,23 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _private_run_lock() -> None:
+    """The release binaries take their locks under /run/lock (runtime/src/file_policy.rs). This
+    pytest process moves into a mount namespace of its own with a tmpfs there, so the host's
+    /run/lock is never touched, however pytest is started (every child inherits it)."""
+    if os.geteuid() != 0:
+        return  # the tests that run modules need root anyway and say so
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS) for a private /run/lock")
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777,size=1m", "tmpfs", "/run/lock"], check=True)
+
+
+def pytest_configure(config) -> None:
+    _private_run_lock()
 VENV_BIN = Path(sys.executable).parent
 _counter = itertools.count()
 
@@ -43,7 +61,10 @@ def ansible_env(tmp_path_factory) -> dict[str, str]:
         capture_output=True,
     )
     env = dict(os.environ)
+    home = base / "user-home"  # the module cache (~/.ansible/deevnet.net) lands here, not in $HOME
+    home.mkdir()
     env.update(
+        HOME=str(home),
         ANSIBLE_COLLECTIONS_PATH=str(collections),
         ANSIBLE_HOME=str(base / "home"),
         ANSIBLE_LOCAL_TEMP=str(base / "tmp"),
