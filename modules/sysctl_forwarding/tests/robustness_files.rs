@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,15 @@ const NAME: &str = "90-deevnet-tenant-fabric.conf";
 /// Arguments that touch only `dir`: the file there, no runtime change.
 fn file_only(dir: &Path) -> Value {
     json!({"path": dir.join(NAME), "sysctl_dirs": [dir], "apply": false})
+}
+
+/// `dir/args.json` with [`file_only`] arguments for a new folder `dir/etc`: both paths.
+fn args_for_a_work_folder(dir: &Path) -> (PathBuf, PathBuf) {
+    let args_file = dir.join("args.json");
+    let work = dir.join("etc");
+    fs::create_dir(&work).unwrap();
+    fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    (args_file, work)
 }
 
 /// Item 1: `/etc/sysctl.d/90-deevnet-tenant-fabric.conf -> /dev/null` (systemd's masking),
@@ -148,10 +157,7 @@ fn the_lock_lives_in_a_folder_only_its_user_can_open_under_run_lock() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let args_file = dir.path().join("args.json");
-    let work = dir.path().join("etc");
-    fs::create_dir(&work).unwrap();
-    fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    let (args_file, _) = args_for_a_work_folder(dir.path());
     let theirs = file_only(Path::new("/run/lock/work")).to_string();
     let script = format!(
         "set -e; mount -t tmpfs -o mode=1777 tmpfs /run/lock; export DEEVNET_TEST_LOCK_ROOT=; \
@@ -195,10 +201,7 @@ fn without_run_lock_the_lock_lives_under_run() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let args_file = dir.path().join("args.json");
-    let work = dir.path().join("etc");
-    fs::create_dir(&work).unwrap();
-    fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    let (args_file, work) = args_for_a_work_folder(dir.path());
     let script = format!(
         "set -e; mount -t tmpfs -o mode=0755 tmpfs /run; \
          DEEVNET_TEST_LOCK_ROOT= {BINARY} {} >/dev/null; ls -A /run; stat -c '%a %U' /run/deevnet.net",
