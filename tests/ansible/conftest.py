@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -128,6 +129,14 @@ def node(tmp_path):
     n = Node(tmp_path)
     yield n
     n.close()
+
+
+def local_playbook(path: Path, tasks: str) -> Path:
+    """Writes a playbook of one play on localhost (local connection, no facts) whose tasks are
+    `tasks` (a YAML list, dedented here) to `path`, and returns `path`."""
+    path.write_text("- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
+                    + textwrap.indent(textwrap.dedent(tasks), "    "))
+    return path
 
 
 def oneline_result(output: str) -> tuple[str, dict]:

@@ -12,12 +12,11 @@ import json
 import os
 import stat
 import subprocess
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, VENV_BIN, oneline_result
+from conftest import ROOT, VENV_BIN, local_playbook, oneline_result
 
 MODULE = "deevnet.net.sysctl_forwarding"
 
@@ -125,17 +124,13 @@ def test_two_plays_in_parallel_share_the_cache(target, tmp_path):
         conf = tmp_path / f"etc{i}"
         conf.mkdir()
         playbook = tmp_path / f"play{i}.yml"
-        playbook.write_text(textwrap.dedent(f"""\
-            - hosts: localhost
-              connection: local
-              gather_facts: false
-              tasks:
-                - {MODULE}:
-                    path: {conf}/90-x.conf
-                    sysctl_dirs: [{conf}]
-                    apply: false
-                  loop: [1, 2, 3]
-            """))
+        local_playbook(playbook, f"""\
+            - {MODULE}:
+                path: {conf}/90-x.conf
+                sysctl_dirs: [{conf}]
+                apply: false
+              loop: [1, 2, 3]
+            """)
         procs.append(subprocess.Popen([VENV_BIN / "ansible-playbook", playbook], env=env,
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     for proc in procs:
@@ -263,24 +258,20 @@ def test_path_options_are_expanded_on_the_target(target, tmp_path):
     target_home.mkdir()
     (target_home / "etc").mkdir()
     playbook = tmp_path / "expand.yml"
-    playbook.write_text(textwrap.dedent(f"""\
-        - hosts: localhost
-          connection: local
-          gather_facts: false
-          tasks:
-            - {MODULE}:
-                path: "~/etc/90-home.conf"
-                sysctl_dirs: ["~/etc"]
-                apply: false
-              environment:
-                HOME: {target_home}
-            - {MODULE}:
-                path: "$DEEVNET_TEST_ETC/90-var.conf"
-                sysctl_dirs: ["$DEEVNET_TEST_ETC"]
-                apply: false
-              environment:
-                DEEVNET_TEST_ETC: {target_home}/etc
-        """))
+    local_playbook(playbook, f"""\
+        - {MODULE}:
+            path: "~/etc/90-home.conf"
+            sysctl_dirs: ["~/etc"]
+            apply: false
+          environment:
+            HOME: {target_home}
+        - {MODULE}:
+            path: "$DEEVNET_TEST_ETC/90-var.conf"
+            sysctl_dirs: ["$DEEVNET_TEST_ETC"]
+            apply: false
+          environment:
+            DEEVNET_TEST_ETC: {target_home}/etc
+        """)
     proc = subprocess.run([VENV_BIN / "ansible-playbook", playbook], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (target_home / "etc/90-home.conf").is_file()

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import textwrap
 from pathlib import Path
 
-from conftest import VENV_BIN, oneline_result
+from conftest import VENV_BIN, local_playbook, oneline_result
 
 MODULE = "deevnet.net.frr_local_stanza"
 TDEMO_ROUTE = "ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"
@@ -61,33 +60,29 @@ def test_adhoc_refused_header_says_what_to_write(ansible_env, tmp_path: Path):
 def test_playbook_check_diff_then_apply_then_idempotent(ansible_env, tmp_path: Path):
     conf = tmp_path / "frr.conf.local"
     playbook = tmp_path / "site.yml"
-    playbook.write_text(textwrap.dedent(f"""\
-        - hosts: localhost
-          connection: local
-          gather_facts: false
-          tasks:
-            - name: Tenant egress through the default VRF, BGP fixes
-              deevnet.net.frr_local_stanza:
-                path: {conf}
-                asn: 45689
-                stanzas:
-                  - header: vrf vrf_tdemo
-                    lines: ["{TDEMO_ROUTE}"]
-                  - header: router bgp 45689
-                    children:
-                      - header: address-family ipv4 unicast
-                        lines: [neighbor VTEP activate]
-                  - header: router bgp 45689 vrf vrf_evpn
-                    children:
-                      - header: address-family ipv4 unicast
-                        lines: [import vrf default]
-              register: frr_local
-            - name: Every stanza is accounted for, and the file lints clean
-              ansible.builtin.assert:
-                that:
-                  - frr_local.stanzas | length == 3
-                  - frr_local.lint | length == 0
-        """))
+    local_playbook(playbook, f"""\
+        - name: Tenant egress through the default VRF, BGP fixes
+          deevnet.net.frr_local_stanza:
+            path: {conf}
+            asn: 45689
+            stanzas:
+              - header: vrf vrf_tdemo
+                lines: ["{TDEMO_ROUTE}"]
+              - header: router bgp 45689
+                children:
+                  - header: address-family ipv4 unicast
+                    lines: [neighbor VTEP activate]
+              - header: router bgp 45689 vrf vrf_evpn
+                children:
+                  - header: address-family ipv4 unicast
+                    lines: [import vrf default]
+          register: frr_local
+        - name: Every stanza is accounted for, and the file lints clean
+          ansible.builtin.assert:
+            that:
+              - frr_local.stanzas | length == 3
+              - frr_local.lint | length == 0
+        """)
     command = [str(VENV_BIN / "ansible-playbook"), str(playbook)]
 
     check = subprocess.run([*command, "--check", "--diff"], env=ansible_env, capture_output=True, text=True)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import textwrap
 
-from conftest import ROOT, VENV_BIN, oneline_result
+from conftest import ROOT, VENV_BIN, local_playbook, oneline_result
 
 
 def adhoc(node, env, args: str, *extra: str):
@@ -41,28 +40,24 @@ def test_adhoc_bad_input_fails_with_the_parameter_named(node, ansible_env):
 
 def test_playbook_check_diff_then_apply_then_idempotent(node, ansible_env, tmp_path):
     playbook = tmp_path / "site.yml"
-    playbook.write_text(textwrap.dedent(f"""\
-        - hosts: localhost
-          connection: local
-          gather_facts: false
-          tasks:
-            - name: Tenant egress needs IPv4 forwarding
-              deevnet.net.sysctl_forwarding:
-                path: {node.conf}
-                sysctl_dirs: [{node.etc}, {node.usr}]
-                interfaces: [{node.transit}]
-                ipv6: false
-                rp_filter:
-                  {node.transit}: 2
-              register: forwarding
-              tags: [tenant-egress]
-            - name: The transit interface forwards (predicted in check mode)
-              ansible.builtin.assert:
-                that:
-                  - forwarding.interfaces['{node.transit}'].after == '1'
-                  - forwarding.boot['net.ipv4.conf.all.forwarding'].value == '1'
-              tags: [tenant-egress]
-        """))
+    local_playbook(playbook, f"""\
+        - name: Tenant egress needs IPv4 forwarding
+          deevnet.net.sysctl_forwarding:
+            path: {node.conf}
+            sysctl_dirs: [{node.etc}, {node.usr}]
+            interfaces: [{node.transit}]
+            ipv6: false
+            rp_filter:
+              {node.transit}: 2
+          register: forwarding
+          tags: [tenant-egress]
+        - name: The transit interface forwards (predicted in check mode)
+          ansible.builtin.assert:
+            that:
+              - forwarding.interfaces['{node.transit}'].after == '1'
+              - forwarding.boot['net.ipv4.conf.all.forwarding'].value == '1'
+          tags: [tenant-egress]
+        """)
     playbook_cmd = [str(VENV_BIN / "ansible-playbook"), str(playbook), "--tags", "tenant-egress"]
 
     check = node.run(ansible_env, *playbook_cmd, "--check", "--diff")

@@ -4,6 +4,10 @@
 //! extended attributes, leftovers of killed runs. Device nodes and mounts live in a private
 //! tmpfs in a private mount namespace; nothing of the host's /dev, /etc or /run is touched.
 
+#[path = "../../runtime/tests/support/module_run.rs"]
+mod module_run;
+
+use module_run::{in_private_mounts, is_root, run_for};
 use serde_json::{json, Value};
 use std::ffi::CString;
 use std::fs;
@@ -11,54 +15,22 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_frr_local_stanza");
 const NOBODY: u32 = 65534;
-
-fn is_root() -> bool {
-    nix::unistd::geteuid().is_root()
-}
 
 fn vrf(name: &str) -> Value {
     json!({"header": format!("vrf {name}"), "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]})
 }
 
-/// Runs the module on `args` (written next to nothing it manages) and waits at most `limit`;
-/// `None` when it was still running then (it is killed).
-fn run_for(args: &Value, limit: Duration) -> Option<Value> {
-    let args_dir = tempfile::tempdir().unwrap();
-    let file = args_dir.path().join("args.json");
-    fs::write(&file, args.to_string()).unwrap();
-    let mut child = Command::new(BINARY)
-        .arg(&file)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    Some(serde_json::from_slice(&out.stdout).expect("one JSON result"))
-}
-
 fn run(args: &Value) -> Value {
-    run_for(args, Duration::from_secs(20)).expect("the module did not finish in 20 s")
+    run_for(BINARY, args, Duration::from_secs(20)).expect("the module did not finish in 20 s")
 }
 
-/// Runs `script` with `sh` in a private mount namespace (its mounts vanish with it).
-fn in_private_mounts(script: &str) -> String {
-    let out = Command::new("unshare")
-        .args(["--mount", "--propagation", "private", "sh", "-c", script])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+/// The standard output of `script` run in a private mount namespace.
+fn stdout_in_private_mounts(script: &str) -> String {
+    String::from_utf8_lossy(&in_private_mounts(script).stdout).into_owned()
 }
 
 /// Item 1: `frr.conf.local -> /dev/null` (systemd's masking). The null device is made by
@@ -85,7 +57,7 @@ fn a_masked_file_is_reported_and_dev_null_survives() {
              {BINARY} {args} || true; echo '=='; stat -c '%F %t:%T' {m}/dev/null; ls -A {m}/etc",
             args = args_file.display()
         );
-        outputs.push(in_private_mounts(&script));
+        outputs.push(stdout_in_private_mounts(&script));
     }
     for stdout in outputs {
         let parts: Vec<&str> = stdout.split("==\n").collect();
@@ -174,7 +146,7 @@ fn a_fifo_or_a_device_at_the_path_fails_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("frr.conf.local");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
-    let result = run_for(&json!({"path": fifo}), Duration::from_secs(10))
+    let result = run_for(BINARY, &json!({"path": fifo}), Duration::from_secs(10))
         .expect("the module hung on a FIFO");
     let msg = result["msg"].as_str().unwrap_or_default();
     assert!(
@@ -201,7 +173,7 @@ fn a_fifo_or_a_device_at_the_path_fails_at_once() {
          ln -s {m}/zero {m}/frr.conf.local; ulimit -v 2000000; timeout 20 {BINARY} {} || true",
         args_file.display()
     );
-    let stdout = in_private_mounts(&script);
+    let stdout = stdout_in_private_mounts(&script);
     let result: Value = serde_json::from_str(stdout.trim())
         .unwrap_or_else(|e| panic!("not one JSON result ({e}): {stdout}"));
     let msg = result["msg"].as_str().unwrap_or_default();

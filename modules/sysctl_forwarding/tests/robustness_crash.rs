@@ -3,7 +3,11 @@
 
 #[path = "../../runtime/tests/support/kill9.rs"]
 mod kill9;
+#[path = "../../runtime/tests/support/module_run.rs"]
+#[allow(dead_code)] // this binary runs the module its own ways, not by `run_for`
+mod module_run;
 
+use module_run::{in_private_mounts, is_root};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
@@ -12,21 +16,6 @@ use std::time::{Duration, Instant};
 
 fn binary() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_sysctl_forwarding"))
-}
-
-fn is_root() -> bool {
-    nix_uid() == 0
-}
-
-fn nix_uid() -> u32 {
-    fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|u| u.parse().ok()))
-        })
-        .unwrap_or(u32::MAX)
 }
 
 /// Arguments that touch only `dir`: the file there, no runtime change.
@@ -53,13 +42,7 @@ fn crash_setup(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, &'static 
 fn kill_9_at_random_points_leaves_the_old_or_the_new_file() {
     let dir = tempfile::tempdir().unwrap();
     let (args_file, target, old, new) = crash_setup(dir.path());
-    let tally = kill9::kill_during_writes(binary(), &args_file, &target, old, &new, 60);
-    eprintln!("{tally:?}");
-    assert!(tally.old > 0 && tally.new > 0, "{tally:?}");
-    assert!(
-        tally.in_window > 0,
-        "no kill landed while the temp file existed: {tally:?}"
-    );
+    kill9::kill_during_writes(binary(), &args_file, &target, old, &new, 60);
 }
 
 /// `make soak`: SOAK_TRIALS (default 10,000) kills; the count of partial or lost files is 0.
@@ -98,10 +81,7 @@ fn a_full_disk_fails_clearly_and_leaves_the_old_file() {
         bin = binary().display(),
         args = args_file.display()
     );
-    let out = Command::new("unshare")
-        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-        .output()
-        .unwrap();
+    let out = in_private_mounts(&script);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let parts: Vec<&str> = stdout.split("==\n").collect();
     assert_eq!(

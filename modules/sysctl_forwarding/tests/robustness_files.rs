@@ -5,49 +5,34 @@
 //! values in a network namespace of the test's own; nothing of the host's /dev, /etc, /run or
 //! /proc/sys is touched.
 
+#[path = "../../runtime/tests/support/module_run.rs"]
+mod module_run;
+
 use deevnet_runtime::test_support::TestNamespace;
+use module_run::{in_private_mounts, is_root, run_for};
 use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::os::unix::process::CommandExt;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_sysctl_forwarding");
 const NAME: &str = "90-deevnet-tenant-fabric.conf";
 
-fn is_root() -> bool {
-    nix::unistd::geteuid().is_root()
-}
-
-/// Runs the module on `args`, waiting at most `limit`; `None` when it was still running then
-/// (it is killed).
-fn run_for(args: &Value, limit: Duration) -> Option<Value> {
-    let args_dir = tempfile::tempdir().unwrap();
-    let file = args_dir.path().join("args.json");
-    fs::write(&file, args.to_string()).unwrap();
-    let mut child = Command::new(BINARY)
-        .arg(&file)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    Some(serde_json::from_slice(&out.stdout).expect("one JSON result"))
-}
-
 /// Arguments that touch only `dir`: the file there, no runtime change.
 fn file_only(dir: &Path) -> Value {
     json!({"path": dir.join(NAME), "sysctl_dirs": [dir], "apply": false})
+}
+
+/// `dir/args.json` with [`file_only`] arguments for a new folder `dir/etc`: both paths.
+fn args_for_a_work_folder(dir: &Path) -> (PathBuf, PathBuf) {
+    let args_file = dir.join("args.json");
+    let work = dir.join("etc");
+    fs::create_dir(&work).unwrap();
+    fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    (args_file, work)
 }
 
 /// Item 1: `/etc/sysctl.d/90-deevnet-tenant-fabric.conf -> /dev/null` (systemd's masking),
@@ -152,7 +137,7 @@ fn a_lock_another_user_holds_on_the_folder_blocks_nothing() {
     }
     let mut args = file_only(dir.path());
     args["lock_timeout"] = json!(1);
-    let result = run_for(&args, Duration::from_secs(20));
+    let result = run_for(BINARY, &args, Duration::from_secs(20));
     // SAFETY: kill(2) on the process group this test made.
     unsafe { libc::kill(-(holder.id() as i32), libc::SIGKILL) };
     let _ = holder.wait();
@@ -172,10 +157,7 @@ fn the_lock_lives_in_a_folder_only_its_user_can_open_under_run_lock() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let args_file = dir.path().join("args.json");
-    let work = dir.path().join("etc");
-    fs::create_dir(&work).unwrap();
-    fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    let (args_file, _) = args_for_a_work_folder(dir.path());
     let theirs = file_only(Path::new("/run/lock/work")).to_string();
     let script = format!(
         "set -e; mount -t tmpfs -o mode=1777 tmpfs /run/lock; export DEEVNET_TEST_LOCK_ROOT=; \
@@ -186,10 +168,7 @@ fn the_lock_lives_in_a_folder_only_its_user_can_open_under_run_lock() {
            /run/lock/deevnet.net-65534 /run/lock/deevnet.net-65534/*.lock /run/lock/work/{NAME}",
         args_file.display()
     );
-    let out = Command::new("unshare")
-        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-        .output()
-        .unwrap();
+    let out = in_private_mounts(&script);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
@@ -222,19 +201,13 @@ fn without_run_lock_the_lock_lives_under_run() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let args_file = dir.path().join("args.json");
-    let work = dir.path().join("etc");
-    fs::create_dir(&work).unwrap();
-    fs::write(&args_file, file_only(&work).to_string()).unwrap();
+    let (args_file, work) = args_for_a_work_folder(dir.path());
     let script = format!(
         "set -e; mount -t tmpfs -o mode=0755 tmpfs /run; \
          DEEVNET_TEST_LOCK_ROOT= {BINARY} {} >/dev/null; ls -A /run; stat -c '%a %U' /run/deevnet.net",
         args_file.display()
     );
-    let out = Command::new("unshare")
-        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
-        .output()
-        .unwrap();
+    let out = in_private_mounts(&script);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         stdout,
@@ -257,7 +230,7 @@ fn a_fifo_or_an_untrusted_link_in_the_boot_scan_is_reported_not_waited_for() {
     fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
     fs::write(open.join("x"), "net.ipv4.conf.all.forwarding = 0\n").unwrap();
     symlink(open.join("x"), dir.path().join("95-planted.conf")).unwrap();
-    let result = run_for(&file_only(dir.path()), Duration::from_secs(10))
+    let result = run_for(BINARY, &file_only(dir.path()), Duration::from_secs(10))
         .expect("the boot scan hung on a FIFO");
     assert!(result.get("failed").is_none(), "{result}");
     let warnings = result["warnings"].to_string();
@@ -302,7 +275,7 @@ fn an_empty_folder_or_homeless_path_fails_in_check_mode_as_in_the_real_run() {
         for check_mode in [true, false] {
             let args = json!({"path": path, "sysctl_dirs": [dir.path()], "apply": false,
                               "_ansible_check_mode": check_mode});
-            let result = run_for(&args, Duration::from_secs(20)).unwrap();
+            let result = run_for(BINARY, &args, Duration::from_secs(20)).unwrap();
             assert_eq!(
                 result["failed"],
                 json!(true),

@@ -90,12 +90,7 @@ pub fn trials(
     // One run to the end: how long a whole run takes here, and that it writes `new`.
     reset();
     let started = Instant::now();
-    let status = Command::new(binary)
-        .arg(args_file)
-        .env("DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS", "20")
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
+    let status = run_of(binary, args_file, Some("20")).status().unwrap();
     let whole = started.elapsed();
     assert!(status.success(), "the uninterrupted run failed");
     assert_eq!(
@@ -114,12 +109,7 @@ pub fn trials(
         rng ^= rng << 17;
         let delay = Duration::from_micros(rng % span_us);
         let pause = if run % 2 == 0 { "20" } else { "0" };
-        let mut child = Command::new(binary)
-            .arg(args_file)
-            .env("DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS", pause)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = run_of(binary, args_file, Some(pause)).spawn().unwrap();
         std::thread::sleep(delay);
         let own_temp = format!(".{}.", child.id());
         let in_window = temp_files(dir).iter().any(|n| n.contains(&own_temp));
@@ -152,11 +142,7 @@ pub fn trials(
     }
     // One more run to the end removes what the killed runs left.
     reset();
-    let status = Command::new(binary)
-        .arg(args_file)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
+    let status = run_of(binary, args_file, None).status().unwrap();
     assert!(status.success(), "the last run failed");
     tally.leftovers = temp_files(dir).len();
     if tally.leftovers > 0 {
@@ -168,8 +154,20 @@ pub fn trials(
     tally
 }
 
+/// One run of `binary args_file`, its output dropped; `pause_ms`, the pause hook's wait
+/// between the fsync and the rename.
+fn run_of(binary: &Path, args_file: &Path, pause_ms: Option<&str>) -> Command {
+    let mut command = Command::new(binary);
+    command.arg(args_file).stdout(Stdio::null());
+    if let Some(ms) = pause_ms {
+        command.env("DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS", ms);
+    }
+    command
+}
+
 /// [`trials`] for a test: every kill left exactly the old or the new file, with its mode and
-/// owner, and nothing behind.
+/// owner, and nothing behind; the kills landed on both sides of the rename, and inside the
+/// write window itself.
 pub fn kill_during_writes(
     binary: &Path,
     args_file: &Path,
@@ -179,7 +177,13 @@ pub fn kill_during_writes(
     runs: usize,
 ) -> Tally {
     let tally = trials(binary, args_file, target, old, new, runs, seed());
+    eprintln!("{tally:?}");
     assert_eq!(tally.damaged(), 0, "{tally:?}");
+    assert!(tally.old > 0 && tally.new > 0, "{tally:?}");
+    assert!(
+        tally.in_window > 0,
+        "no kill landed while the temp file existed: {tally:?}"
+    );
     tally
 }
 
