@@ -62,12 +62,7 @@ fn main() {
 
         let netlink = Netlink::connect()?;
         let links = netlink.links()?;
-        let extras = netlink
-            .link_extras()?
-            .into_iter()
-            .map(|extra| (extra.index, extra))
-            .collect();
-        let stack = Stack::resolve(&request, &links, &extras).map_err(Failure::new)?;
+        let stack = Stack::resolve(&request, &links).map_err(Failure::new)?;
 
         let mut ethtool = Ethtool::connect()?;
         let mut observed = observe(&netlink, &mut ethtool, &stack)?;

@@ -4,8 +4,7 @@
 use crate::request::Request;
 use crate::TAG_LEN;
 use deevnet_runtime::netlink::ethtool::{TX_VLAN_HW_INSERT, TX_VLAN_STAG_HW_INSERT};
-use deevnet_runtime::netlink::{BondRole, Link, LinkExtra, Links, VlanProtocol};
-use std::collections::BTreeMap;
+use deevnet_runtime::netlink::{BondRole, Link, Links, VlanProtocol};
 
 /// The links the request names, found in the node's links. Everything here must hold before
 /// the module looks further or changes anything.
@@ -23,13 +22,9 @@ pub struct Stack {
 impl Stack {
     /// Finds the bond, its VLAN device with id `uplink_vlan`, the bridge and the trunk ports;
     /// refuses a request that names something else, and a `zone_mtu` no hop could ever carry.
-    pub fn resolve(
-        request: &Request,
-        links: &Links,
-        extras: &BTreeMap<u32, LinkExtra>,
-    ) -> Result<Stack, String> {
+    pub fn resolve(request: &Request, links: &Links) -> Result<Stack, String> {
         let bond = existing(links, "bond", &request.bond)?;
-        let bond_info = extras.get(&bond.index).and_then(|e| e.bond.as_ref());
+        let bond_info = bond.bond.as_ref();
         if bond.kind.as_deref() != Some("bond") {
             return Err(format!(
                 "bond: {} is {}, not a bond; give the bond that carries the uplink (its slaves are the NICs), e.g. bond0",
@@ -53,10 +48,7 @@ impl Stack {
         let slaves: Vec<(Link, Option<BondRole>)> = links
             .ports_of(bond.index)
             .map(|slave| {
-                let extra = extras.get(&slave.index);
-                let mut role = extra
-                    .and_then(|e| e.bond_port.as_ref())
-                    .and_then(|p| p.role);
+                let mut role = slave.bond_port.as_ref().and_then(|p| p.role);
                 if role.is_none() {
                     role = bond_info.and_then(|b| b.active_port).map(|active| {
                         if active == slave.index {
@@ -79,7 +71,7 @@ impl Stack {
         };
         if let Some(zone_mtu) = request.zone_mtu {
             for hop in stack.hops(zone_mtu) {
-                let max = extras.get(&hop.link.index).and_then(|e| e.max_mtu);
+                let max = hop.link.max_mtu;
                 // Some drivers report 0: no limit known.
                 if let Some(max) = max.filter(|&max| max > 0 && hop.required > max) {
                     return Err(format!(

@@ -160,13 +160,12 @@ fn a_plain_bridge_reports_no_vlan_filtering_and_fdb_entries_without_vlan() {
         "master",
         "static",
     ]);
-    let (links, extras, vlans, fdb) = ns.enter(|| {
+    let (links, vlans, fdb) = ns.enter(|| {
         let netlink = Netlink::connect().unwrap();
         let links = netlink.links().unwrap();
         let bridge = links.by_name("br0").unwrap().index;
         (
             links,
-            netlink.link_extras().unwrap(),
             netlink.bridge_vlans().unwrap(),
             netlink.fdb(bridge).unwrap(),
         )
@@ -181,9 +180,8 @@ fn a_plain_bridge_reports_no_vlan_filtering_and_fdb_entries_without_vlan() {
     let port_vlans = vlans.iter().find(|p| p.index == port.index).unwrap();
     assert_eq!(port_vlans.controller, Some(bridge.index));
     assert!(port_vlans.vlans.is_empty(), "{port_vlans:?}");
-    let extra = extras.iter().find(|e| e.index == port.index).unwrap();
-    assert!(extra.max_mtu.is_some_and(|m| m >= 9000), "{extra:?}");
-    assert_eq!(extra.bond, None);
+    assert!(port.max_mtu.is_some_and(|m| m >= 9000), "{port:?}");
+    assert_eq!(port.bond, None);
     let own = fdb
         .iter()
         .find(|e| e.mac == mac && e.port == port.index)

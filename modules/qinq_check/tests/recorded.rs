@@ -16,8 +16,7 @@ use deevnet_runtime::netlink::netlink_packet_core::Parseable;
 use deevnet_runtime::netlink::netlink_packet_route::link::LinkMessage;
 use deevnet_runtime::netlink::netlink_packet_route::neighbour::NeighbourMessage;
 use deevnet_runtime::netlink::{
-    fdb_entry_from_message, link_extra_from_message, link_from_message, port_vlans_from_message,
-    BondRole, Links,
+    fdb_entry_from_message, link_from_message, port_vlans_from_message, BondRole, Links,
 };
 use qinq_check::{evaluate, Observed, RawRequest, Request, SlaveState, Stack};
 use std::collections::BTreeMap;
@@ -68,11 +67,7 @@ fn load(state: &str, request: &Request) -> Recorded {
         .map(|l| LinkMessage::parse(unhex(l).as_slice()).expect("an RTM_NEWLINK"))
         .collect();
     let links = Links::new(messages.iter().map(link_from_message).collect());
-    let extras = messages
-        .iter()
-        .map(|m| (m.header.index, link_extra_from_message(m)))
-        .collect();
-    let stack = Stack::resolve(request, &links, &extras).expect("the lab's stack");
+    let stack = Stack::resolve(request, &links).expect("the lab's stack");
     let port_vlans = lines(state, "bridge_vlans.hex")
         .iter()
         .map(|l| port_vlans_from_message(&LinkMessage::parse(unhex(l).as_slice()).unwrap()))

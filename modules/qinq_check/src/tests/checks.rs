@@ -294,7 +294,11 @@ fn the_stack_shape_and_the_bridge_ipv6_are_checked() {
 fn a_bond_without_slaves_fails_and_roles_come_from_the_active_port_otherwise() {
     let mut node = Node::healthy();
     for index in [QINQ_A, QINQ_B] {
-        node.extras.get_mut(&index).unwrap().bond_port = None;
+        node.links
+            .iter_mut()
+            .find(|l| l.index == index)
+            .unwrap()
+            .bond_port = None;
     }
     let stack = node.resolve(&request()).unwrap();
     let roles: Vec<_> = stack

@@ -10,8 +10,8 @@ use super::*;
 use crate::vlan_set::tests::entry;
 use deevnet_runtime::netlink::ethtool::Feature;
 use deevnet_runtime::netlink::{
-    BondInfo, BondPortInfo, BondRole, BridgeVlanSettings, FdbEntry, FdbState, Link, LinkExtra,
-    Links, OperState, PortVlans, Vlan, VlanProtocol,
+    BondInfo, BondPortInfo, BondRole, BridgeVlanSettings, FdbEntry, FdbState, Link, Links,
+    OperState, PortVlans, Vlan, VlanProtocol,
 };
 use std::collections::BTreeMap;
 
@@ -30,6 +30,8 @@ fn link(index: u32, name: &str, kind: Option<&str>, mtu: u32) -> Link {
         name: name.into(),
         kind: kind.map(str::to_string),
         mtu: Some(mtu),
+        min_mtu: Some(68),
+        max_mtu: Some(if index == TRUNK { 9216 } else { 65535 }),
         admin_up: true,
         oper_state: OperState::Up,
         ..Link::default()
@@ -39,7 +41,6 @@ fn link(index: u32, name: &str, kind: Option<&str>, mtu: u32) -> Link {
 /// The lab node, healthy, every MTU 1500.
 struct Node {
     links: Vec<Link>,
-    extras: BTreeMap<u32, LinkExtra>,
     observed: Observed,
 }
 
@@ -77,25 +78,17 @@ impl Node {
         trunk.controller = Some(VMBR1);
         links.push(trunk);
 
-        let mut extras = BTreeMap::new();
-        for l in &links {
-            extras.insert(
-                l.index,
-                LinkExtra {
-                    index: l.index,
-                    min_mtu: Some(68),
-                    max_mtu: Some(if l.index == TRUNK { 9216 } else { 65535 }),
-                    ..LinkExtra::default()
-                },
-            );
-        }
-        extras.get_mut(&BOND).unwrap().bond = Some(BondInfo {
+        links.iter_mut().find(|l| l.index == BOND).unwrap().bond = Some(BondInfo {
             mode: Some("active-backup".into()),
             active_port: Some(QINQ_A),
             primary: Some(QINQ_A),
         });
         for (index, role) in [(QINQ_A, BondRole::Active), (QINQ_B, BondRole::Backup)] {
-            extras.get_mut(&index).unwrap().bond_port = Some(BondPortInfo {
+            links
+                .iter_mut()
+                .find(|l| l.index == index)
+                .unwrap()
+                .bond_port = Some(BondPortInfo {
                 role: Some(role),
                 link_up: Some(true),
                 permanent_mac: None,
@@ -140,11 +133,7 @@ impl Node {
             ]),
             bridge_disable_ipv6: Some("1".into()),
         };
-        Node {
-            links,
-            extras,
-            observed,
-        }
+        Node { links, observed }
     }
 
     fn link_mut(&mut self, name: &str) -> &mut Link {
@@ -152,7 +141,7 @@ impl Node {
     }
 
     fn resolve(&self, request: &Request) -> Result<Stack, String> {
-        Stack::resolve(request, &Links::new(self.links.clone()), &self.extras)
+        Stack::resolve(request, &Links::new(self.links.clone()))
     }
 
     fn report(&self, request: &Request) -> Report {

@@ -34,8 +34,8 @@ fn a_stack_that_is_not_there_is_refused() {
 #[test]
 fn a_max_mtu_of_zero_is_no_limit() {
     let mut node = Node::healthy();
-    for extra in node.extras.values_mut() {
-        extra.max_mtu = Some(0);
+    for link in &mut node.links {
+        link.max_mtu = Some(0);
     }
     let mut raw = raw();
     raw.zone_mtu = Some(9000);

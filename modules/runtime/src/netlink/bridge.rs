@@ -1,7 +1,7 @@
 //! A bridge's layer-2 tables as plain data: the VLANs of each port (`bridge vlan show`) and the
 //! forwarding database with each entry's VLAN (`bridge fdb show`).
 
-use super::link_extra::mac_text;
+use super::link::mac_text;
 use super::{Netlink, NetlinkError};
 use netlink_packet_route::link::{
     AfSpecBridge, BridgeVlanInfoFlags, LinkAttribute, LinkExtentMask, LinkMessage,

@@ -1,9 +1,11 @@
 //! Links (network interfaces) as plain data: what the modules ask about a link, without the
-//! netlink attribute soup, so that tests can build them by hand.
+//! netlink attribute soup, so that tests can build them by hand. One dump answers everything:
+//! kind, controller, VRF table, VLAN, bridge VLAN settings, bonds and their ports, MTU limits.
 
 use netlink_packet_route::link::{
-    self as nl, InfoBridge, InfoData, InfoPortKind, InfoVlan, InfoVrf, LinkAttribute, LinkFlags,
-    LinkInfo, LinkMessage,
+    self as nl, BondMode, BondPortState, InfoBond, InfoBondPort, InfoBridge, InfoData,
+    InfoPortData, InfoPortKind, InfoVlan, InfoVrf, LinkAttribute, LinkFlags, LinkInfo, LinkMessage,
+    MiiStatus,
 };
 use std::collections::HashMap;
 
@@ -23,6 +25,9 @@ pub struct Link {
     /// The lower link's ifindex (IFLA_LINK): a VLAN's parent, a veth's peer.
     pub parent: Option<u32>,
     pub mtu: Option<u32>,
+    /// IFLA_MIN_MTU / IFLA_MAX_MTU: what `ip link set mtu` accepts on this link.
+    pub min_mtu: Option<u32>,
+    pub max_mtu: Option<u32>,
     /// IFF_UP: administratively up.
     pub admin_up: bool,
     pub oper_state: OperState,
@@ -34,6 +39,10 @@ pub struct Link {
     pub vlan: Option<Vlan>,
     /// A bridge's VLAN settings.
     pub bridge: Option<BridgeVlanSettings>,
+    /// A bond's settings.
+    pub bond: Option<BondInfo>,
+    /// A bond port's (slave's) state.
+    pub bond_port: Option<BondPortInfo>,
 }
 
 impl Link {
@@ -133,6 +142,65 @@ pub struct BridgeVlanSettings {
     pub default_pvid: Option<u16>,
 }
 
+/// A bond's settings (IFLA_BOND_*).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BondInfo {
+    /// The mode as the bonding driver names it: `active-backup`, `802.3ad`, …
+    pub mode: Option<String>,
+    /// The ifindex of the active port (active-backup, tlb, alb).
+    pub active_port: Option<u32>,
+    /// The ifindex of the primary port, when one is set.
+    pub primary: Option<u32>,
+}
+
+/// A bond port's state (IFLA_BOND_SLAVE_*).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BondPortInfo {
+    pub role: Option<BondRole>,
+    /// MII link status: `true` when the bond sees the port's link up.
+    pub link_up: Option<bool>,
+    /// The MAC the port had before the bond took it over.
+    pub permanent_mac: Option<String>,
+}
+
+/// A bond port's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BondRole {
+    Active,
+    Backup,
+}
+
+impl BondRole {
+    pub fn name(&self) -> &'static str {
+        match self {
+            BondRole::Active => "active",
+            BondRole::Backup => "backup",
+        }
+    }
+}
+
+fn bond_mode_name(mode: &BondMode) -> String {
+    match mode {
+        BondMode::BalanceRr => "balance-rr".into(),
+        BondMode::ActiveBackup => "active-backup".into(),
+        BondMode::BalanceXor => "balance-xor".into(),
+        BondMode::Broadcast => "broadcast".into(),
+        BondMode::Ieee8023Ad => "802.3ad".into(),
+        BondMode::BalanceTlb => "balance-tlb".into(),
+        BondMode::BalanceAlb => "balance-alb".into(),
+        other => format!("mode {}", u8::from(*other)),
+    }
+}
+
+/// `aa:bb:cc:dd:ee:ff`; `None` for an empty address.
+pub(super) fn mac_text(bytes: &[u8]) -> Option<String> {
+    if bytes.is_empty() {
+        return None;
+    }
+    let octets: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Some(octets.join(":"))
+}
+
 /// Takes what the modules need out of one RTM_NEWLINK message.
 pub fn link_from_message(message: &LinkMessage) -> Link {
     let mut link = Link {
@@ -144,13 +212,12 @@ pub fn link_from_message(message: &LinkMessage) -> Link {
         match attribute {
             LinkAttribute::IfName(name) => link.name = name.clone(),
             LinkAttribute::Mtu(mtu) => link.mtu = Some(*mtu),
+            LinkAttribute::MinMtu(mtu) => link.min_mtu = Some(*mtu),
+            LinkAttribute::MaxMtu(mtu) => link.max_mtu = Some(*mtu),
             LinkAttribute::Controller(index) => link.controller = Some(*index),
             LinkAttribute::Link(index) => link.parent = Some(*index),
             LinkAttribute::OperState(state) => link.oper_state = state.into(),
-            LinkAttribute::Address(bytes) if !bytes.is_empty() => {
-                let octets: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
-                link.mac = Some(octets.join(":"));
-            }
+            LinkAttribute::Address(bytes) if !bytes.is_empty() => link.mac = mac_text(bytes),
             LinkAttribute::LinkInfo(infos) => read_link_info(&mut link, infos),
             _ => {}
         }
@@ -204,6 +271,37 @@ fn read_link_info(link: &mut Link, infos: &[LinkInfo]) {
                     }
                 }
                 link.bridge = Some(bridge);
+            }
+            LinkInfo::Data(InfoData::Bond(items)) => {
+                let mut bond = BondInfo::default();
+                for item in items {
+                    match item {
+                        InfoBond::Mode(mode) => bond.mode = Some(bond_mode_name(mode)),
+                        InfoBond::ActivePort(index) => bond.active_port = Some(*index),
+                        InfoBond::Primary(index) => bond.primary = Some(*index),
+                        _ => {}
+                    }
+                }
+                link.bond = Some(bond);
+            }
+            LinkInfo::PortData(InfoPortData::BondPort(items)) => {
+                let mut port = BondPortInfo::default();
+                for item in items {
+                    match item {
+                        InfoBondPort::BondPortState(BondPortState::Active) => {
+                            port.role = Some(BondRole::Active)
+                        }
+                        InfoBondPort::BondPortState(BondPortState::Backup) => {
+                            port.role = Some(BondRole::Backup)
+                        }
+                        InfoBondPort::MiiStatus(status) => {
+                            port.link_up = Some(matches!(status, MiiStatus::Up))
+                        }
+                        InfoBondPort::PermHwaddr(bytes) => port.permanent_mac = mac_text(bytes),
+                        _ => {}
+                    }
+                }
+                link.bond_port = Some(port);
             }
             _ => {}
         }

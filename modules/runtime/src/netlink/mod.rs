@@ -16,15 +16,16 @@ mod error;
 #[cfg(feature = "ethtool")]
 pub mod ethtool;
 mod link;
-mod link_extra;
 mod route;
 
 pub use bridge::{
     fdb_entry_from_message, port_vlans_from_message, FdbEntry, FdbState, PortVlans, VlanEntry,
 };
 pub use error::NetlinkError;
-pub use link::{link_from_message, BridgeVlanSettings, Link, Links, OperState, Vlan, VlanProtocol};
-pub use link_extra::{link_extra_from_message, BondInfo, BondPortInfo, BondRole, LinkExtra};
+pub use link::{
+    link_from_message, BondInfo, BondPortInfo, BondRole, BridgeVlanSettings, Link, Links,
+    OperState, Vlan, VlanProtocol,
+};
 pub use route::{
     dump_request, lookup_request, protocol_name, route_from_message, table_name, Family, Lookup,
     NextHop, Refusal, Route, RouteKind,

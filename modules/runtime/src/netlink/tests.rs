@@ -93,6 +93,63 @@ fn bridge_vlan_settings_and_ports_are_read() {
 }
 
 #[test]
+fn bonds_their_ports_and_mtu_limits_are_read() {
+    use netlink_packet_route::link::{
+        BondMode, BondPortState, InfoBond, InfoBondPort, InfoData, InfoKind, InfoPortData,
+        InfoPortKind, LinkInfo, MiiStatus,
+    };
+    let mut bond = LinkMessage::default();
+    bond.header.index = 5;
+    bond.attributes = vec![
+        LinkAttribute::MinMtu(68),
+        LinkAttribute::MaxMtu(65535),
+        LinkAttribute::LinkInfo(vec![
+            LinkInfo::Kind(InfoKind::Bond),
+            LinkInfo::Data(InfoData::Bond(vec![
+                InfoBond::Mode(BondMode::ActiveBackup),
+                InfoBond::ActivePort(6),
+                InfoBond::Primary(6),
+            ])),
+        ]),
+    ];
+    let link = link_from_message(&bond);
+    assert_eq!((link.min_mtu, link.max_mtu), (Some(68), Some(65535)));
+    assert_eq!(link.kind.as_deref(), Some("bond"));
+    assert_eq!(
+        link.bond,
+        Some(BondInfo {
+            mode: Some("active-backup".into()),
+            active_port: Some(6),
+            primary: Some(6),
+        })
+    );
+    assert_eq!(link.bond_port, None);
+
+    let mut port = LinkMessage::default();
+    port.header.index = 7;
+    port.attributes = vec![LinkAttribute::LinkInfo(vec![
+        LinkInfo::PortKind(InfoPortKind::Bond),
+        LinkInfo::PortData(InfoPortData::BondPort(vec![
+            InfoBondPort::BondPortState(BondPortState::Backup),
+            InfoBondPort::MiiStatus(MiiStatus::Up),
+            InfoBondPort::PermHwaddr(vec![2, 0, 0, 0, 0, 7]),
+        ])),
+    ])];
+    let link = link_from_message(&port);
+    assert_eq!(link.port_kind.as_deref(), Some("bond"));
+    assert_eq!(
+        link.bond_port,
+        Some(BondPortInfo {
+            role: Some(BondRole::Backup),
+            link_up: Some(true),
+            permanent_mac: Some("02:00:00:00:00:07".into()),
+        })
+    );
+    assert_eq!(link.bond, None);
+    assert_eq!(BondRole::Backup.name(), "backup");
+}
+
+#[test]
 fn vrf_membership_is_the_direct_controller() {
     let vrf = Link {
         index: 10,
