@@ -2,13 +2,13 @@
 //! (deevnet_fuzz::spec_args). The first byte picks the spec.
 #![no_main]
 use deevnet_fuzz::spec_args::{check_args, REPRESENTATIVE};
-use deevnet_fuzz::{frr, specs};
+use deevnet_fuzz::{frr, specs, sysctl_d};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Some((&which, rest)) = data.split_first() else {
         return;
     };
-    let modules = specs::all();
+    let modules = specs::ALL;
     match usize::from(which) % (modules.len() + 1) {
         0 => {
             check_args("deevnet.net.probe", &REPRESENTATIVE, rest);
@@ -17,8 +17,10 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             let (name, spec) = modules[n - 1];
             let fqcn = format!("deevnet.net.{name}");
             let out = check_args(&fqcn, spec, rest);
-            if name == "frr_local_stanza" {
-                frr::typed_arguments(out);
+            match name {
+                "frr_local_stanza" => frr::typed_arguments(out),
+                "sysctl_forwarding" => sysctl_d::typed_arguments(out),
+                _ => {}
             }
         }
     }

@@ -7,6 +7,7 @@ use crate::input::{split_at_nul, Input};
 use frr_local_stanza::edit::{apply, Change};
 use frr_local_stanza::grammar::stanza_identity;
 use frr_local_stanza::lint::{lint, LintOptions};
+use frr_local_stanza::params::Params;
 use frr_local_stanza::parse::{parse, Item};
 use frr_local_stanza::stanza::{check, Checks, Mode, Stanza, State};
 
@@ -222,16 +223,15 @@ pub fn edit_invariants(text: &str, wanted: &[Stanza]) {
 }
 
 /// Arguments the runtime accepted against the module's spec always become the module's typed
-/// stanzas, and checking those never panics.
+/// `Params` (its stanzas among them), and checking those never panics.
 pub fn typed_arguments(validated: Option<serde_json::Map<String, serde_json::Value>>) {
     let Some(args) = validated else {
         return;
     };
-    let stanzas = match &args["stanzas"] {
-        serde_json::Value::Null => Vec::new(),
-        value => serde_json::from_value::<Vec<Stanza>>(value.clone())
-            .unwrap_or_else(|e| panic!("validated stanzas do not deserialise ({e}): {value}")),
-    };
+    let value = serde_json::Value::Object(args);
+    let params = serde_json::from_value::<Params>(value.clone())
+        .unwrap_or_else(|e| panic!("validated arguments do not deserialise ({e}): {value}"));
+    let stanzas = params.stanzas.unwrap_or_default();
     for strict in [false, true] {
         let _ = check(
             &stanzas,

@@ -2,11 +2,8 @@
 //! libFuzzer target `spec_args` and the stable smoke tests (the runtime's own, with a spec that
 //! uses every kind of option, and each module's, with the spec its binary declares).
 //!
-//! A module's real spec is a `static` in its `main.rs`; it is reached through what the binary
-//! prints for `--argument-spec`, checked in under `fuzz/specs/` (each module's smoke test
-//! fails when that copy differs from its binary) and turned back into [`OptionSpec`]s here.
-//! That form does not say the element type of a free-key dict, so such a dict's values are
-//! validated as `raw` here.
+//! A module's real spec is the `static SPEC` its library declares next to its `Params` (the
+//! one its binary runs with and prints for `--argument-spec`), taken as it is: see `specs.rs`.
 
 use crate::input::Input;
 use deevnet_runtime::spec::{mask_no_log, validate, DefaultValue, Kind, OptionSpec};
@@ -15,85 +12,6 @@ use serde_json::{json, Map, Value};
 /// Text that no option name, message template or default holds: a `no_log` value carrying it
 /// must never come back in an error or in the masked arguments.
 pub const SECRET_MARKERS: &[&str] = &["S3cr3t", "9999111"];
-
-fn leak<T>(value: T) -> &'static T {
-    Box::leak(Box::new(value))
-}
-
-fn leak_str(text: &str) -> &'static str {
-    Box::leak(text.to_string().into_boxed_str())
-}
-
-fn leak_strs(values: Option<&Value>) -> &'static [&'static str] {
-    let items: Vec<&'static str> = values
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .map(|v| match v {
-                    Value::String(s) => leak_str(s),
-                    other => leak_str(&other.to_string()),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Box::leak(items.into_boxed_slice())
-}
-
-/// Rebuilds a spec from the `argument_spec` object printed by `MODULE --argument-spec`.
-/// The result is leaked: build it once per process.
-pub fn spec_from_json(argument_spec: &Value) -> &'static [OptionSpec] {
-    let options: Vec<OptionSpec> = argument_spec
-        .as_object()
-        .expect("argument_spec is an object")
-        .iter()
-        .map(|(name, option)| option_from_json(name, option))
-        .collect();
-    Box::leak(options.into_boxed_slice())
-}
-
-fn kind_of(type_name: &str, options: Option<&Value>) -> Kind {
-    match (type_name, options) {
-        ("str", _) => Kind::Str,
-        ("path", _) => Kind::Path,
-        ("bool", _) => Kind::Bool,
-        ("int", _) => Kind::Int,
-        ("dict", Some(sub)) => Kind::Dict(spec_from_json(sub)),
-        ("dict", None) => Kind::Map(leak(OptionSpec::new("value", Kind::Raw))),
-        _ => Kind::Raw,
-    }
-}
-
-fn option_from_json(name: &str, option: &Value) -> OptionSpec {
-    let type_name = option["type"].as_str().unwrap_or("raw");
-    let kind = if type_name == "list" {
-        let element = kind_of(
-            option["elements"].as_str().unwrap_or("raw"),
-            option.get("options"),
-        );
-        Kind::List(leak(OptionSpec::new("element", element)))
-    } else {
-        kind_of(type_name, option.get("options"))
-    };
-    let mut spec = OptionSpec::new(leak_str(name), kind)
-        .choices(leak_strs(option.get("choices")))
-        .aliases(leak_strs(option.get("aliases")));
-    if option["required"] == json!(true) {
-        spec = spec.required();
-    }
-    if option["no_log"] == json!(true) {
-        spec = spec.no_log();
-    }
-    spec.default = match option.get("default") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(DefaultValue::Bool(*b)),
-        Some(Value::Number(n)) => Some(DefaultValue::Int(n.as_i64().unwrap_or(0))),
-        Some(Value::String(s)) => Some(DefaultValue::Str(leak_str(s))),
-        Some(Value::Array(a)) if a.is_empty() => Some(DefaultValue::EmptyList),
-        Some(Value::Array(_)) => Some(DefaultValue::StrList(leak_strs(option.get("default")))),
-        Some(Value::Object(_)) => Some(DefaultValue::EmptyMap),
-    };
-    spec
-}
 
 static ELEMENT_STR: OptionSpec = OptionSpec::new("element", Kind::Str);
 static LEVEL: OptionSpec = OptionSpec::new("level", Kind::Int).choices(&["0", "1", "2"]);

@@ -5,6 +5,7 @@
 use crate::input::{split_at_nul, Input};
 use std::collections::BTreeMap;
 use sysctl_forwarding::managed_file::{check_interface_name, desired_settings, render};
+use sysctl_forwarding::run::Params;
 use sysctl_forwarding::sysctl_d::{glob_matches, parse, Target};
 
 /// Target `sysctl_d`: `FILE \0 DECISIONS`. The file is parsed as systemd-sysctl reads it; the
@@ -90,4 +91,16 @@ pub fn render_invariants(ipv6: bool, rp_filter: &BTreeMap<String, u8>) {
         read, written,
         "the rendered file reads back otherwise:\n{text}"
     );
+}
+
+/// Arguments the runtime accepted against the module's spec always become the module's typed
+/// `Params` (target `spec_args`).
+pub fn typed_arguments(validated: Option<serde_json::Map<String, serde_json::Value>>) {
+    let Some(args) = validated else {
+        return;
+    };
+    let value = serde_json::Value::Object(args);
+    if let Err(e) = serde_json::from_value::<Params>(value.clone()) {
+        panic!("validated arguments do not deserialise ({e}): {value}");
+    }
 }

@@ -92,7 +92,8 @@ def test_documentation_is_shown_listed_and_matches_the_binary(ansible_env):
 
 def assert_documentation_matches_binary(module: str, env: dict) -> None:
     """Every option the binary accepts is documented with the same type, default, choices,
-    elements, aliases and requiredness, and nothing else is documented."""
+    elements, aliases, requiredness and suboptions (recursively, both ways), and nothing else
+    is documented."""
     doc = json.loads(subprocess.run([VENV_BIN / "ansible-doc", "-j", f"deevnet.net.{module}"],
                                     env=env, capture_output=True, text=True, check=True).stdout)
     documented = doc[f"deevnet.net.{module}"]["doc"]["options"]
@@ -115,3 +116,5 @@ def compare_options(spec: dict, documented: dict, where: str) -> None:
         assert sorted(doc.get("aliases", [])) == sorted(option.get("aliases", [])), at
         if "options" in option:
             compare_options(option["options"], doc.get("suboptions", {}), at)
+        else:
+            assert "suboptions" not in doc, f"{at}: suboptions documented, none declared"

@@ -12,6 +12,7 @@
 pub mod edit;
 pub mod grammar;
 pub mod lint;
+pub mod params;
 pub mod parse;
 pub mod rules;
 pub mod stanza;

@@ -6,80 +6,22 @@
 //! validate the staged file → replace the file atomically → report. Any refusal happens
 //! before the file is touched. With no `stanzas`, the task is a health check of the file.
 
-use deevnet_runtime::file_policy::{self, FileLock, Target, FOLLOW_UNTRUSTED_LINKS};
-use deevnet_runtime::spec::DefaultValue;
-use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
+use deevnet_runtime::file_policy::{self, FileLock, Target};
+use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Module, Outcome};
 use frr_local_stanza::edit::{self, Change};
 use frr_local_stanza::lint::{self, Finding, LintOptions};
+use frr_local_stanza::params::{LintLevel, Params, SPEC};
 use frr_local_stanza::rules::Severity;
-use frr_local_stanza::stanza::{self, Checks, Stanza};
+use frr_local_stanza::stanza::{self, Checks};
 use frr_local_stanza::validate::Validator;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-static LINE: OptionSpec = OptionSpec::new("element", Kind::Str);
-static STATE: OptionSpec = OptionSpec::new("state", Kind::Str)
-    .choices(&["present", "absent"])
-    .default(DefaultValue::Str("present"));
-static MODE: OptionSpec = OptionSpec::new("mode", Kind::Str)
-    .choices(&["exact", "merge"])
-    .default(DefaultValue::Str("exact"));
-static STANZA: OptionSpec = OptionSpec::new("element", Kind::Dict(&STANZA_OPTIONS));
-static STANZA_OPTIONS: [OptionSpec; 5] = [
-    // `vrf vrf_tdemo`, `router bgp 45689`, `ip prefix-list L seq 5 deny 0.0.0.0/0`.
-    OptionSpec::new("header", Kind::Str).required(),
-    OptionSpec::new("lines", Kind::List(&LINE)).default(DefaultValue::EmptyList),
-    // The address-families of a `router bgp`; Proxmox's merge nests no deeper, so a child
-    // has the same options but no children of its own.
-    OptionSpec::new("children", Kind::List(&CHILD)).default(DefaultValue::EmptyList),
-    STATE,
-    MODE,
-];
-static CHILD: OptionSpec = OptionSpec::new("element", Kind::Dict(&CHILD_OPTIONS));
-static CHILD_OPTIONS: [OptionSpec; 4] = [
-    OptionSpec::new("header", Kind::Str).required(),
-    OptionSpec::new("lines", Kind::List(&LINE)).default(DefaultValue::EmptyList),
-    STATE,
-    MODE,
-];
-static SPEC: [OptionSpec; 8] = [
-    OptionSpec::new("path", Kind::Path).default(DefaultValue::Str("/etc/frr/frr.conf.local")),
-    OptionSpec::new("stanzas", Kind::List(&STANZA)),
-    OptionSpec::new("lint", Kind::Str)
-        .choices(&["error", "warn", "off"])
-        .default(DefaultValue::Str("error")),
-    OptionSpec::new("asn", Kind::Int),
-    OptionSpec::new("validate", Kind::Str),
-    file_policy::BACKUP,
-    file_policy::LOCK_TIMEOUT,
-    FOLLOW_UNTRUSTED_LINKS,
-];
 static MODULE: Module = Module {
     name: "frr_local_stanza",
     spec: &SPEC,
     supports_check_mode: true,
 };
-
-#[derive(Deserialize)]
-struct Params {
-    path: PathBuf,
-    stanzas: Option<Vec<Stanza>>,
-    lint: LintLevel,
-    asn: Option<i64>,
-    validate: Option<String>,
-    backup: bool,
-    lock_timeout: i64,
-    follow_untrusted_links: bool,
-}
-
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-enum LintLevel {
-    Error,
-    Warn,
-    Off,
-}
 
 fn main() {
     MODULE.run(run)

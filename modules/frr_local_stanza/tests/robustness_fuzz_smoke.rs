@@ -12,9 +12,6 @@ mod input;
 #[allow(dead_code)]
 #[path = "../../../fuzz/src/spec_args.rs"]
 mod spec_args;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/specs.rs"]
-mod specs;
 
 use std::path::{Path, PathBuf};
 
@@ -45,7 +42,7 @@ fn fuzz_smoke_frr_stanzas() {
 
 #[test]
 fn fuzz_smoke_spec_args_with_the_real_spec() {
-    let spec = specs::current("frr_local_stanza", env!("CARGO_BIN_EXE_frr_local_stanza"));
+    let spec = &frr_local_stanza::params::SPEC;
     input::smoke(&fuzz_root(), "spec_args", input::case_count(3000), |data| {
         let rest = data.get(1..).unwrap_or_default();
         frr::typed_arguments(spec_args::check_args(

@@ -13,7 +13,7 @@ pub mod vlan_set;
 pub use checks::{evaluate, txvlan_to_switch_off};
 pub use observation::{Observed, SlaveState};
 pub use report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
-pub use request::{Peer, RawRequest, Request};
+pub use request::{Params, Peer, RawRequest, Request, SPEC};
 pub use stack::{Hop, Stack};
 
 /// The inner tag travels as payload inside the outer VLAN.

@@ -13,48 +13,19 @@
 
 use deevnet_runtime::netlink::ethtool::Ethtool;
 use deevnet_runtime::netlink::Netlink;
-use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::sysctl::SysctlKey;
-use deevnet_runtime::{Context, Failure, FileDiff, Kind, Module, OptionSpec, Outcome};
+use deevnet_runtime::{Context, Failure, FileDiff, Module, Outcome};
+use qinq_check::SPEC;
 use qinq_check::{
-    evaluate, txvlan_to_switch_off, Observed, RawRequest, Report, Request, SlaveState, Stack,
+    evaluate, txvlan_to_switch_off, Observed, Params, Report, Request, SlaveState, Stack,
 };
-use serde::Deserialize;
 use std::collections::BTreeMap;
-
-static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
-static VLAN_RANGE: OptionSpec = OptionSpec::new("vlans", Kind::Str);
-static PEER_OPTIONS: [OptionSpec; 2] = [
-    OptionSpec::new("mac", Kind::Str).required(),
-    OptionSpec::new("vlan", Kind::Int).required(),
-];
-static PEER: OptionSpec = OptionSpec::new("peer", Kind::Dict(&PEER_OPTIONS));
-
-static SPEC: [OptionSpec; 8] = [
-    OptionSpec::new("bond", Kind::Str).required(),
-    OptionSpec::new("uplink_vlan", Kind::Int).required(),
-    OptionSpec::new("bridge", Kind::Str).required(),
-    OptionSpec::new("vlans", Kind::List(&VLAN_RANGE)).required(),
-    OptionSpec::new("zone_mtu", Kind::Int),
-    OptionSpec::new("trunk_interfaces", Kind::List(&INTERFACE_NAME))
-        .default(DefaultValue::EmptyList),
-    OptionSpec::new("peers", Kind::List(&PEER)).default(DefaultValue::EmptyList),
-    OptionSpec::new("fix_txvlan", Kind::Bool).default(DefaultValue::Bool(false)),
-];
 
 static MODULE: Module = Module {
     name: "qinq_check",
     spec: &SPEC,
     supports_check_mode: true,
 };
-
-/// The options: the request the checks read, and whether to fix txvlan.
-#[derive(Deserialize)]
-struct Params {
-    #[serde(flatten)]
-    request: RawRequest,
-    fix_txvlan: bool,
-}
 
 fn main() {
     MODULE.run(|ctx, params: Params| {

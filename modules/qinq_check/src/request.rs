@@ -1,10 +1,42 @@
-//! What the operator asked for: the options as they arrive ([`RawRequest`]) and, each checked
-//! on its own, the validated [`Request`].
+//! What the operator asked for: the module's options, declared once ([`SPEC`], [`Params`]), as
+//! they arrive ([`RawRequest`]) and, each checked on its own, the validated [`Request`].
 
 use crate::vlan_set::{self, VlanSet};
 use crate::{MIN_MTU, TAG_LEN};
 use deevnet_runtime::ifname;
+use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::{Kind, OptionSpec};
 use serde::{Deserialize, Deserializer};
+
+static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
+static VLAN_RANGE: OptionSpec = OptionSpec::new("vlans", Kind::Str);
+static PEER_OPTIONS: [OptionSpec; 2] = [
+    OptionSpec::new("mac", Kind::Str).required(),
+    OptionSpec::new("vlan", Kind::Int).required(),
+];
+static PEER: OptionSpec = OptionSpec::new("peer", Kind::Dict(&PEER_OPTIONS));
+
+/// Every option of the module, in the order `--argument-spec` prints them; serde builds
+/// [`Params`] from the validated arguments.
+pub static SPEC: [OptionSpec; 8] = [
+    OptionSpec::new("bond", Kind::Str).required(),
+    OptionSpec::new("uplink_vlan", Kind::Int).required(),
+    OptionSpec::new("bridge", Kind::Str).required(),
+    OptionSpec::new("vlans", Kind::List(&VLAN_RANGE)).required(),
+    OptionSpec::new("zone_mtu", Kind::Int),
+    OptionSpec::new("trunk_interfaces", Kind::List(&INTERFACE_NAME))
+        .default(DefaultValue::EmptyList),
+    OptionSpec::new("peers", Kind::List(&PEER)).default(DefaultValue::EmptyList),
+    OptionSpec::new("fix_txvlan", Kind::Bool).default(DefaultValue::Bool(false)),
+];
+
+/// The options: the request the checks read, and whether to fix txvlan.
+#[derive(Deserialize)]
+pub struct Params {
+    #[serde(flatten)]
+    pub request: RawRequest,
+    pub fix_txvlan: bool,
+}
 
 /// A far host whose MAC must be learned through the uplink in its own inner VLAN.
 #[derive(Debug, Clone, PartialEq, Eq)]

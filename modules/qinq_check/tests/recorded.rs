@@ -19,7 +19,7 @@ use deevnet_runtime::netlink::{
     fdb_entry_from_message, link_from_message, port_vlans_from_message, BondRole, Links,
 };
 use qinq_check::{evaluate, Observed, RawRequest, Request, SlaveState, Stack};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 fn lines(state: &str, file: &str) -> Vec<String> {
@@ -168,4 +168,60 @@ fn the_lab_node_with_faults_as_the_kernel_reported_it() {
     assert_eq!(report.fdb_vlan1[0].mac, mac);
     assert_eq!(report.fdb_vlan1[0].vlan, Some(1));
     assert_eq!(report.mtu.hops["vmbr1"].mtu, Some(1495));
+}
+
+/// The top-level keys of the RETURN block of `collection/plugins/modules/qinq_check.py`: its
+/// lines that start with a key at column 0, between `RETURN = r'''` and the closing `'''`.
+fn documented_return_keys() -> BTreeSet<String> {
+    let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../collection/plugins/modules/qinq_check.py");
+    let text = std::fs::read_to_string(&docs).expect("the module's documentation");
+    let block = text
+        .split_once("RETURN = r'''")
+        .and_then(|(_, rest)| rest.split_once("'''"))
+        .map(|(block, _)| block)
+        .expect("a RETURN = r''' … ''' block");
+    block
+        .lines()
+        .filter_map(|line| line.strip_suffix(':'))
+        .filter(|key| {
+            !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Keys every module returns by Ansible's conventions, documented or not.
+const STANDARD_KEYS: &[&str] = &["changed", "failed", "msg", "invocation", "warnings", "diff"];
+
+/// The result's keys besides the standard ones are the report's (`report_values` in main.rs sets
+/// each field of [`qinq_check::Report`]): every one is documented in RETURN, and every
+/// documented one comes back from some recorded state.
+#[test]
+fn the_result_keys_are_the_documented_return_keys() {
+    let documented = documented_return_keys();
+    assert!(documented.contains("checks"), "{documented:?}");
+    let mut returned = BTreeSet::new();
+    for state in ["provisioned", "faults"] {
+        let request = request(&peer_mac(state));
+        let recorded = load(state, &request);
+        let report = evaluate(&request, &recorded.stack, &recorded.observed);
+        let value = serde_json::to_value(&report).unwrap();
+        for key in value.as_object().expect("the report is an object").keys() {
+            assert!(
+                documented.contains(key),
+                "`{key}` is returned ({state}) but not documented in RETURN"
+            );
+            returned.insert(key.clone());
+        }
+    }
+    for key in &documented {
+        assert!(
+            returned.contains(key) || STANDARD_KEYS.contains(&key.as_str()),
+            "`{key}` is documented in RETURN but never returned"
+        );
+    }
 }

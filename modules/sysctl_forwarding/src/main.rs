@@ -11,38 +11,9 @@
 //! the file → apply → result.
 
 use deevnet_runtime::atomic_file;
-use deevnet_runtime::file_policy::{self, FileLock, FOLLOW_UNTRUSTED_LINKS};
-use deevnet_runtime::spec::DefaultValue;
-use deevnet_runtime::{FileDiff, Kind, Module, OptionSpec, Outcome};
-use sysctl_forwarding::boot::DEFAULT_SEARCH_DIRS;
-use sysctl_forwarding::run::{self, Params};
-
-static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
-static SEARCH_DIR: OptionSpec = OptionSpec::new("folder", Kind::Path);
-static RP_FILTER_MODE: OptionSpec = OptionSpec::new("mode", Kind::Int).choices(&["0", "1", "2"]);
-
-static SPEC: [OptionSpec; 11] = [
-    OptionSpec::new("path", Kind::Path).default(DefaultValue::Str(
-        "/etc/sysctl.d/90-deevnet-tenant-fabric.conf",
-    )),
-    OptionSpec::new("state", Kind::Str)
-        .choices(&["present", "absent"])
-        .default(DefaultValue::Str("present")),
-    OptionSpec::new("ipv6", Kind::Bool).default(DefaultValue::Bool(false)),
-    OptionSpec::new("interfaces", Kind::List(&INTERFACE_NAME))
-        .default(DefaultValue::EmptyList)
-        .aliases(&["interface"]),
-    OptionSpec::new("rp_filter", Kind::Map(&RP_FILTER_MODE)).default(DefaultValue::EmptyMap),
-    OptionSpec::new("apply", Kind::Bool).default(DefaultValue::Bool(true)),
-    file_policy::BACKUP,
-    OptionSpec::new("boot_conflict", Kind::Str)
-        .choices(&["fail", "warn"])
-        .default(DefaultValue::Str("fail")),
-    OptionSpec::new("sysctl_dirs", Kind::List(&SEARCH_DIR))
-        .default(DefaultValue::StrList(DEFAULT_SEARCH_DIRS)),
-    file_policy::LOCK_TIMEOUT,
-    FOLLOW_UNTRUSTED_LINKS,
-];
+use deevnet_runtime::file_policy::{self, FileLock};
+use deevnet_runtime::{FileDiff, Module, Outcome};
+use sysctl_forwarding::run::{self, Params, SPEC};
 
 static MODULE: Module = Module {
     name: "sysctl_forwarding",

@@ -2,14 +2,44 @@
 //! the checks types cannot make, the plan (the file's desired text, the boot-time winner of
 //! every managed key, the runtime values to set), and the result's reports and summary.
 
-use crate::boot::{self, BootSetting};
+use crate::boot::{self, BootSetting, DEFAULT_SEARCH_DIRS};
 use crate::managed_file::{self, Setting};
 use deevnet_runtime::file_policy;
+use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::sysctl::SysctlKey;
-use deevnet_runtime::{Context, Failure};
+use deevnet_runtime::{Context, Failure, Kind, OptionSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+
+static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
+static SEARCH_DIR: OptionSpec = OptionSpec::new("folder", Kind::Path);
+static RP_FILTER_MODE: OptionSpec = OptionSpec::new("mode", Kind::Int).choices(&["0", "1", "2"]);
+
+/// Every option of the module, in the order `--argument-spec` prints them; serde builds
+/// [`Params`] from the validated arguments.
+pub static SPEC: [OptionSpec; 11] = [
+    OptionSpec::new("path", Kind::Path).default(DefaultValue::Str(
+        "/etc/sysctl.d/90-deevnet-tenant-fabric.conf",
+    )),
+    OptionSpec::new("state", Kind::Str)
+        .choices(&["present", "absent"])
+        .default(DefaultValue::Str("present")),
+    OptionSpec::new("ipv6", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("interfaces", Kind::List(&INTERFACE_NAME))
+        .default(DefaultValue::EmptyList)
+        .aliases(&["interface"]),
+    OptionSpec::new("rp_filter", Kind::Map(&RP_FILTER_MODE)).default(DefaultValue::EmptyMap),
+    OptionSpec::new("apply", Kind::Bool).default(DefaultValue::Bool(true)),
+    file_policy::BACKUP,
+    OptionSpec::new("boot_conflict", Kind::Str)
+        .choices(&["fail", "warn"])
+        .default(DefaultValue::Str("fail")),
+    OptionSpec::new("sysctl_dirs", Kind::List(&SEARCH_DIR))
+        .default(DefaultValue::StrList(DEFAULT_SEARCH_DIRS)),
+    file_policy::LOCK_TIMEOUT,
+    file_policy::FOLLOW_UNTRUSTED_LINKS,
+];
 
 #[derive(Deserialize, PartialEq, Eq, Clone, Copy, Debug)]
 #[serde(rename_all = "lowercase")]

@@ -10,9 +10,6 @@ mod input;
 #[path = "../../../fuzz/src/spec_args.rs"]
 mod spec_args;
 #[allow(dead_code)]
-#[path = "../../../fuzz/src/specs.rs"]
-mod specs;
-#[allow(dead_code)]
 #[path = "../../../fuzz/src/sysctl_d.rs"]
 mod sysctl_d;
 
@@ -54,12 +51,12 @@ fn interface_names_that_sysctl_d_cannot_hold_read_back_or_are_refused() {
 
 #[test]
 fn fuzz_smoke_spec_args_with_the_real_spec() {
-    let spec = specs::current("sysctl_forwarding", env!("CARGO_BIN_EXE_sysctl_forwarding"));
+    let spec = &sysctl_forwarding::run::SPEC;
     input::smoke(&fuzz_root(), "spec_args", input::case_count(3000), |data| {
-        spec_args::check_args(
+        sysctl_d::typed_arguments(spec_args::check_args(
             "deevnet.net.sysctl_forwarding",
             spec,
             data.get(1..).unwrap_or_default(),
-        );
+        ));
     });
 }

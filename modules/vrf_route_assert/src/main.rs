@@ -5,46 +5,10 @@
 //! The transit interface did not forward, and the VRF had neither a default nor the unreachable
 //! catch-all, so its lookups fell through to the main table and left by the management bridge.
 
-use deevnet_runtime::spec::DefaultValue;
-use deevnet_runtime::{Context, Failure, Kind, Module, OptionSpec, Outcome};
+use deevnet_runtime::{Context, Failure, Module, Outcome};
 use vrf_route_assert::kernel::NodeKernel;
-use vrf_route_assert::plan::{plan, Params};
+use vrf_route_assert::plan::{plan, Params, SPEC};
 use vrf_route_assert::{assert_vrfs, Report};
-
-static LOOKUP_OPTIONS: [OptionSpec; 6] = [
-    OptionSpec::new("dst", Kind::Str).required(),
-    OptionSpec::new("via", Kind::Str),
-    OptionSpec::new("dev", Kind::Str),
-    OptionSpec::new("not_dev", Kind::Str),
-    OptionSpec::new("table", Kind::Str),
-    OptionSpec::new("reachable", Kind::Bool),
-];
-static LOOKUP: OptionSpec = OptionSpec::new("lookup", Kind::Dict(&LOOKUP_OPTIONS));
-
-static VRF_OPTIONS: [OptionSpec; 5] = [
-    OptionSpec::new("name", Kind::Str).required(),
-    OptionSpec::new("default_via", Kind::Str),
-    OptionSpec::new("default_dev", Kind::Str),
-    OptionSpec::new("lookups", Kind::List(&LOOKUP)).default(DefaultValue::EmptyList),
-    OptionSpec::new("forwarding", Kind::Bool).default(DefaultValue::Bool(true)),
-];
-static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
-
-/// `vrfs`, or the short form: `vrf` with the same keys at the top level. The top-level
-/// `forwarding` has no default here so that giving it next to `vrfs` can be refused.
-static SPEC: [OptionSpec; 11] = [
-    OptionSpec::new("vrfs", Kind::List(&VRF)),
-    OptionSpec::new("vrf", Kind::Str),
-    OptionSpec::new("dst", Kind::Str),
-    OptionSpec::new("via", Kind::Str),
-    OptionSpec::new("dev", Kind::Str),
-    OptionSpec::new("not_dev", Kind::Str),
-    OptionSpec::new("table", Kind::Str),
-    OptionSpec::new("reachable", Kind::Bool),
-    OptionSpec::new("default_via", Kind::Str),
-    OptionSpec::new("default_dev", Kind::Str),
-    OptionSpec::new("forwarding", Kind::Bool),
-];
 
 static MODULE: Module = Module {
     name: "vrf_route_assert",

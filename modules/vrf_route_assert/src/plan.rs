@@ -3,9 +3,47 @@
 //! error names the parameter's location, the value and the fix.
 
 use deevnet_runtime::ifname;
+use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::{Kind, OptionSpec};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::net::IpAddr;
+
+static LOOKUP_OPTIONS: [OptionSpec; 6] = [
+    OptionSpec::new("dst", Kind::Str).required(),
+    OptionSpec::new("via", Kind::Str),
+    OptionSpec::new("dev", Kind::Str),
+    OptionSpec::new("not_dev", Kind::Str),
+    OptionSpec::new("table", Kind::Str),
+    OptionSpec::new("reachable", Kind::Bool),
+];
+static LOOKUP: OptionSpec = OptionSpec::new("lookup", Kind::Dict(&LOOKUP_OPTIONS));
+
+static VRF_OPTIONS: [OptionSpec; 5] = [
+    OptionSpec::new("name", Kind::Str).required(),
+    OptionSpec::new("default_via", Kind::Str),
+    OptionSpec::new("default_dev", Kind::Str),
+    OptionSpec::new("lookups", Kind::List(&LOOKUP)).default(DefaultValue::EmptyList),
+    OptionSpec::new("forwarding", Kind::Bool).default(DefaultValue::Bool(true)),
+];
+static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
+
+/// Every option of the module, in the order `--argument-spec` prints them: `vrfs`, or the
+/// short form: `vrf` with the same keys at the top level. The top-level `forwarding` has no
+/// default here so that giving it next to `vrfs` can be refused.
+pub static SPEC: [OptionSpec; 11] = [
+    OptionSpec::new("vrfs", Kind::List(&VRF)),
+    OptionSpec::new("vrf", Kind::Str),
+    OptionSpec::new("dst", Kind::Str),
+    OptionSpec::new("via", Kind::Str),
+    OptionSpec::new("dev", Kind::Str),
+    OptionSpec::new("not_dev", Kind::Str),
+    OptionSpec::new("table", Kind::Str),
+    OptionSpec::new("reachable", Kind::Bool),
+    OptionSpec::new("default_via", Kind::Str),
+    OptionSpec::new("default_dev", Kind::Str),
+    OptionSpec::new("forwarding", Kind::Bool),
+];
 
 /// The module's arguments, as the runtime validated and coerced them.
 #[derive(Debug, Deserialize)]
