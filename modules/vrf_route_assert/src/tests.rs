@@ -53,13 +53,11 @@ fn route(family: Family, kind: RouteKind) -> Route {
 /// What every tenant VRF table holds: the tenant subnet on its bridge, and its local address.
 fn connected_routes() -> Vec<Route> {
     let mut subnet = route(Family::V4, RouteKind::Unicast);
-    subnet.destination = Some(ip("10.77.0.0"));
-    subnet.prefix_len = 24;
+    subnet.destination = "10.77.0.0/24".parse().unwrap();
     subnet.oif = Some(TENANT_BRIDGE);
     subnet.protocol = 2;
     let mut local = route(Family::V4, RouteKind::Local);
-    local.destination = Some(ip("10.77.0.1"));
-    local.prefix_len = 32;
+    local.destination = "10.77.0.1/32".parse().unwrap();
     local.oif = Some(TENANT_BRIDGE);
     local.protocol = 2;
     vec![subnet, local]

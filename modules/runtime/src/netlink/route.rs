@@ -5,6 +5,7 @@
 //! defaults of static/unicast silently drop kernel, boot and unreachable routes), and a table id
 //! above 255 only fits the `RTA_TABLE` attribute (the header's byte then reads 252).
 
+use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 use netlink_packet_route::{
     route::{
         RouteAddress, RouteAttribute, RouteFlags, RouteMessage, RouteNextHop, RouteType, RouteVia,
@@ -44,10 +45,12 @@ impl Family {
         }
     }
 
-    fn host_prefix_len(&self) -> u8 {
+    /// The family's default prefix, `0.0.0.0/0` or `::/0`: the destination of a default
+    /// route, which carries no RTA_DST.
+    pub fn default_prefix(&self) -> IpNet {
         match self {
-            Family::V4 => 32,
-            Family::V6 => 128,
+            Family::V4 => IpNet::V4(Ipv4Net::default()),
+            Family::V6 => IpNet::V6(Ipv6Net::default()),
         }
     }
 }
@@ -119,9 +122,9 @@ pub struct Route {
     /// kernel matched none and assumed the destination on-link on the given interface).
     pub table: u32,
     pub kind: RouteKind,
-    /// `None` for a default route, which carries no destination.
-    pub destination: Option<IpAddr>,
-    pub prefix_len: u8,
+    /// The destination prefix (RTA_DST with the header's length; the family's `/0` for a
+    /// default route, which carries no RTA_DST).
+    pub destination: IpNet,
     /// RTA_GATEWAY, or RTA_VIA (an IPv6 next hop of an IPv4 route).
     pub gateway: Option<IpAddr>,
     /// The output interface's ifindex.
@@ -143,8 +146,7 @@ impl Route {
             family,
             table,
             kind,
-            destination: None,
-            prefix_len: 0,
+            destination: family.default_prefix(),
             gateway: None,
             oif: None,
             nexthops: Vec::new(),
@@ -155,7 +157,7 @@ impl Route {
     }
 
     pub fn is_default(&self) -> bool {
-        self.prefix_len == 0
+        self.destination.prefix_len() == 0
     }
 
     /// Every (gateway, interface) pair the route sends through: its own, or its paths'.
@@ -294,8 +296,20 @@ fn next_hop(hop: &RouteNextHop) -> NextHop {
     }
 }
 
+/// The destination prefix of a route message: RTA_DST (the family's unspecified address
+/// without one) with the header's length. `None` for an address of the other family or a
+/// length longer than the family's, which the kernel never sends.
+fn destination(family: Family, prefix_len: u8, destination: Option<IpAddr>) -> Option<IpNet> {
+    let address = destination.unwrap_or(family.default_prefix().addr());
+    if Family::of(&address) != family {
+        return None;
+    }
+    IpNet::new(address, prefix_len).ok()
+}
+
 /// Takes what the modules need out of one RTM_NEWROUTE message; `None` for a family other than
-/// IPv4 and IPv6 (MPLS, multicast dumps), which no caller asked for.
+/// IPv4 and IPv6 (MPLS, multicast dumps), which no caller asked for, and for a destination no
+/// prefix of the family can hold (see [`destination`]).
 pub fn route_from_message(message: &RouteMessage) -> Option<Route> {
     let family = match message.header.address_family {
         AddressFamily::Inet => Family::V4,
@@ -307,13 +321,13 @@ pub fn route_from_message(message: &RouteMessage) -> Option<Route> {
         u32::from(message.header.table),
         message.header.kind.into(),
     );
-    route.prefix_len = message.header.destination_prefix_length;
+    let mut dst = None;
     route.protocol = u8::from(message.header.protocol);
     for attribute in &message.attributes {
         match attribute {
             // The header's byte reads 252 for tables above 255: the attribute is the truth.
             RouteAttribute::Table(table) => route.table = *table,
-            RouteAttribute::Destination(destination) => route.destination = address(destination),
+            RouteAttribute::Destination(destination) => dst = address(destination),
             RouteAttribute::Gateway(gateway) => route.gateway = address(gateway),
             RouteAttribute::Via(gateway) => route.gateway = via(gateway),
             RouteAttribute::Oif(index) => route.oif = Some(*index),
@@ -323,6 +337,7 @@ pub fn route_from_message(message: &RouteMessage) -> Option<Route> {
             _ => {}
         }
     }
+    route.destination = destination(family, message.header.destination_prefix_length, dst)?;
     Some(route)
 }
 
@@ -343,7 +358,8 @@ pub fn lookup_request(destination: IpAddr, oif: Option<u32>) -> RouteMessage {
     let family = Family::of(&destination);
     let mut message = RouteMessage::default();
     message.header.address_family = family.address_family();
-    message.header.destination_prefix_length = family.host_prefix_len();
+    // The host prefix: /32 or /128.
+    message.header.destination_prefix_length = IpNet::from(destination).prefix_len();
     if family == Family::V4 {
         // Without it the IPv4 answer names table main whatever table matched. The IPv6
         // validator refuses the flag (EINVAL), and IPv6 answers carry the real table anyway.

@@ -4,7 +4,9 @@
 use super::*;
 use netlink_packet_core::Parseable;
 use netlink_packet_route::link::{LinkAttribute, LinkMessage};
-use netlink_packet_route::route::{RouteAttribute, RouteFlags, RouteProtocol, RouteType};
+use netlink_packet_route::route::{
+    RouteAttribute, RouteFlags, RouteMessage, RouteProtocol, RouteType,
+};
 use netlink_packet_route::AddressFamily;
 use std::net::Ipv4Addr;
 
@@ -201,6 +203,44 @@ fn lookup_requests_ask_for_the_table_on_ipv4_only() {
 }
 
 #[test]
+fn route_destinations_are_prefixes() {
+    let mut message = RouteMessage::default();
+    message.header.address_family = AddressFamily::Inet;
+    let default = route_from_message(&message).unwrap();
+    assert_eq!(default.destination, net("0.0.0.0/0"), "no RTA_DST: default");
+    assert!(default.is_default());
+    message.header.destination_prefix_length = 24;
+    message
+        .attributes
+        .push(RouteAttribute::Destination(v4("10.20.0.0").into()));
+    let subnet = route_from_message(&message).unwrap();
+    assert_eq!(subnet.destination, net("10.20.0.0/24"));
+    assert!(!subnet.is_default());
+    message.header.destination_prefix_length = 33;
+    assert_eq!(route_from_message(&message), None, "longer than IPv4's");
+
+    let mut message = RouteMessage::default();
+    message.header.address_family = AddressFamily::Inet6;
+    assert_eq!(
+        route_from_message(&message).unwrap().destination,
+        net("::/0")
+    );
+    message.header.destination_prefix_length = 48;
+    message.attributes.push(RouteAttribute::Destination(
+        "2001:db8:10::".parse::<IpAddr>().unwrap().into(),
+    ));
+    let v6 = route_from_message(&message).unwrap();
+    assert_eq!(v6.destination, net("2001:db8:10::/48"));
+    assert_eq!(v6.family, Family::V6);
+    message.attributes = vec![RouteAttribute::Destination(v4("10.20.0.0").into())];
+    assert_eq!(
+        route_from_message(&message),
+        None,
+        "an IPv4 RTA_DST in IPv6"
+    );
+}
+
+#[test]
 fn names_follow_iproute2() {
     assert_eq!(table_name(254), "main");
     assert_eq!(table_name(1001), "1001");
@@ -224,6 +264,10 @@ fn names_follow_iproute2() {
 use crate::test_support::TestNamespace;
 
 fn v4(text: &str) -> IpAddr {
+    text.parse().unwrap()
+}
+
+fn net(text: &str) -> ipnet::IpNet {
     text.parse().unwrap()
 }
 
@@ -298,27 +342,24 @@ fn table_dumps_keep_every_route_type_and_big_table_ids() {
         )
     });
     let veth0 = links.by_name("veth0").unwrap().index;
-    let by_destination = |destination: Option<&str>| {
+    let by_destination = |destination: &str| {
         t100.iter()
-            .find(|r| r.destination == destination.map(v4))
-            .unwrap_or_else(|| panic!("{destination:?} missing from {t100:#?}"))
+            .find(|r| r.destination == net(destination))
+            .unwrap_or_else(|| panic!("{destination} missing from {t100:#?}"))
     };
-    let catch_all = by_destination(None);
+    let catch_all = by_destination("0.0.0.0/0");
     assert_eq!(catch_all.kind, RouteKind::Unreachable);
     assert!(catch_all.is_default());
     assert_eq!(catch_all.metric, Some(4278198272));
-    assert_eq!(
-        by_destination(Some("10.20.0.0")).kind,
-        RouteKind::Unreachable
-    );
-    assert_eq!(by_destination(Some("10.30.0.0")).kind, RouteKind::Blackhole);
-    let gateway_route = by_destination(Some("10.10.0.0"));
+    assert_eq!(by_destination("10.20.0.0/24").kind, RouteKind::Unreachable);
+    assert_eq!(by_destination("10.30.0.0/24").kind, RouteKind::Blackhole);
+    let gateway_route = by_destination("10.10.0.0/24");
     assert_eq!(gateway_route.gateway, Some(v4("10.0.0.2")));
     assert_eq!(gateway_route.oif, Some(veth0));
-    assert_eq!(gateway_route.prefix_len, 24);
+    assert_eq!(gateway_route.destination.prefix_len(), 24);
     assert_eq!(protocol_name(gateway_route.protocol), "boot");
-    assert_eq!(by_destination(Some("10.50.0.0")).metric, Some(50));
-    let multipath = by_destination(Some("10.40.0.0"));
+    assert_eq!(by_destination("10.50.0.0/24").metric, Some(50));
+    let multipath = by_destination("10.40.0.0/24");
     assert_eq!(
         multipath.nexthops,
         vec![
@@ -341,7 +382,7 @@ fn table_dumps_keep_every_route_type_and_big_table_ids() {
 
     assert_eq!(t1000.len(), 1);
     assert_eq!(t1000[0].table, 1000);
-    assert_eq!(t1000[0].destination, Some(v4("172.16.0.0")));
+    assert_eq!(t1000[0].destination, net("172.16.0.0/16"));
 
     assert!(t100_v6
         .iter()
