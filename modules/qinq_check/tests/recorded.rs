@@ -197,9 +197,9 @@ fn documented_return_keys() -> BTreeSet<String> {
 /// Keys every module returns by Ansible's conventions, documented or not.
 const STANDARD_KEYS: &[&str] = &["changed", "failed", "msg", "invocation", "warnings", "diff"];
 
-/// The result's keys besides the standard ones are the report's (`report_values` in main.rs sets
-/// each field of [`qinq_check::Report`]): every one is documented in RETURN, and every
-/// documented one comes back from some recorded state.
+/// The result's keys besides the standard ones are the serialized report's (`report_values` in
+/// main.rs returns exactly the fields of [`qinq_check::Report`] as serialized): every one is
+/// documented in RETURN, and every documented one comes back from some recorded state.
 #[test]
 fn the_result_keys_are_the_documented_return_keys() {
     let documented = documented_return_keys();
