@@ -59,8 +59,13 @@ options:
     type: bool
     default: false
 notes:
+  - "Paths: C(~), C(~user), C($VAR) and C(${VAR}) in O(path) (and in folders given as paths) are expanded
+    on the target, with the environment and C(HOME) of the user the module runs as there (as Ansible's
+    C(path) type does for a Python module); an undefined variable is left as it is. An empty path is
+    refused."
   - "Files: only regular files are read or replaced (a FIFO, device or socket fails the task), reads stop
     at 16 MiB, a file masked with a link to C(/dev/null) fails the task and is left alone, and a
-    replaced file keeps its mode, owner, group, ACLs and extended attributes. The replacement is atomic
+    replaced file keeps its mode, owner, group, ACLs and extended attributes, and a trusted link
+    (see O(follow_untrusted_links)) is written through to its target. The replacement is atomic
     (a temporary file in the same folder, renamed over it); temporary files of killed runs are removed."
 '''

@@ -33,18 +33,13 @@ description:
   - The module writes the file only; Proxmox merges it at the next SDN apply
     (C(pvesh set /cluster/sdn)), and C(pvesh get /cluster/sdn/dry-run --node NODE) previews the result on
     PVE 9.2.
-  - Implemented as a compiled Rust executable; the target needs no Python.
 author:
   - deevnet.net maintainers (@deevnet)
 options:
   path:
     description:
-      - The file to manage. Its folder must exist. It must be a regular file (or not exist yet); a
-        FIFO, device or folder fails the task. When it is masked (a link to C(/dev/null)) the task
-        fails and changes nothing. A trusted link is written through (see O(follow_untrusted_links)).
-      - C(~), C(~user), C($VAR) and C(${VAR}) are expanded on the target, with the environment and C(HOME) of
-        the user the module runs as there (as Ansible's C(path) type does for a Python module); an undefined
-        variable is left as it is. An empty path is refused.
+      - The file to manage. Its folder must exist.
+      - Expanded on the target and held to the file policy, as the notes say.
       - A new file is created with mode C(0640), owner root and group C(frr) where that group exists; an
         existing file keeps its mode, owner, group, ACLs and extended attributes.
       - When the last stanza is removed the file is left empty, not deleted; an empty file makes Proxmox

@@ -24,20 +24,13 @@ description:
     (C(net.ipv4.conf.vmbr0/50.rp_filter)), a trap that breaks C(ansible.posix.sysctl).
   - Computes, by systemd-sysctl's rules, which file sets each managed key at boot, and fails
     (or warns, see O(boot_conflict)) when another file would set a different value.
-  - Implemented as a compiled Rust executable; the target needs no Python.
 author:
   - deevnet.net maintainers (@deevnet)
 options:
   path:
     description:
-      - The sysctl.d file this module owns. It is replaced as a whole, atomically; an existing
-        file keeps its mode, owner, group, ACLs and extended attributes.
-      - Its folder must exist. It must be a regular file (or not exist yet); a FIFO, device or folder
-        fails the task. When it is masked (a link to C(/dev/null)) the task fails and changes
-        nothing. A trusted link is written through (see O(follow_untrusted_links)).
-      - C(~), C(~user), C($VAR) and C(${VAR}) are expanded on the target, with the environment and C(HOME) of
-        the user the module runs as there (as Ansible's C(path) type does for a Python module); an undefined
-        variable is left as it is. An empty path is refused.
+      - The sysctl.d file this module owns, replaced as a whole. Its folder must exist.
+      - Expanded on the target and held to the file policy, as the notes say.
     type: path
     default: /etc/sysctl.d/90-deevnet-tenant-fabric.conf
   state:

@@ -32,7 +32,6 @@ description:
     O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
     O(forwarding)). O(vrf) and O(vrfs) are mutually exclusive.
   - Read-only; C(changed) is always C(false). Reading routes needs no privilege.
-  - Implemented as a compiled Rust executable; the target needs no Python.
 author:
   - deevnet.net maintainers (@deevnet)
 options:
