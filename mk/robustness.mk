@@ -7,6 +7,8 @@
 #   make fuzz         cargo fuzz (libFuzzer) on every target for FUZZ_SECONDS each; not in `make test`
 #   make soak         SOAK_TRIALS (10,000) kill -9 trials on each file module; not in `make test`
 #
+# Each crate has one integration-test binary, `it` (tests/it/main.rs); the former test files are
+# its modules, so a test-name filter picks them: `robustness` matches every robustness_*:: module.
 # Targets are the files in fuzz/fuzz_targets/: a new one is picked up by `make fuzz` as it is.
 FUZZ_TARGETS := $(patsubst $(ROOT)/fuzz/fuzz_targets/%.rs,%,$(wildcard $(ROOT)/fuzz/fuzz_targets/*.rs))
 FUZZ_SECONDS ?= 45
@@ -16,10 +18,10 @@ ROBUSTNESS_CRATES := -p deevnet_runtime -p frr_local_stanza -p sysctl_forwarding
 
 .PHONY: fuzz fuzz-smoke robustness cargo-fuzz
 fuzz-smoke:
-	cargo test --locked $(ROBUSTNESS_CRATES) --test robustness_fuzz_smoke
+	cargo test --locked $(ROBUSTNESS_CRATES) --test it robustness_fuzz_smoke::
 
 robustness:
-	cargo test --locked $(ROBUSTNESS_CRATES) --test 'robustness*'
+	cargo test --locked $(ROBUSTNESS_CRATES) --test it robustness
 
 cargo-fuzz:
 	@command -v cargo-fuzz >/dev/null 2>&1 || { echo "== installing cargo-fuzz from crates.io"; cargo install cargo-fuzz --locked; }
@@ -47,7 +49,7 @@ SOAK_TRIALS ?= 10000
 soak:
 	cargo build --locked -p frr_local_stanza -p sysctl_forwarding --tests
 	@set -e; for crate in sysctl_forwarding frr_local_stanza; do \
-	  SOAK_TRIALS=$(SOAK_TRIALS) cargo test --locked -q -p $$crate --test robustness_crash -- \
-	    --ignored --exact soak_kill_9 --nocapture 2>&1 | grep -E '^== soak|panicked|FAILED|assert' ; \
+	  SOAK_TRIALS=$(SOAK_TRIALS) cargo test --locked -q -p $$crate --test it -- \
+	    --ignored --exact robustness_crash::soak_kill_9 --nocapture 2>&1 | grep -E '^== soak|panicked|FAILED|assert' ; \
 	  test $${PIPESTATUS[0]} -eq 0 || { echo "== soak $$crate: FAILED"; exit 1; }; \
 	done

@@ -2,7 +2,7 @@
 returns is documented, and every documented key comes back from some run. The keys every module
 returns by Ansible's conventions (changed, failed, msg, invocation, warnings, diff) need no
 RETURN entry and are not required to appear. qinq_check needs a bond, which this kernel lacks:
-its result keys are held to its RETURN block in modules/qinq_check/tests/recorded.rs."""
+its result keys are held to its RETURN block in modules/qinq_check/tests/it/recorded.rs."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,5 @@
 //! A module whose body panics: the runtime's panic hook must still end the run with one failed
-//! JSON result (tests/panic_hook.rs runs it).
+//! JSON result (tests/it/panic_hook.rs runs it).
 use deevnet_runtime::{Context, Failure, Module, Outcome};
 
 static MODULE: Module = Module {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Records the netlink answers of tests/recorded.rs in the lab VM (tests/lab/lab up first): the
+# Records the netlink answers of tests/it/recorded.rs in the lab VM (tests/lab/lab up first): the
 # lab node's QinQ stack rebuilt in namespaces of this script's own (qqrec, qqpeer, qqvm; the
 # VM's own topology is not touched), the module run under an nlmon capture in two states:
 #   provisioned/: the peer tagging on VLAN 201, txvlan on on both veth slaves;

@@ -3,13 +3,7 @@
 //! kept regressions and a bounded number of generated inputs through the same invariant code as
 //! `make fuzz` (`fuzz/src/`). `DEEVNET_FUZZ_CASES=N` runs N generated inputs.
 
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/input.rs"]
-mod input;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/spec_args.rs"]
-mod spec_args;
-
+use crate::{input, spec_args};
 use std::path::Path;
 
 #[test]

@@ -3,16 +3,7 @@
 //! bounded number of generated inputs through the same invariant code as `make fuzz`
 //! (`fuzz/src/`). `DEEVNET_FUZZ_CASES=N` runs N generated inputs instead of the default.
 
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/frr.rs"]
-mod frr;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/input.rs"]
-mod input;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/spec_args.rs"]
-mod spec_args;
-
+use crate::{frr, input, spec_args};
 use std::path::{Path, PathBuf};
 
 fn fuzz_root() -> PathBuf {

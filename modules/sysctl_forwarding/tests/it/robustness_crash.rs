@@ -1,12 +1,7 @@
 //! Crash consistency and faults of the host while sysctl_forwarding writes its sysctl.d file:
 //! SIGKILL at random points, a full disk, an interface that disappears mid-run.
 
-#[path = "../../runtime/tests/support/kill9.rs"]
-mod kill9;
-#[path = "../../runtime/tests/support/module_run.rs"]
-#[allow(dead_code)] // this binary runs the module its own ways, not by `run_for`
-mod module_run;
-
+use crate::{kill9, module_run};
 use module_run::{in_private_mounts, is_root};
 use serde_json::{json, Value};
 use std::fs;

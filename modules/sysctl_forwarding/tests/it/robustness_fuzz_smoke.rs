@@ -3,16 +3,7 @@
 //! inputs through the same invariant code as `make fuzz` (`fuzz/src/`).
 //! `DEEVNET_FUZZ_CASES=N` runs N generated inputs instead of the default.
 
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/input.rs"]
-mod input;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/spec_args.rs"]
-mod spec_args;
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/sysctl_d.rs"]
-mod sysctl_d;
-
+use crate::{input, spec_args, sysctl_d};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,32 @@
+//! The one integration-test binary of frr_local_stanza (one binary per crate, as ripgrep has:
+//! one link instead of one per file). Each former `tests/*.rs` is a module here; filter by
+//! its path, e.g. `cargo test -p frr_local_stanza --test it module::`.
+
+// Helpers shared with the other module crates' test binaries, which include the same files:
+// they live in the runtime's tests/support/ and are compiled once into each binary.
+#[path = "../../../runtime/tests/support/kill9.rs"]
+mod kill9;
+#[path = "../../../runtime/tests/support/module_run.rs"]
+mod module_run;
+
+// The fuzz crate's invariant code (fuzz/src), included by path: that is how the stable smoke
+// tests share it with `make fuzz` (the fuzz crate is outside the workspace). Its files refer
+// to each other as `crate::input`, so they sit at this binary's root.
+#[allow(dead_code)] // parts serve only the fuzz targets
+#[path = "../../../../fuzz/src/frr.rs"]
+mod frr;
+#[allow(dead_code)] // parts serve only the fuzz targets
+#[path = "../../../../fuzz/src/input.rs"]
+mod input;
+#[allow(dead_code)] // parts serve only the fuzz targets
+#[path = "../../../../fuzz/src/spec_args.rs"]
+mod spec_args;
+
+mod module;
+mod robustness;
+mod robustness_concurrency;
+mod robustness_crash;
+mod robustness_files;
+mod robustness_fuzz_smoke;
+mod robustness_regressions;
+mod vectors;
