@@ -1,7 +1,7 @@
 //! Crash consistency: frr_local_stanza killed with SIGKILL at random points while it replaces
 //! frr.conf.local leaves exactly the old or the new file, with its mode and owner.
 
-use crate::kill9;
+use deevnet_runtime::test_support::kill9;
 use serde_json::json;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! extended attributes, leftovers of killed runs. Device nodes and mounts live in a private
 //! tmpfs in a private mount namespace; nothing of the host's /dev, /etc or /run is touched.
 
-use crate::module_run;
+use deevnet_runtime::test_support::module_run;
 use module_run::{in_private_mounts, is_root, run_for};
 use serde_json::{json, Value};
 use std::ffi::CString;

@@ -2,12 +2,8 @@
 //! one link instead of one per file). Each former `tests/*.rs` is a module here; filter by
 //! its path, e.g. `cargo test -p sysctl_forwarding --test it in_namespace::`.
 
-// Helpers shared with the other module crates' test binaries, which include the same files:
-// they live in the runtime's tests/support/ and are compiled once into each binary.
-#[path = "../../../runtime/tests/support/kill9.rs"]
-mod kill9;
-#[path = "../../../runtime/tests/support/module_run.rs"]
-mod module_run;
+// Helpers shared with the other module crates' tests live in the runtime's `test_support`
+// (feature `test-support`): kill9, module_run, TestNamespace.
 
 // The fuzz crate's invariant code (fuzz/src), included by path: that is how the stable smoke
 // tests share it with `make fuzz` (the fuzz crate is outside the workspace). Its files refer

@@ -1,7 +1,7 @@
 //! Crash consistency and faults of the host while sysctl_forwarding writes its sysctl.d file:
 //! SIGKILL at random points, a full disk, an interface that disappears mid-run.
 
-use crate::{kill9, module_run};
+use deevnet_runtime::test_support::{kill9, module_run};
 use module_run::{in_private_mounts, is_root};
 use serde_json::{json, Value};
 use std::fs;

@@ -5,7 +5,7 @@
 //! values in a network namespace of the test's own; nothing of the host's /dev, /etc, /run or
 //! /proc/sys is touched.
 
-use crate::module_run;
+use deevnet_runtime::test_support::module_run;
 use deevnet_runtime::test_support::TestNamespace;
 use module_run::{in_private_mounts, is_root, run_for};
 use serde_json::{json, Value};

@@ -1,5 +1,9 @@
 //! For the tests of every module crate (feature `test-support`): a network namespace of the
-//! test's own, removed when dropped, so tests touch nothing on the machine that runs them.
+//! test's own, removed when dropped, so tests touch nothing on the machine that runs them; a
+//! module binary run on JSON arguments ([`module_run`]); kill -9 during writes ([`kill9`]).
+
+pub mod kill9;
+pub mod module_run;
 
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
