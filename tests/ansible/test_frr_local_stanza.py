@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from conftest import VENV_BIN, local_playbook, oneline_result
+from conftest import VENV_BIN, assert_documentation_matches_binary, local_playbook, oneline_result
 
 MODULE = "deevnet.net.frr_local_stanza"
 TDEMO_ROUTE = "ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"
@@ -103,8 +103,6 @@ def test_playbook_check_diff_then_apply_then_idempotent(ansible_env, tmp_path: P
 
 
 def test_documentation_is_shown_and_matches_the_binary(ansible_env):
-    from test_sysctl_forwarding import assert_documentation_matches_binary
-
     shown = subprocess.run([VENV_BIN / "ansible-doc", MODULE], env=ansible_env,
                            capture_output=True, text=True, check=True)
     for text in ("stanzas", "children", "lint", "asn", "validate", "import vrf default",

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import subprocess
 
-from conftest import VENV_BIN
-from test_sysctl_forwarding import assert_documentation_matches_binary
+from conftest import VENV_BIN, assert_documentation_matches_binary
 
 
 def test_documentation_matches_binary(ansible_env):

@@ -2,10 +2,9 @@
 with typed values, --check --diff first; results asserted on the file and on /proc."""
 from __future__ import annotations
 
-import json
 import subprocess
 
-from conftest import ROOT, VENV_BIN, local_playbook, oneline_result
+from conftest import VENV_BIN, assert_documentation_matches_binary, local_playbook, oneline_result
 
 
 def adhoc(node, env, args: str, *extra: str):
@@ -88,33 +87,3 @@ def test_documentation_is_shown_listed_and_matches_the_binary(ansible_env):
     assert "deevnet.net.sysctl_forwarding" in listed.stdout, listed.stdout + listed.stderr
     assert "documentation formatting error" not in listed.stderr
     assert_documentation_matches_binary("sysctl_forwarding", ansible_env)
-
-
-def assert_documentation_matches_binary(module: str, env: dict) -> None:
-    """Every option the binary accepts is documented with the same type, default, choices,
-    elements, aliases, requiredness and suboptions (recursively, both ways), and nothing else
-    is documented."""
-    doc = json.loads(subprocess.run([VENV_BIN / "ansible-doc", "-j", f"deevnet.net.{module}"],
-                                    env=env, capture_output=True, text=True, check=True).stdout)
-    documented = doc[f"deevnet.net.{module}"]["doc"]["options"]
-    binary = ROOT / "target" / "release" / module
-    spec = json.loads(subprocess.run([binary, "--argument-spec"], capture_output=True,
-                                     text=True, check=True).stdout)["argument_spec"]
-    compare_options(spec, documented, module)
-
-
-def compare_options(spec: dict, documented: dict, where: str) -> None:
-    assert sorted(spec) == sorted(documented), f"{where}: options differ"
-    for name, option in spec.items():
-        doc = documented[name]
-        at = f"{where}.{name}"
-        assert doc.get("type", "str") == option["type"], at
-        assert doc.get("required", False) == option.get("required", False), at
-        assert doc.get("default") == option.get("default"), at
-        assert doc.get("choices") == option.get("choices"), at
-        assert doc.get("elements") == option.get("elements"), at
-        assert sorted(doc.get("aliases", [])) == sorted(option.get("aliases", [])), at
-        if "options" in option:
-            compare_options(option["options"], doc.get("suboptions", {}), at)
-        else:
-            assert "suboptions" not in doc, f"{at}: suboptions documented, none declared"

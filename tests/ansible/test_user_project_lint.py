@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import textwrap
-from pathlib import Path
 
 from conftest import VENV_BIN, _tarball
 

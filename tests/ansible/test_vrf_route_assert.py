@@ -4,8 +4,7 @@ on). Lookups in real VRFs are tested in the lab VM (tests/lab/tests/vrf_route_as
 machine's kernel has no VRF."""
 from __future__ import annotations
 
-from conftest import VENV_BIN, oneline_result
-from test_sysctl_forwarding import assert_documentation_matches_binary
+from conftest import VENV_BIN, assert_documentation_matches_binary, oneline_result
 
 MODULE = "deevnet.net.vrf_route_assert"
 
