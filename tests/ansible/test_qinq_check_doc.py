@@ -1,6 +1,6 @@
 """deevnet.net.qinq_check's documentation holds to what the binary accepts, and ansible-doc
 shows it with an example per check. The module's behaviour is tested in Rust (recorded data,
-namespaces) and in the lab VM (tests/lab/tests/40-qinq_check.sh): this machine's kernel has no
+namespaces) and in the lab VM (tests/lab/tests/qinq_check.sh): this machine's kernel has no
 bonding, 802.1Q or bridge VLAN filtering."""
 from __future__ import annotations
 

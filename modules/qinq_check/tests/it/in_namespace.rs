@@ -1,7 +1,7 @@
 //! What this host's kernel can show (veth, plain bridges, ethtool netlink; no bonding, 802.1Q or
 //! VLAN filtering), in network namespaces each test makes for itself: the runtime's ethtool and
 //! bridge layers on real links, and the module refusing bad input while changing nothing. The
-//! full QinQ stack is tested in the lab VM (tests/lab/tests/40-qinq_check.sh).
+//! full QinQ stack is tested in the lab VM (tests/lab/tests/qinq_check.sh).
 
 use assert_cmd::cargo::CommandCargoExt;
 use deevnet_runtime::netlink::ethtool::{Ethtool, TX_VLAN_HW_INSERT};
