@@ -178,7 +178,22 @@ def bench_fleet(sshd, env: dict, args, venv: Path, root: Path, work: Path, strat
     books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in ("anchors", "deevnet")}
     firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in ("anchors", "deevnet")}
     forks = args.fleet_forks
+    try:
+        return _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
+                        inventory, names, books, firsts, forks)
+    finally:
+        close_masters(work / "cp")
 
+
+def close_masters(control: Path) -> None:
+    """Ends the per-host ssh ControlPersist masters (`ssh -O exit`), so none outlives the run."""
+    for socket_path in sorted(control.glob("fleet*")):
+        subprocess.run(["ssh", "-o", f"ControlPath={socket_path}", "-O", "exit", "fleet"],
+                       capture_output=True, check=False)
+
+
+def _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
+             inventory, names, books, firsts, forks) -> dict:
     # Converge, then warm every variant (the fast path's binary cache, page cache, mitogen's import cache).
     for name, (pair, mitogen) in VARIANTS.items():
         play(venv, env, strategies, inventory, books[pair], mitogen, forks)
