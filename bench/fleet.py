@@ -105,21 +105,32 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU jiffies of the whole machine from /proc/stat: the controller, the ssh
+    masters, sshd and the modules all run on these cores."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields[:8]) - idle, sum(fields[:8])
+
+
 def play(venv: Path, env: dict, strategies: Path, inventory: Path, book: Path, mitogen: bool,
-         forks: int, extra: list[str] = ()) -> tuple[float, float, str]:
-    """One ansible-playbook run: (wall seconds, controller CPU seconds, stdout)."""
+         forks: int, extra: list[str] = ()) -> tuple[float, float, str, float]:
+    """One ansible-playbook run: (wall seconds, controller CPU seconds, stdout, machine cores busy)."""
     e = dict(env, ANSIBLE_PIPELINING="True")
     if mitogen:
         e.update(ANSIBLE_STRATEGY_PLUGINS=str(strategies), ANSIBLE_STRATEGY="mitogen_linear")
     cmd = [str(venv / "ansible-playbook"), "-i", str(inventory), "--forks", str(forks), str(book), *extra]
     cpu = children_cpu()
+    busy, total = machine_jiffies()
     start = time.perf_counter()
     proc = subprocess.run(cmd, env=e, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     cpu = children_cpu() - cpu
+    busy_after, total_after = machine_jiffies()
+    cores_busy = (busy_after - busy) / max(1, total_after - total) * (os.cpu_count() or 1)
     if proc.returncode != 0:
         raise RuntimeError(f"fleet play {book.name} (mitogen={mitogen}) failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-    return elapsed, cpu, proc.stdout
+    return elapsed, cpu, proc.stdout, cores_busy
 
 
 def count_execs(vvv_output: str) -> int:
@@ -197,12 +208,14 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
     # Converge, then warm every variant (the fast path's binary cache, page cache, mitogen's import cache).
     for name, (pair, mitogen) in VARIANTS.items():
         play(venv, env, strategies, inventory, books[pair], mitogen, forks)
+    machine: dict[str, list[float]] = {name: [] for name in VARIANTS}
     wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
     cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
     changed: dict[str, int] = {name: 0 for name in VARIANTS}
     for r in range(args.fleet_rounds):
         for name, (pair, mitogen) in VARIANTS.items():
-            w, c, out = play(venv, env, strategies, inventory, books[pair], mitogen, forks)
+            w, c, out, m = play(venv, env, strategies, inventory, books[pair], mitogen, forks)
+            machine[name].append(m)
             wall[name].append(w)
             cpu[name].append(c)
             changed[name] = max(changed[name], recap_changed(out))
@@ -214,18 +227,18 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
     one_host: dict[str, list[float]] = {name: [] for name in VARIANTS}
     for name, (pair, mitogen) in VARIANTS.items():
         limit = ["--limit", names[0], "-vvv"]
-        _, _, one = play(venv, env, strategies, inventory, firsts[pair], mitogen, 1, limit)
-        _, _, two = play(venv, env, strategies, inventory, books[pair], mitogen, 1, limit)
+        _, _, one, _ = play(venv, env, strategies, inventory, firsts[pair], mitogen, 1, limit)
+        _, _, two, _ = play(venv, env, strategies, inventory, books[pair], mitogen, 1, limit)
         slug = name.split(",")[0].replace(".net", "") + ("-mitogen" if mitogen else "-stock")
         (work / f"profile-{slug}-1task.log").write_text(one)  # kept for a reader of the counts
         (work / f"profile-{slug}-2tasks.log").write_text(two)
         execs[name] = count_execs(two) - count_execs(one)
     for _ in range(max(1, args.fleet_rounds)):
         for name, (pair, mitogen) in VARIANTS.items():
-            w, _, _ = play(venv, env, strategies, inventory, books[pair], mitogen, 1, ["--limit", names[0]])
+            w, _, _, _ = play(venv, env, strategies, inventory, books[pair], mitogen, 1, ["--limit", names[0]])
             one_host[name].append(w)
     alone = module_alone(venv, root, collections, installed, work / names[0], max(5, 10 * args.fleet_rounds))
-    return {"wall": wall, "cpu": cpu, "changed": changed, "execs": execs, "one_host": one_host,
+    return {"wall": wall, "cpu": cpu, "machine": machine, "changed": changed, "execs": execs, "one_host": one_host,
             "alone": alone, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
 
 
@@ -267,24 +280,33 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
               "`SSH: EXEC` lines at -vvv, one host, a two-task play less a one-task play. One-host play: the same play "
               "limited to one host. Target side: both modules run alone on that host's converged files, "
               "no Ansible (a fresh interpreter for the Python ones).", "",
-              "| variant | controller CPU ms per host-task | controller CPU / wall | SSH execs per task | "
-              "one-host play, median s | target side, both modules, median ms |", "|---|---|---|---|---|---|"]
+              "Machine CPU busy: /proc/stat over the play, every process on the machine (the controller, the ssh "
+              "masters, sshd, the modules, and anything else running), in cores.", "",
+              "| variant | controller CPU ms per host-task | controller CPU / wall | machine CPU busy | "
+              "SSH execs per task | one-host play, median s | target side, both modules, median ms |",
+              "|---|---|---|---|---|---|---|"]
     for name, (pair, _) in VARIANTS.items():
         c = _med(cpu[name])
         lines.append(f"| {name} | {c / host_tasks * 1000:.0f} | {c / _med(wall[name]):.2f} cores | "
+                     f"{_med(result['machine'][name]):.2f} of {os.cpu_count()} cores | "
                      f"{result['execs'][name]:g} | {_med(result['one_host'][name]):.1f} | {alone[pair] * 1000:.1f} |")
     cores = os.cpu_count() or 1
     lines += ["", "Reading:", ""]
     for name, (pair, mitogen) in VARIANTS.items():
         c, w = _med(cpu[name]), _med(wall[name])
         busy = c / w
+        whole = _med(result["machine"][name])
         if busy >= 0.75 * cores:
             bound = (f"bounded by controller CPU: the ansible-playbook tree alone keeps {busy:.2f} of {cores} "
                      "cores busy, so this machine cannot run it faster without less controller work per task")
+        elif whole >= 0.75 * cores:
+            bound = (f"bounded by the machine's CPU: {whole:.2f} of {cores} cores busy in all, {busy:.2f} of them "
+                     "counted in the ansible-playbook tree; the rest is sshd, the modules"
+                     + (", the detached ssh masters" if not mitogen else "") + " and whatever else runs here")
         else:
-            bound = (f"not bounded by controller CPU alone ({busy:.2f} of {cores} cores busy on the controller "
-                     "side); the rest of the wall time is waiting: SSH round trips, sshd and the modules, which "
-                     "share these cores")
+            bound = (f"not CPU-bound ({whole:.2f} of {cores} cores busy in all, {busy:.2f} in the "
+                     "ansible-playbook tree): the play spends its time waiting, on SSH round trips and on "
+                     "Ansible's own scheduling between tasks and hosts")
         target = alone[pair] * hosts
         lines.append(f"- {name}: {bound}. The modules themselves take {alone[pair] * 1000:.0f} ms per host run "
                      f"alone, {target:.1f} s for the {hosts} hosts against {w:.1f} s of play"
