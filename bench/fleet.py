@@ -58,8 +58,8 @@ def tasks_for(pair: str) -> list[dict]:
     if pair == "deevnet":
         return [
             {"name": "forwarding file", "deevnet.net.sysctl_forwarding": {
-                "path": f"{HOST_DIR}/etc/90-deevnet-tenant-fabric.conf",
-                "sysctl_dirs": [f"{HOST_DIR}/etc"], "apply": False}},
+                "path": f"{HOST_DIR}/sysctl.d/90-deevnet-tenant-fabric.conf",
+                "sysctl_dirs": [f"{HOST_DIR}/sysctl.d"], "apply": False}},
             {"name": "FRR stanza", "deevnet.net.frr_local_stanza": {
                 "path": f"{HOST_DIR}/frr/frr.conf.local",
                 "stanzas": [{"header": STANZA_HEADER, "lines": [STANZA_LINE]}]}},
@@ -86,7 +86,8 @@ def write_inventory(work: Path, sshd, hosts: int) -> tuple[Path, list[str]]:
     control.mkdir(parents=True, exist_ok=True)
     lines = ["[fleet]"]
     for name in names:
-        for sub in ("etc", "frr"):
+        # sysctl.d/ is deevnet's alone: its boot check reads every file there, the anchors' too.
+        for sub in ("etc", "sysctl.d", "frr"):
             (work / name / sub).mkdir(parents=True, exist_ok=True)
         # A ControlPath per host: the same host/port/user would otherwise share one master.
         common = (f"-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
@@ -150,7 +151,7 @@ def module_alone(venv: Path, root: Path, collections: Path, installed: Path, hos
     args = host_dir / "args"
     args.mkdir(exist_ok=True)
     (args / "fwd.json").write_text(json.dumps({
-        "path": str(host_dir / "etc/90-deevnet-tenant-fabric.conf"), "sysctl_dirs": [str(host_dir / "etc")],
+        "path": str(host_dir / "sysctl.d/90-deevnet-tenant-fabric.conf"), "sysctl_dirs": [str(host_dir / "sysctl.d")],
         "apply": False}))
     (args / "frr.json").write_text(json.dumps({
         "path": str(host_dir / "frr/frr.conf.local"),
