@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import time
@@ -185,7 +186,8 @@ def module_alone(venv: Path, root: Path, collections: Path, installed: Path, hos
 
 def bench_fleet(sshd, env: dict, args, venv: Path, root: Path, work: Path, strategies: Path,
                 collections: Path, installed: Path, log) -> dict:
-    work.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)  # every run converges from empty host folders
+    work.mkdir(parents=True)
     inventory, names = write_inventory(work, sshd, args.fleet_hosts)
     books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in ("anchors", "deevnet")}
     firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in ("anchors", "deevnet")}
