@@ -10,6 +10,9 @@ in the same rounds, reported with its median and spread (min-max over the rounds
 2. Module execution alone, no Ansible, in a network namespace: sysctl_forwarding's whole run
    against `sysctl -w` and against ansible.posix.sysctl's module run (python, AnsibleModule).
 3. Size of each module binary and of the collection tarball.
+5. Fleet scale: one two-task play over N hosts (bench/fleet.py), the anchors against deevnet.net,
+   under the stock strategy and under mitogen_linear, with where a task's time goes.
+   Alone: bench/run.py --fleet-only (the other sections of --output are kept).
 
 Results go to BENCHMARKS.md with the command that reproduces them.
 """
@@ -35,6 +38,7 @@ from pathlib import Path
 
 import ansible_mitogen
 
+import fleet  # bench/fleet.py: one play over N hosts (part 5)
 import tenant_play  # bench/tenant_play.py: the whole play in the lab VM (--tenant-play)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,6 +118,8 @@ class PrivateSshd:
             UsePAM no
             PidFile {self.dir}/sshd.pid
             Subsystem sftp internal-sftp
+            MaxStartups 200
+            MaxSessions 200
             """))
         Path("/run/sshd").mkdir(exist_ok=True)
         self.proc = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
@@ -295,6 +301,7 @@ def main() -> int:
     parser.add_argument("--tenant-play", action="store_true",
                         help="also the whole --tags tenant-egress play in the lab VM (bench/tenant_play.py)")
     tenant_play.add_arguments(parser)
+    fleet.add_arguments(parser)
     # `make bench BENCH_ARGS='--tenant-play ...'`: make hands command-line variables to the recipe.
     args = parser.parse_args(sys.argv[1:] + shlex.split(os.environ.get("BENCH_ARGS", "")))
     if os.geteuid() != 0:
@@ -311,12 +318,28 @@ def main() -> int:
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=f"{installed}:{collections}",
                ANSIBLE_HOME=str(WORK / "ansible-home"), ANSIBLE_HOST_KEY_CHECKING="False",
                ANSIBLE_NOCOLOR="1")
+    command = "make bench BENCH_ARGS='" + " ".join(sys.argv[1:] + shlex.split(os.environ.get("BENCH_ARGS", ""))) + "'"
+    fleet_section = ""
     sshd = PrivateSshd(WORK / "sshd")
     try:
-        log(f"per task over SSH: {len(VARIANTS)} variants, {args.tasks} tasks, {args.rounds} rounds")
-        ssh = bench_ssh(sshd, env, args.tasks, args.rounds)
+        if not args.fleet_only:
+            log(f"per task over SSH: {len(VARIANTS)} variants, {args.tasks} tasks, {args.rounds} rounds")
+            ssh = bench_ssh(sshd, env, args.tasks, args.rounds)
+        if args.fleet_hosts > 0:
+            log(f"fleet: {args.fleet_hosts} hosts, {args.fleet_forks} forks, {args.fleet_rounds} rounds, "
+                f"{len(fleet.VARIANTS)} variants")
+            result = fleet.bench_fleet(sshd, env, args, VENV, ROOT, WORK / "fleet", MITOGEN_STRATEGIES,
+                                       collections, installed, log)
+            fleet_section = fleet.report_section(result, command, importlib.metadata.version("mitogen"))
     finally:
         sshd.stop()
+    if args.fleet_only:  # the other sections of --output stay as an earlier run wrote them
+        if fleet_section:
+            fleet.update_section(Path(args.output), fleet_section)
+            print(fleet_section)
+        return 0
+    # Without --fleet-hosts > 0, the fleet section measured by an earlier run stays, with its own command and date.
+    fleet_section = fleet_section or fleet.existing_section(Path(args.output))
     log(f"module execution alone: {args.runs} runs each")
     alone = bench_module_alone(collections, args.runs)
     sizes = {f"module {p.name}": p.stat().st_size
@@ -328,13 +351,15 @@ def main() -> int:
     kept_tenant_play = "" if args.tenant_play else tenant_play.existing_section(Path(args.output))
     if not args.tenant_play:
         text += ("\n" + kept_tenant_play) if kept_tenant_play else tenant_play.NOT_MEASURED_LINE
-    Path(args.output).write_text(text)
-    print(text)
-    if args.tenant_play:  # written after parts 1-3 are safe: it boots the lab VM and takes long
+    # One blank line before the fleet section, however the kept sections ended.
+    text = text.rstrip("\n") + "\n"
+    tail = ("\n" + fleet_section.rstrip("\n") + "\n") if fleet_section else ""
+    Path(args.output).write_text(text + tail)
+    print(text + tail)
+    if args.tenant_play:  # written after parts 1-3 and 5 are safe: it boots the lab VM and takes long
         log("the whole --tags tenant-egress play in the lab VM (bench/tenant_play.py)")
-        command = "make bench BENCH_ARGS='" + " ".join(sys.argv[1:] + shlex.split(os.environ.get("BENCH_ARGS", ""))) + "'"
         section, failed = tenant_play.run_from_args(env, args, command)
-        Path(args.output).write_text(text + "\n" + section)
+        Path(args.output).write_text(text + "\n" + section.rstrip("\n") + "\n" + tail)
         print(section)
         return 1 if failed else 0
     return 0

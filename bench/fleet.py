@@ -1,0 +1,347 @@
+"""make bench, part 5: one play over a fleet of N hosts (issue "Fastest at fleet scale").
+
+N inventory hosts (fleet001 ...), all `ansible_host=127.0.0.1` through the private sshd of
+bench/run.py, each with its own folder build/bench/fleet/<host>/ so they never contend on one
+file, and each with its own SSH ControlPath (stock) and its own ssh arguments, hence its own
+connection (mitogen keys its connections by them), as N real hosts would have.
+
+The play, in steady state (run once to converge, then timed): the forwarding file and one FRR
+stanza.
+  * anchors: ansible.posix.sysctl (sysctl_file in the host's folder, reload: false) and
+    ansible.builtin.blockinfile (the same stanza text);
+  * deevnet.net: deevnet.net.sysctl_forwarding (apply: false) and deevnet.net.frr_local_stanza.
+Four variants interleaved per round: each pair under the stock strategy with pipelining (the
+deevnet pair takes its fast path there) and under mitogen_linear. Each run's whole-play wall
+time and the controller CPU seconds of the ansible-playbook process tree
+(getrusage(RUSAGE_CHILDREN) deltas: ansible-playbook, its forks and their ssh clients; the
+sshd side and the modules on the target are not in it) are kept.
+
+Then a profile pass on one host: SSH execs per task (EXEC lines at -vvv, one host, one task of
+each module), and the target-side time of each module run alone (no Ansible), as part 2 does.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+SECTION_TITLE = "## 5. Fleet scale: one play over many hosts"
+
+STANZA_HEADER = "vrf vrf_tdemo"
+STANZA_LINE = "ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"
+HOST_DIR = "{{ fleet_root }}/{{ inventory_hostname }}"
+
+# name: (task pair, under mitogen_linear)
+VARIANTS = {
+    "anchors, stock strategy + pipelining": ("anchors", False),
+    "deevnet.net, stock strategy (fast path)": ("deevnet", False),
+    "anchors, mitogen_linear": ("anchors", True),
+    "deevnet.net, mitogen_linear": ("deevnet", True),
+}
+ANCHORS_STOCK, DEEVNET_STOCK, ANCHORS_MITOGEN, DEEVNET_MITOGEN = VARIANTS
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--fleet-hosts", type=int, default=50,
+                        help="inventory hosts in the fleet part (0 skips it; an earlier section is kept)")
+    parser.add_argument("--fleet-forks", type=int, default=10, help="ansible-playbook --forks in the fleet part")
+    parser.add_argument("--fleet-rounds", type=int, default=3, help="interleaved rounds in the fleet part")
+    parser.add_argument("--fleet-only", action="store_true",
+                        help="measure only the fleet part; the other sections of --output are kept as they are")
+
+
+def tasks_for(pair: str) -> list[dict]:
+    if pair == "deevnet":
+        return [
+            {"name": "forwarding file", "deevnet.net.sysctl_forwarding": {
+                "path": f"{HOST_DIR}/sysctl.d/90-deevnet-tenant-fabric.conf",
+                "sysctl_dirs": [f"{HOST_DIR}/sysctl.d"], "apply": False}},
+            {"name": "FRR stanza", "deevnet.net.frr_local_stanza": {
+                "path": f"{HOST_DIR}/frr/frr.conf.local",
+                "stanzas": [{"header": STANZA_HEADER, "lines": [STANZA_LINE]}]}},
+        ]
+    return [
+        {"name": "forwarding file", "ansible.posix.sysctl": {
+            "name": "net.ipv4.conf.all.forwarding", "value": "1",
+            "sysctl_file": f"{HOST_DIR}/etc/90-posix.conf", "reload": False}},
+        {"name": "FRR stanza", "ansible.builtin.blockinfile": {
+            "path": f"{HOST_DIR}/frr/anchors.conf.local", "create": True,
+            "block": f"{STANZA_HEADER}\n {STANZA_LINE}\nexit-vrf"}},
+    ]
+
+
+def write_playbook(path: Path, pair: str, only_first_task: bool = False) -> Path:
+    tasks = tasks_for(pair)[:1] if only_first_task else tasks_for(pair)
+    path.write_text(json.dumps([{"hosts": "fleet", "gather_facts": False, "tasks": tasks}], indent=1))
+    return path
+
+
+def write_inventory(work: Path, sshd, hosts: int) -> tuple[Path, list[str]]:
+    names = [f"fleet{i:03d}" for i in range(1, hosts + 1)]
+    control = work / "cp"
+    control.mkdir(parents=True, exist_ok=True)
+    lines = ["[fleet]"]
+    for name in names:
+        # sysctl.d/ is deevnet's alone: its boot check reads every file there, the anchors' too.
+        for sub in ("etc", "sysctl.d", "frr"):
+            (work / name / sub).mkdir(parents=True, exist_ok=True)
+        # A ControlPath per host: the same host/port/user would otherwise share one master.
+        common = (f"-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+                  f"-o ControlPath={control}/{name}")
+        lines.append(f"{name} ansible_host=127.0.0.1 ansible_ssh_common_args='{common}'")
+    lines += ["", "[fleet:vars]", f"ansible_port={sshd.port}", "ansible_user=root",
+              f"ansible_ssh_private_key_file={sshd.key}", "ansible_python_interpreter=/usr/bin/python3",
+              f"fleet_root={work}", "deevnet_net_fast_path=true"]
+    inventory = work / "inventory.ini"
+    inventory.write_text("\n".join(lines) + "\n")
+    return inventory, names
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU jiffies of the whole machine from /proc/stat: the controller, the ssh
+    masters, sshd and the modules all run on these cores."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields[:8]) - idle, sum(fields[:8])
+
+
+def play(venv: Path, env: dict, strategies: Path, inventory: Path, book: Path, mitogen: bool,
+         forks: int, extra: list[str] = ()) -> tuple[float, float, str, float]:
+    """One ansible-playbook run: (wall seconds, controller CPU seconds, stdout, machine cores busy)."""
+    e = dict(env, ANSIBLE_PIPELINING="True")
+    if mitogen:
+        e.update(ANSIBLE_STRATEGY_PLUGINS=str(strategies), ANSIBLE_STRATEGY="mitogen_linear")
+    cmd = [str(venv / "ansible-playbook"), "-i", str(inventory), "--forks", str(forks), str(book), *extra]
+    cpu = children_cpu()
+    busy, total = machine_jiffies()
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=e, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    cpu = children_cpu() - cpu
+    busy_after, total_after = machine_jiffies()
+    cores_busy = (busy_after - busy) / max(1, total_after - total) * (os.cpu_count() or 1)
+    if proc.returncode != 0:
+        raise RuntimeError(f"fleet play {book.name} (mitogen={mitogen}) failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return elapsed, cpu, proc.stdout, cores_busy
+
+
+def count_execs(vvv_output: str) -> int:
+    """Commands sent to the target at -vvv: the ssh plugin logs `SSH: EXEC ssh ...` per ssh
+    process it starts; mitogen's connection logs nothing of the kind for tasks it sends over
+    its persistent channel."""
+    return sum(1 for line in vvv_output.splitlines() if "SSH: EXEC " in line)
+
+
+def recap_changed(stdout: str) -> int:
+    """Hosts that reported changed>0 in the PLAY RECAP."""
+    return sum(1 for line in stdout.splitlines() if " changed=" in line and " changed=0 " not in line)
+
+
+def module_alone(venv: Path, root: Path, collections: Path, installed: Path, host_dir: Path, runs: int) -> dict:
+    """Target-side time of each module run on its own, on the profiled host's converged files."""
+    args = host_dir / "args"
+    args.mkdir(exist_ok=True)
+    (args / "fwd.json").write_text(json.dumps({
+        "path": str(host_dir / "sysctl.d/90-deevnet-tenant-fabric.conf"), "sysctl_dirs": [str(host_dir / "sysctl.d")],
+        "apply": False}))
+    (args / "frr.json").write_text(json.dumps({
+        "path": str(host_dir / "frr/frr.conf.local"),
+        "stanzas": [{"header": STANZA_HEADER, "lines": [STANZA_LINE]}]}))
+    (args / "posix.json").write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
+        "name": "net.ipv4.conf.all.forwarding", "value": "1",
+        "sysctl_file": str(host_dir / "etc/90-posix.conf"), "reload": False}}))
+    (args / "block.json").write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
+        "path": str(host_dir / "frr/anchors.conf.local"), "create": True,
+        "block": f"{STANZA_HEADER}\n {STANZA_LINE}\nexit-vrf"}}))
+    commands = {
+        "deevnet": [[root / "target/release/sysctl_forwarding", args / "fwd.json"],
+                    [root / "target/release/frr_local_stanza", args / "frr.json"]],
+        "anchors": [[venv / "python", collections / "ansible_collections/ansible/posix/plugins/modules/sysctl.py",
+                     args / "posix.json"],
+                    # -m: run as a file, its folder's tempfile.py would shadow the standard library's
+                    [venv / "python", "-m", "ansible.modules.blockinfile", args / "block.json"]],
+    }
+    env = dict(os.environ, PYTHONPATH=str(collections))
+    times: dict[str, list[float]] = {pair: [] for pair in commands}
+    for _ in range(runs):
+        for pair, cmds in commands.items():
+            start = time.perf_counter()
+            for cmd in cmds:
+                proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env)
+                if proc.returncode != 0 or '"changed": true' in proc.stdout:
+                    raise RuntimeError(f"{cmd} failed or changed in steady state:\n{proc.stdout}\n{proc.stderr}")
+            times[pair].append(time.perf_counter() - start)
+    return times
+
+
+def bench_fleet(sshd, env: dict, args, venv: Path, root: Path, work: Path, strategies: Path,
+                collections: Path, installed: Path, log) -> dict:
+    shutil.rmtree(work, ignore_errors=True)  # every run converges from empty host folders
+    work.mkdir(parents=True)
+    inventory, names = write_inventory(work, sshd, args.fleet_hosts)
+    books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in ("anchors", "deevnet")}
+    firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in ("anchors", "deevnet")}
+    forks = args.fleet_forks
+    try:
+        return _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
+                        inventory, names, books, firsts, forks)
+    finally:
+        close_masters(work / "cp")
+
+
+def close_masters(control: Path) -> None:
+    """Ends the per-host ssh ControlPersist masters (`ssh -O exit`), so none outlives the run."""
+    for socket_path in sorted(control.glob("fleet*")):
+        subprocess.run(["ssh", "-o", f"ControlPath={socket_path}", "-O", "exit", "fleet"],
+                       capture_output=True, check=False)
+
+
+def _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
+             inventory, names, books, firsts, forks) -> dict:
+    # Converge, then warm every variant (the fast path's binary cache, page cache, mitogen's import cache).
+    for name, (pair, mitogen) in VARIANTS.items():
+        play(venv, env, strategies, inventory, books[pair], mitogen, forks)
+    machine: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    changed: dict[str, int] = {name: 0 for name in VARIANTS}
+    for r in range(args.fleet_rounds):
+        for name, (pair, mitogen) in VARIANTS.items():
+            w, c, out, m = play(venv, env, strategies, inventory, books[pair], mitogen, forks)
+            machine[name].append(m)
+            wall[name].append(w)
+            cpu[name].append(c)
+            changed[name] = max(changed[name], recap_changed(out))
+        log(f"fleet round {r + 1}/{args.fleet_rounds}: " + ", ".join(f"{n}: {v[-1]:.1f} s" for n, v in wall.items()))
+
+    # Profile on one host: SSH execs per task at -vvv, two tasks against one so start-up cancels.
+    log("fleet profile: SSH execs per task on one host (-vvv), modules alone on the target")
+    execs: dict[str, float] = {}
+    one_host: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    for name, (pair, mitogen) in VARIANTS.items():
+        limit = ["--limit", names[0], "-vvv"]
+        _, _, one, _ = play(venv, env, strategies, inventory, firsts[pair], mitogen, 1, limit)
+        _, _, two, _ = play(venv, env, strategies, inventory, books[pair], mitogen, 1, limit)
+        slug = name.split(",")[0].replace(".net", "") + ("-mitogen" if mitogen else "-stock")
+        (work / f"profile-{slug}-1task.log").write_text(one)  # kept for a reader of the counts
+        (work / f"profile-{slug}-2tasks.log").write_text(two)
+        execs[name] = count_execs(two) - count_execs(one)
+    for _ in range(max(1, args.fleet_rounds)):
+        for name, (pair, mitogen) in VARIANTS.items():
+            w, _, _, _ = play(venv, env, strategies, inventory, books[pair], mitogen, 1, ["--limit", names[0]])
+            one_host[name].append(w)
+    alone = module_alone(venv, root, collections, installed, work / names[0], max(5, 10 * args.fleet_rounds))
+    return {"wall": wall, "cpu": cpu, "machine": machine, "changed": changed, "execs": execs, "one_host": one_host,
+            "alone": alone, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
+
+
+def _med(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def report_section(result: dict, command: str, mitogen_version: str) -> str:
+    wall, cpu, hosts, forks = result["wall"], result["cpu"], result["hosts"], result["forks"]
+    host_tasks = hosts * 2
+    lines = [f"{SECTION_TITLE} ({hosts} hosts over SSH on 127.0.0.1, {forks} forks)", "",
+             f"Reproduce: `{command}` ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores). "
+             f"{hosts} inventory hosts (`ansible_host=127.0.0.1`, one private sshd, one SSH connection and one "
+             "folder per host), one play of two tasks in steady state (converged and warmed first, nothing "
+             "changes): the forwarding file and one FRR stanza (`vrf vrf_tdemo` / "
+             f"`{STANZA_LINE}`). Anchors: `ansible.posix.sysctl` (reload: false) + `ansible.builtin.blockinfile`; "
+             "deevnet.net: `sysctl_forwarding` (apply: false) + `frr_local_stanza`. The four variants are "
+             f"interleaved in {result['rounds']} rounds; mitogen {mitogen_version}.", "",
+             "| variant | play wall, median s | spread | ms per host-task | controller CPU s per play | changed hosts |",
+             "|---|---|---|---|---|---|"]
+    for name in VARIANTS:
+        med = _med(wall[name])
+        lines.append(f"| {name} | {med:.1f} | {min(wall[name]):.1f}-{max(wall[name]):.1f} | "
+                     f"{med / host_tasks * 1000:.0f} | {_med(cpu[name]):.1f} | {result['changed'][name]} |")
+    stock = _med(wall[DEEVNET_STOCK]) / _med(wall[ANCHORS_STOCK])
+    mito = _med(wall[DEEVNET_MITOGEN]) / _med(wall[ANCHORS_MITOGEN])
+    lines += ["", f"Goal: deevnet.net at most 0.4x the anchors under the stock strategy. Measured: **{stock:.2f}x** "
+              f"({'met' if stock <= 0.4 else 'NOT met'}).", "",
+              f"Goal: deevnet.net at most 0.8x the anchors under `mitogen_linear`. Measured: **{mito:.2f}x** "
+              f"({'met' if mito <= 0.8 else 'NOT met'}).", ""]
+
+    alone = {pair: _med(v) for pair, v in result["alone"].items()}
+    lines += ["### Where a task's time goes", "",
+              "Controller CPU is getrusage(RUSAGE_CHILDREN) of the ansible-playbook process tree (its forks, "
+              "the ssh clients it waits for, mitogen's multiplexer and its ssh processes; not sshd nor the modules, "
+              "which run on the same cores here). Under the stock strategy it leaves out the ssh ControlPersist "
+              "masters, which detach from the tree and carry the session's crypto: the stock rows undercount, "
+              "so do not read their controller CPU against the mitogen rows'. SSH execs per task: "
+              "`SSH: EXEC` lines at -vvv, one host, a two-task play less a one-task play. One-host play: the same play "
+              "limited to one host. Target side: both modules run alone on that host's converged files, "
+              "no Ansible (a fresh interpreter for the Python ones).", "",
+              "Machine CPU busy: /proc/stat over the play, every process on the machine (the controller, the ssh "
+              "masters, sshd, the modules, and anything else running), in cores.", "",
+              "| variant | controller CPU ms per host-task | controller CPU / wall | machine CPU busy | "
+              "SSH execs per task | one-host play, median s | target side, both modules, median ms |",
+              "|---|---|---|---|---|---|---|"]
+    for name, (pair, _) in VARIANTS.items():
+        c = _med(cpu[name])
+        lines.append(f"| {name} | {c / host_tasks * 1000:.0f} | {c / _med(wall[name]):.2f} cores | "
+                     f"{_med(result['machine'][name]):.2f} of {os.cpu_count()} cores | "
+                     f"{result['execs'][name]:g} | {_med(result['one_host'][name]):.1f} | {alone[pair] * 1000:.1f} |")
+    cores = os.cpu_count() or 1
+    lines += ["", "Reading:", ""]
+    for name, (pair, mitogen) in VARIANTS.items():
+        c, w = _med(cpu[name]), _med(wall[name])
+        busy = c / w
+        whole = _med(result["machine"][name])
+        if busy >= 0.75 * cores:
+            bound = (f"bounded by controller CPU: the ansible-playbook tree alone keeps {busy:.2f} of {cores} "
+                     "cores busy, so this machine cannot run it faster without less controller work per task")
+        elif whole >= 0.75 * cores:
+            bound = (f"bounded by the machine's CPU: {whole:.2f} of {cores} cores busy in all, {busy:.2f} of them "
+                     "counted in the ansible-playbook tree; the rest is sshd, the modules"
+                     + (", the detached ssh masters" if not mitogen else "") + " and whatever else runs here")
+        else:
+            bound = (f"not CPU-bound ({whole:.2f} of {cores} cores busy in all, {busy:.2f} in the "
+                     "ansible-playbook tree): the play spends its time waiting, on SSH round trips and on "
+                     "Ansible's own scheduling between tasks and hosts")
+        target = alone[pair] * hosts
+        lines.append(f"- {name}: {bound}. The modules themselves take {alone[pair] * 1000:.0f} ms per host run "
+                     f"alone, {target:.1f} s for the {hosts} hosts against {w:.1f} s of play"
+                     + (" (less under mitogen for the Python ones, which run in its persistent interpreter "
+                        "without a fresh start)" if mitogen and pair == "anchors" else "")
+                     + f"; {result['execs'][name]:g} new SSH exec(s) per task"
+                     + (" (mitogen sends each task over its persistent connection to the host)" if mitogen else "")
+                     + ".")
+    lines += ["", "All variants run on the same 2-core machine as the sshd and the \"targets\": on loopback the "
+              "network costs nothing and the target's CPU is the controller's, so the controller-side share "
+              "here is an upper bound of what a real fleet would see, and the target-side share a lower bound.", ""]
+    return "\n".join(lines)
+
+
+def existing_section(path: Path) -> str:
+    text = path.read_text() if path.exists() else ""
+    start = text.find(SECTION_TITLE)
+    if start == -1:
+        return ""
+    end = text.find("\n## ", start + len(SECTION_TITLE))
+    return text[start:] if end == -1 else text[start:end + 1]
+
+
+def update_section(path: Path, section: str) -> str:
+    """Replaces this part's section in an existing BENCHMARKS.md, or appends it; returns the text."""
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    section = section.rstrip("\n") + "\n"
+    start = text.find(SECTION_TITLE)
+    if start == -1:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + len(SECTION_TITLE))
+        text = text[:start] + section + ("" if end == -1 else "\n" + text[end + 1:])
+    path.write_text(text)
+    return text
