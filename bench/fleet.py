@@ -30,6 +30,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import sections  # bench/sections.py
+
 SECTION_TITLE = "## 5. Fleet scale: one play over many hosts"
 
 STANZA_HEADER = "vrf vrf_tdemo"
@@ -325,23 +327,10 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
 
 
 def existing_section(path: Path) -> str:
-    text = path.read_text() if path.exists() else ""
-    start = text.find(SECTION_TITLE)
-    if start == -1:
-        return ""
-    end = text.find("\n## ", start + len(SECTION_TITLE))
-    return text[start:] if end == -1 else text[start:end + 1]
+    """This part's section in an existing BENCHMARKS.md (measured earlier), or ''."""
+    return sections.existing_section(path, SECTION_TITLE)
 
 
 def update_section(path: Path, section: str) -> str:
-    """Replaces this part's section in an existing BENCHMARKS.md, or appends it; returns the text."""
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    section = section.rstrip("\n") + "\n"
-    start = text.find(SECTION_TITLE)
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + len(SECTION_TITLE))
-        text = text[:start] + section + ("" if end == -1 else "\n" + text[end + 1:])
-    path.write_text(text)
-    return text
+    """Replaces this part's section in an existing BENCHMARKS.md, or appends it."""
+    return sections.update_section(path, SECTION_TITLE, section)

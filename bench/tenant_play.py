@@ -42,6 +42,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import sections  # bench/sections.py
+
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv" / "bin"
 BASELINE_DIR = ROOT / "bench" / "baseline"
@@ -432,25 +434,13 @@ NOT_MEASURED_LINE = ("- The whole `--tags tenant-egress` play at 1, 100 and 1,00
 
 
 def existing_section(path: Path) -> str:
-    """This benchmark's section in an existing BENCHMARKS.md (measured earlier), or ''."""
-    text = path.read_text() if path.exists() else ""
-    start = text.find(SECTION_TITLE)
-    if start == -1:
-        return ""
-    end = text.find("\n## ", start + len(SECTION_TITLE))
-    return text[start:] if end == -1 else text[start:end + 1]
+    """This part's section in an existing BENCHMARKS.md (measured earlier), or ''."""
+    return sections.existing_section(path, SECTION_TITLE)
 
 
-def update_section(path: Path, section: str) -> None:
-    """Replaces this benchmark's section in an existing BENCHMARKS.md, or appends it."""
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    start = text.find(SECTION_TITLE)
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + len(SECTION_TITLE))
-        text = text[:start] + section + ("" if end == -1 else "\n" + text[end + 1:])
-    path.write_text(text)
+def update_section(path: Path, section: str) -> str:
+    """Replaces this part's section in an existing BENCHMARKS.md, or appends it."""
+    return sections.update_section(path, SECTION_TITLE, section)
 
 
 # --- entry points --------------------------------------------------------------------------------
