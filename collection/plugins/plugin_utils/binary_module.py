@@ -42,7 +42,6 @@ from ansible.utils.plugin_docs import get_docstring
 
 display = Display()
 
-CACHE_DIR = "~/.ansible/deevnet.net"
 MISS = "DEEVNET_NET_CACHE_MISS"
 UNSAFE = "DEEVNET_NET_UNSAFE_CACHE"
 MISMATCH = "DEEVNET_NET_HASH_MISMATCH"
@@ -199,14 +198,10 @@ def _json_text(value, option):
 
 
 def _marker(res):
-    """The fast path's marker when the remote script printed one instead of a module result."""
-    first = res.get("stdout", "").strip().split(" ", 1)[0]
-    return first if first in MARKERS else None
-
-
-def _marker_detail(res):
-    parts = res.get("stdout", "").strip().split(" ", 1)
-    return parts[1] if len(parts) > 1 else ""
+    """(marker, detail) when the remote script printed one of its markers instead of a module
+    result, else (None, "")."""
+    first, _, detail = res.get("stdout", "").strip().partition(" ")
+    return (first, detail) if first in MARKERS else (None, "")
 
 
 class BinaryModuleAction(ActionBase):
@@ -249,7 +244,7 @@ class BinaryModuleAction(ActionBase):
             digest = binary_sha256(binary)
             env = self._compute_environment_string().strip()
             res = self._remote(env, "run", name, digest, stdin)
-            if _marker(res) == MISS:
+            if _marker(res)[0] == MISS:
                 display.vvv(f"deevnet.net: {fqcn} is not cached on the target (or its copy is corrupt): uploading")
                 res = self._install_and_run(env, name, digest, binary, stdin)
             else:
@@ -277,7 +272,7 @@ class BinaryModuleAction(ActionBase):
 
     def _stock_path_reason(self, res):
         """Why a fast-path answer sends the task to the stock path, if it does."""
-        marker, detail = _marker(res), _marker_detail(res)
+        marker, detail = _marker(res)
         if marker == UNSAFE:
             return (f"the module cache is not private: {detail}; make ~/.ansible a folder of the remote user "
                     "that only they can write (chmod go-w), or set deevnet_net_fast_path: false to silence this")
@@ -326,7 +321,7 @@ class BinaryModuleAction(ActionBase):
             res = self._remote(env, "install", name, digest, stdin, uploaded)
         finally:
             self._remove_tmp_path(tmpdir)
-        marker, detail = _marker(res), _marker_detail(res)
+        marker, detail = _marker(res)
         if marker == MISMATCH:
             raise AnsibleError(f"deevnet.net: the uploaded {name} does not match its hash {digest}: the transfer corrupted it; run the task again")
         if marker == UNSUPPORTED:
@@ -336,7 +331,7 @@ class BinaryModuleAction(ActionBase):
         return res
 
     def _parse(self, res):
-        marker, detail = _marker(res), _marker_detail(res)
+        marker, detail = _marker(res)
         if marker == NOEXEC:
             raise AnsibleError(
                 f"deevnet.net: the module cache {detail} on the target is on a filesystem mounted noexec, so the "
