@@ -200,7 +200,7 @@ def _json_text(value, option):
 def _marker(res):
     """(marker, detail) when the remote script printed one of its markers instead of a module
     result, else (None, "")."""
-    first, _, detail = res.get("stdout", "").strip().partition(" ")
+    first, detail = (res.get("stdout", "").strip().split(" ", 1) + [""])[:2]
     return (first, detail) if first in MARKERS else (None, "")
 
 
