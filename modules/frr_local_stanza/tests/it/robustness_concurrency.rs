@@ -1,6 +1,7 @@
 //! Two plays on one frr.conf.local at the same moment: the folder lock serialises them, so both
 //! stanzas end in the file; a run blocked past lock_timeout fails with the reason, in time.
 
+use deevnet_runtime::test_support::kill9;
 use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
@@ -53,17 +54,7 @@ fn a_run_blocked_past_lock_timeout_fails_with_the_reason() {
     let path = dir.path().join("frr.conf.local");
     // The first run holds the lock for 4 s (paused before its rename).
     let holder = start(dir.path(), "holder", vrf(&path, "vrf_a"), 4000);
-    let started = Instant::now();
-    while !fs::read_dir(dir.path())
-        .unwrap()
-        .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the first run never started writing"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    kill9::wait_until_writing(dir.path(), "the first run");
     let mut args = vrf(&path, "vrf_b");
     args["lock_timeout"] = json!(1);
     let started = Instant::now();

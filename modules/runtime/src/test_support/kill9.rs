@@ -41,6 +41,19 @@ fn is_root() -> bool {
         .unwrap_or(false)
 }
 
+/// Waits (up to 20 s) until a run's temporary file appears in `dir`: the run is inside its write
+/// window (hold it there with the test-hooks pause). `who` names the run in the failure.
+pub fn wait_until_writing(dir: &Path, who: &str) {
+    let started = Instant::now();
+    while temp_files(dir).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{who} never started writing"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn temp_files(dir: &Path) -> Vec<String> {
     fs::read_dir(dir)
         .unwrap()

@@ -7,7 +7,6 @@ use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 fn binary() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_sysctl_forwarding"))
@@ -142,17 +141,7 @@ fn an_interface_that_disappears_mid_run_fails_clearly() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while !fs::read_dir(dir.path())
-        .unwrap()
-        .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the module never started writing"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    kill9::wait_until_writing(dir.path(), "the module");
     ip(&["-n", &netns, "link", "del", "vmbr0.50"]);
     let out = child.wait_with_output().unwrap();
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
