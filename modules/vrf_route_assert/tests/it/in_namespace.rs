@@ -12,7 +12,7 @@ use deevnet_runtime::test_support::TestNamespace;
 use serde_json::{json, Value};
 use std::net::IpAddr;
 use vrf_route_assert::kernel::NodeKernel;
-use vrf_route_assert::plan::{DefaultExpectation, LookupCheck, VrfCheck};
+use vrf_route_assert::plan::{DefaultExpectation, LookupCheck, Plan, VrfCheck};
 use vrf_route_assert::{assert_vrfs, Kernel, Report};
 
 const VRF_TABLE: u32 = 1001;
@@ -64,7 +64,7 @@ impl Namespace {
             let mut kernel = EmulatedVrf {
                 node: NodeKernel::connect().unwrap(),
             };
-            assert_vrfs(&mut kernel, &checks).unwrap()
+            assert_vrfs(&mut kernel, &Plan::of(checks)).unwrap()
         })
     }
 }
@@ -100,6 +100,9 @@ impl Kernel for EmulatedVrf {
     }
     fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
         self.node.forwarding(family, dev)
+    }
+    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+        self.node.rp_filter(dev)
     }
 }
 
@@ -143,11 +146,11 @@ fn ip(text: &str) -> IpAddr {
 
 fn mission_checks() -> Vec<VrfCheck> {
     vec![VrfCheck {
-        name: "vrf_tdemo".into(),
-        default_route: Some(DefaultExpectation {
+        defaults: vec![DefaultExpectation {
+            family: Family::V4,
             via: Some(ip("10.20.50.1")),
             dev: Some("vmbr0.50".into()),
-        }),
+        }],
         lookups: vec![
             LookupCheck {
                 dst: ip("10.20.99.5"),
@@ -167,6 +170,7 @@ fn mission_checks() -> Vec<VrfCheck> {
             },
         ],
         forwarding: true,
+        ..VrfCheck::new("vrf_tdemo")
     }]
 }
 
