@@ -435,7 +435,10 @@ attempts:
   sample: 6
 msg:
   description:
-    - On failure, every failed check on a line of its own; otherwise how many checks passed.
+    - On failure, every failed check on a line of its own (and, with O(undeclared_vrfs=fail),
+      every undeclared VRF that falls through); otherwise how many checks passed, whether an
+      undeclared VRF falls through (when they were inspected) and, when O(settle_timeout) made
+      more than one attempt, after how long.
   returned: always
   type: str
   sample: "vrf_tdemo: 10.20.99.5 resolves via dev vmbr0 (table main: fall-through), expected dev vmbr0.50, not dev vmbr0"
