@@ -12,10 +12,12 @@
 #   E. IPv6 destinations, before and after an IPv6 default in the VRF;
 #   F. an undeclared VRF (vrf_tnew, table 1002): reported by undeclared_vrfs=warn and =fail, and
 #      settle_timeout waiting for its default, added 3 s after the module starts;
-#   G. IPv6 defaults (ipv6_default_dev) in vrf_tdemo and in the default VRF.
+#   G. IPv6 defaults (ipv6_default_dev) in vrf_tdemo and in the default VRF, and the default VRF
+#      with an IPv6 default but no IPv4 one (the main table's default removed for one run);
+#   H. asymmetric_returns: all.rp_filter=2 over vmbr0.50's 0, then both 0.
 # A, B and D also run no_fall_through with forbidden_interfaces=[vmbr0] (no hand-picked address)
 # and undeclared_vrfs=fail with no VRF declared (vrf_tdemo itself is then undeclared).
-# The runner puts both faults back afterwards (lab-reset-faults); what E, F and G add, they remove.
+# The runner puts both faults back afterwards (lab-reset-faults); what E to H change, they undo.
 . "$LAB_DIR/lib/testlib.sh"
 
 # Built on this host, whose glibc is not newer than the guest's.
@@ -216,6 +218,10 @@ vra g1 "\$V6"
 ip -6 route add vrf vrf_tdemo default dev vmbr0.50
 ip -6 route add default dev vmbr0.50
 vra g2 "\$V6"
+# The all-exit fabric's first trap: only the IPv6 default arrived.
+ip route del default via 10.20.50.1 dev vmbr0.50
+vra g3 '{"vrfs": [{"name": "default", "ipv6_default_dev": "vmbr0.50"}]}'
+ip route add default via 10.20.50.1 dev vmbr0.50
 ip -6 route del vrf vrf_tdemo default dev vmbr0.50
 ip -6 route del default dev vmbr0.50
 GUEST
@@ -225,5 +231,27 @@ check "no IPv6 default in vrf_tdemo: falls through" msg_has g1 "vrf_tdemo: table
 check "no IPv6 default in the default VRF" msg_has g1 "default: table main has no IPv6 default route; expected default dev vmbr0.50" "$out"
 check "the default VRF's IPv4 default is there" is_eq "$(figure g1_lines "$out")" 2
 check "with both IPv6 defaults, every check passes" test "$(figure g2_rc "$out")" = 0
+check "an IPv6 default without the IPv4 one: the IPv6-only activation is named" \
+  test "$(figure g3_msg0 "$out")" = "default: table main has no usable IPv4 default but has the IPv6 default dev vmbr0.50 metric 1024: the fabric activates only IPv6 (its BGP peers are activated only in address-family ipv6 unicast), so no IPv4 default is learned; activate the peers in address-family ipv4 unicast (in frr.conf.local: router bgp ASN / address-family ipv4 unicast / neighbor PEER activate / exit-address-family) or define the fabric dual-stack"
+
+echo "== H: asymmetric returns: the effective rp_filter of vmbr0.50"
+out=$("$LAB" run bash -s <<GUEST
+$GUEST_HELPER
+RETURNS='{"vrfs": [{"name": "vrf_tdemo", "default_dev": "vmbr0.50", "asymmetric_returns": true}]}'
+all_before=\$(cat /proc/sys/net/ipv4/conf/all/rp_filter)
+own_before=\$(cat /proc/sys/net/ipv4/conf/vmbr0.50/rp_filter)
+echo 0 >/proc/sys/net/ipv4/conf/vmbr0.50/rp_filter
+echo 2 >/proc/sys/net/ipv4/conf/all/rp_filter
+vra h1 "\$RETURNS"
+echo 0 >/proc/sys/net/ipv4/conf/all/rp_filter
+vra h2 "\$RETURNS"
+echo "\$all_before" >/proc/sys/net/ipv4/conf/all/rp_filter
+echo "\$own_before" >/proc/sys/net/ipv4/conf/vmbr0.50/rp_filter
+GUEST
+)
+sed 's/^/  | /' <<<"$out"
+check "all=2 wins over vmbr0.50=0: returns are dropped" \
+  grep -q "^vrf_tdemo: vmbr0.50 drops asymmetric returns: effective rp_filter 2 (the larger of net.ipv4.conf.all.rp_filter = 2, net.ipv4.conf.vmbr0/50.rp_filter = 0), expected 0" <<<"$(figure h1_msg0 "$out")"
+check "both 0: every check passes" test "$(figure h2_rc "$out")" = 0
 
 finish
