@@ -91,27 +91,12 @@ pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u
             return Err(fail("sending", std::io::Error::last_os_error()));
         }
         let deadline = Instant::now() + LISTEN;
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            if sock::poll(&[fd.as_raw_fd()], libc::POLLIN, left)
-                .map_err(|e| fail("waiting for", e))?
-                .is_empty()
-            {
-                continue;
-            }
-            let mut buffer = [0u8; 128];
-            // SAFETY: buffer is valid for its length.
-            let len = unsafe {
-                libc::recv(
-                    fd.as_raw_fd(),
-                    buffer.as_mut_ptr() as *mut libc::c_void,
-                    buffer.len(),
-                    0,
-                )
-            };
-            if len > 0 {
-                if let Some(owner) = answer_for(&buffer[..len as usize], address) {
-                    return Ok(Some(owner));
-                }
+        let mut buffer = [0u8; 128];
+        while let Some(len) =
+            sock::recv_until(&fd, deadline, &mut buffer).map_err(|e| fail("waiting for", e))?
+        {
+            if let Some(owner) = answer_for(&buffer[..len], address) {
+                return Ok(Some(owner));
             }
         }
     }

@@ -16,15 +16,24 @@ const ICMP_ECHO_REPLY: u8 = 0;
 const ICMP_UNREACHABLE: u8 = 3;
 const PAYLOAD: &[u8] = b"deevnet.net egress_probe";
 
-/// Sends every target's probes from `workload`; the outcomes (in the order of `targets`) and
-/// what marks the probe's packets in captures.
+/// How every target is probed.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// The source of every probe.
+    pub workload: Ipv4Addr,
+    pub count: u32,
+    /// The wait for each answer.
+    pub timeout: Duration,
+}
+
+/// Sends every target's probes; the outcomes (in the order of `targets`) and what marks the
+/// probe's packets in captures.
 pub fn run_all(
     targets: &[Target],
-    workload: Ipv4Addr,
+    settings: Settings,
     icmp_id: u16,
-    count: u32,
-    timeout: Duration,
 ) -> (Vec<ProbeOutcome>, Markers) {
+    let workload = settings.workload;
     let mut markers = Markers {
         workload,
         icmp_id,
@@ -34,9 +43,9 @@ pub fn run_all(
         .iter()
         .map(|target| {
             let result = match target.proto {
-                Proto::Icmp => ping(target.address, workload, icmp_id, count, timeout),
-                Proto::Tcp => connect(target, workload, count, timeout, &mut markers),
-                Proto::Udp => dns_query(target, workload, count, timeout, &mut markers),
+                Proto::Icmp => ping(target.address, settings, icmp_id),
+                Proto::Tcp => connect(target, settings, &mut markers),
+                Proto::Udp => dns_query(target, settings, &mut markers),
             };
             result.unwrap_or_else(|error| ProbeOutcome {
                 error: Some(describe(&error)),
@@ -61,43 +70,22 @@ fn describe(error: &io::Error) -> String {
     }
 }
 
-fn ping(
-    target: Ipv4Addr,
-    workload: Ipv4Addr,
-    id: u16,
-    count: u32,
-    timeout: Duration,
-) -> io::Result<ProbeOutcome> {
+fn ping(target: Ipv4Addr, settings: Settings, id: u16) -> io::Result<ProbeOutcome> {
     let fd = sock::socket(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP)?;
-    sock::bind_v4(&fd, SocketAddrV4::new(workload, 0))?;
+    sock::bind_v4(&fd, SocketAddrV4::new(settings.workload, 0))?;
     let mut outcome = ProbeOutcome::default();
-    for sequence in 0..count as u16 {
+    for sequence in 0..settings.count as u16 {
         let sent_at = Instant::now();
         if let Err(error) = sock::sendto_v4(&fd, &echo_request(id, sequence), target) {
             outcome.error = Some(describe(&error));
             continue;
         }
         outcome.sent += 1;
-        let deadline = sent_at + timeout;
+        let deadline = sent_at + settings.timeout;
         let mut answered = false;
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            if sock::poll(&[fd.as_raw_fd()], libc::POLLIN, left)?.is_empty() {
-                continue;
-            }
-            let mut buffer = [0u8; 1500];
-            // SAFETY: buffer is valid for its length.
-            let len = unsafe {
-                libc::recv(
-                    fd.as_raw_fd(),
-                    buffer.as_mut_ptr() as *mut libc::c_void,
-                    buffer.len(),
-                    0,
-                )
-            };
-            if len < 0 {
-                continue;
-            }
-            match echo_answer(&buffer[..len as usize], target, id, sequence) {
+        let mut buffer = [0u8; 1500];
+        while let Some(len) = sock::recv_until(&fd, deadline, &mut buffer)? {
+            match echo_answer(&buffer[..len], target, id, sequence) {
                 Some(EchoAnswer::Reply) => {
                     outcome.received += 1;
                     outcome
@@ -170,18 +158,12 @@ pub fn echo_answer(packet: &[u8], target: Ipv4Addr, id: u16, sequence: u16) -> O
 }
 
 /// A completed handshake per attempt, each from a new local port.
-fn connect(
-    target: &Target,
-    workload: Ipv4Addr,
-    count: u32,
-    timeout: Duration,
-    markers: &mut Markers,
-) -> io::Result<ProbeOutcome> {
+fn connect(target: &Target, settings: Settings, markers: &mut Markers) -> io::Result<ProbeOutcome> {
     let port = target.port.unwrap_or_default();
     let mut outcome = ProbeOutcome::default();
-    for _ in 0..count {
+    for _ in 0..settings.count {
         let fd = sock::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0)?;
-        sock::bind_v4(&fd, SocketAddrV4::new(workload, 0))?;
+        sock::bind_v4(&fd, SocketAddrV4::new(settings.workload, 0))?;
         markers
             .local_ports
             .push((Proto::Tcp, sock::local_port(&fd)?));
@@ -203,7 +185,7 @@ fn connect(
                 continue;
             }
         }
-        if sock::poll(&[fd.as_raw_fd()], libc::POLLOUT, timeout)?.is_empty() {
+        if sock::poll(&[fd.as_raw_fd()], libc::POLLOUT, settings.timeout)?.is_empty() {
             outcome.error = Some("no reply".into());
             continue;
         }
@@ -223,19 +205,17 @@ fn connect(
 /// A DNS query (the root's NS records) per attempt; answered means a response with its ID.
 fn dns_query(
     target: &Target,
-    workload: Ipv4Addr,
-    count: u32,
-    timeout: Duration,
+    settings: Settings,
     markers: &mut Markers,
 ) -> io::Result<ProbeOutcome> {
     let port = target.port.unwrap_or(crate::request::DNS_PORT);
-    let socket = UdpSocket::bind(SocketAddrV4::new(workload, 0))?;
+    let socket = UdpSocket::bind(SocketAddrV4::new(settings.workload, 0))?;
     markers
         .local_ports
         .push((Proto::Udp, socket.local_addr()?.port()));
     socket.connect(SocketAddrV4::new(target.address, port))?;
     let mut outcome = ProbeOutcome::default();
-    for attempt in 0..count as u16 {
+    for attempt in 0..settings.count as u16 {
         let id = markers.icmp_id.wrapping_add(attempt);
         let started = Instant::now();
         if let Err(error) = socket.send(&dns_query_bytes(id)) {
@@ -243,7 +223,7 @@ fn dns_query(
             continue;
         }
         outcome.sent += 1;
-        let deadline = started + timeout;
+        let deadline = started + settings.timeout;
         loop {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 outcome.error = Some("no reply".into());

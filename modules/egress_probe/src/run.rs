@@ -80,12 +80,15 @@ pub fn probe(netlink: &Netlink, plan: &Plan) -> Result<(Report, String), String>
         sockets.push(CaptureSocket::open(egress, Role::Egress)?);
     }
     let captures = capture::start(sockets, plan.targets.iter().map(|t| t.address).collect());
-    let (targets, count) = (plan.targets.clone(), plan.count);
-    let timeout = Duration::from_secs(plan.timeout_secs.into());
+    let targets = plan.targets.clone();
+    let settings = probe::Settings {
+        workload: plan.address.addr(),
+        count: plan.count,
+        timeout: Duration::from_secs(plan.timeout_secs.into()),
+    };
+    // The echo identifier marks this run's pings, also once SNAT replaced their source.
     let icmp_id = (pid & 0xffff) as u16;
-    let workload_address = plan.address.addr();
-    let (outcomes, markers) = namespace
-        .run(move || probe::run_all(&targets, workload_address, icmp_id, count, timeout))?;
+    let (outcomes, markers) = namespace.run(move || probe::run_all(&targets, settings, icmp_id))?;
     let captured = captures.finish()?;
     guard.remove().map_err(|e| e.to_string())?;
     drop(namespace);

@@ -4,7 +4,7 @@
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// `socket(2)` as an owned descriptor.
 pub fn socket(domain: i32, kind: i32, protocol: i32) -> io::Result<OwnedFd> {
@@ -109,6 +109,28 @@ pub fn poll(fds: &[RawFd], events: i16, timeout: Duration) -> io::Result<Vec<usi
         .filter(|(_, p)| p.revents != 0)
         .map(|(i, _)| i)
         .collect())
+}
+
+/// Waits until `deadline` for the next datagram on `fd`; its length, or `None` when time is up.
+pub fn recv_until(fd: &OwnedFd, deadline: Instant, buffer: &mut [u8]) -> io::Result<Option<usize>> {
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        if poll(&[fd.as_raw_fd()], libc::POLLIN, left)?.is_empty() {
+            continue;
+        }
+        // SAFETY: buffer is valid for its length.
+        let len = unsafe {
+            libc::recv(
+                fd.as_raw_fd(),
+                buffer.as_mut_ptr() as *mut libc::c_void,
+                buffer.len(),
+                0,
+            )
+        };
+        if len >= 0 {
+            return Ok(Some(len as usize));
+        }
+    }
+    Ok(None)
 }
 
 /// `setsockopt` of one int.

@@ -2,3 +2,4 @@
 //! `cargo test -p egress_probe --test it in_namespace::`.
 
 mod cli;
+mod in_namespace;
