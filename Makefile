@@ -47,7 +47,8 @@ ansible-test: collection
 .PHONY: ansible-core-oldest
 ansible-core-oldest: collection $(VENV_OLDEST)/.installed
 	$(VENV_OLDEST)/bin/python -m pytest -q tests/ansible/test_fast_path.py tests/ansible/test_sysctl_forwarding.py \
-	  tests/ansible/test_frr_local_stanza.py tests/ansible/test_vrf_route_assert.py tests/ansible/test_role_interface.py
+	  tests/ansible/test_frr_local_stanza.py tests/ansible/test_vrf_route_assert.py tests/ansible/test_role_interface.py \
+	  tests/ansible/test_egress_probe.py
 
 sanity: collection-stage venv
 	tests/sanity/run

@@ -14,6 +14,11 @@ release-binaries:
 # Its README.md is collection/README.md (for the collection's users); the repository's README.md
 # (for people who build and test it) is not packed. docs/ holds reference pages the users' README
 # and the modules link to.
+# Each module's binary is bin/<name>, and plugins/modules/<name> a link to it: ansible-core runs
+# the binary through the link, and `ansible-doc -l`, which skips links, reads only the .py
+# documentation. A binary there itself would be listed too, and whichever of the two the
+# folder lists last would be read (ext4 lists in hash order): reading the ELF file fails, and
+# the module is left out of the list with a "documentation formatting error" warning.
 collection-stage: release-binaries venv
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
 	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(STAGE)/
@@ -24,7 +29,8 @@ collection-stage: release-binaries venv
 	@for m in $(MODULES); do \
 	  test -f $(ROOT)/collection/plugins/modules/$$m.py || { echo "modules/$$m has no documentation file collection/plugins/modules/$$m.py"; exit 1; }; \
 	  test -f $(ROOT)/collection/plugins/action/$$m.py || { echo "modules/$$m has no action plugin collection/plugins/action/$$m.py (copy another module's: it names the shared class)"; exit 1; }; \
-	  install -m 0755 $(ROOT)/target/release/$$m $(STAGE)/plugins/modules/$$m; done
+	  install -D -m 0755 $(ROOT)/target/release/$$m $(STAGE)/bin/$$m; \
+	  ln -s ../../bin/$$m $(STAGE)/plugins/modules/$$m; done
 	@cd $(STAGE) && PATH=$(VENV)/bin:$$PATH $(VENV)/bin/antsibull-changelog release --version $(VERSION) --date $$(git -C $(ROOT) log -1 --format=%cs 2>/dev/null || date +%F)
 	@$(PY) $(ROOT)/mk/tidy_yaml.py $(STAGE)/changelogs/changelog.yaml
 	@echo "== staged $(STAGE) with modules: $(MODULES)"

@@ -54,6 +54,17 @@ def _modules() -> list[str]:
     )
 
 
+def test_each_module_is_a_link_to_its_binary_beside_its_documentation():
+    """plugins/modules/<name> links to bin/<name>: ansible-core runs the binary through it, and
+    `ansible-doc -l` skips links, so it reads the .py documentation whatever the folder's order."""
+    members = _members()
+    for module in _modules():
+        link = members.get(f"plugins/modules/{module}")
+        assert link is not None and link.issym() and link.linkname == f"../../bin/{module}", module
+        assert members[f"bin/{module}"].isfile() and members[f"bin/{module}"].mode & 0o111, module
+        assert _read(f"bin/{module}")[:4] == b"\x7fELF", module
+
+
 # --- license and metadata -----------------------------------------------------------------------
 
 def test_copying_is_the_gpl3_text_and_the_license_file():
@@ -306,7 +317,7 @@ def test_no_tracked_file_reads_the_shared_folder_beside_the_repository():
 def test_ansible_doc_shows_each_modules_requirements_fast_path_and_shared_options(ansible_env):
     """The shared documentation comes from the doc fragments, once, into every module's page."""
     files = {"sysctl_forwarding", "frr_local_stanza"}
-    for module in ("sysctl_forwarding", "frr_local_stanza", "vrf_route_assert", "qinq_check"):
+    for module in ("sysctl_forwarding", "frr_local_stanza", "vrf_route_assert", "qinq_check", "egress_probe"):
         proc = subprocess.run([VENV_BIN / "ansible-doc", "--json", f"deevnet.net.{module}"], env=ansible_env,
                               capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr

@@ -2,9 +2,9 @@
 gives the same results as through the stock strategy, in check mode and for real.
 
 Each run gets a fresh namespace node and temp files; results are compared after the run's own
-temp paths are replaced by a placeholder. vrf_route_assert and qinq_check find no VRF and no
-bond in a namespace of this machine's kernel: their (failed) results are compared as well, which
-is what a module run under either strategy must agree on.
+temp paths are replaced by a placeholder. vrf_route_assert, qinq_check and egress_probe find no
+VRF and no bond in a namespace of this machine's kernel: their (failed) results are compared as
+well, which is what a module run under either strategy must agree on.
 """
 from __future__ import annotations
 
@@ -53,9 +53,16 @@ def play(node: Node, tmp: Path) -> str:
                 vlans: "199-299"
               register: r_qinq
               ignore_errors: true
+            - name: Egress probe
+              deevnet.net.egress_probe:
+                vrf: vrf_tdemo
+                address: 10.20.129.250/24
+                targets: [{{address: 203.0.113.8}}]
+              register: r_egress
+              ignore_errors: true
             - name: Keep the results
               ansible.builtin.copy:
-                content: "{{{{ {{'sysctl': r_sysctl, 'frr': r_frr, 'vrf': r_vrf, 'qinq': r_qinq}} | to_nice_json }}}}"
+                content: "{{{{ {{'sysctl': r_sysctl, 'frr': r_frr, 'vrf': r_vrf, 'qinq': r_qinq, 'egress': r_egress}} | to_nice_json }}}}"
                 dest: {tmp}/results.json
                 mode: "0600"
               check_mode: false
@@ -97,8 +104,10 @@ def test_mitogen_linear_gives_the_stock_strategys_results(ansible_env, tmp_path,
     stock, stock_forwarding, _ = run(ansible_env, tmp_path, "stock", mitogen=False, check=check)
     fast, fast_forwarding, output = run(ansible_env, tmp_path, "mitogen", mitogen=True, check=check)
     assert "mitogen" in output.lower(), "the play did not run under mitogen"
-    # Under mitogen its own runner, not the plugin's shell script, runs the binary: say so.
-    assert output.count("takes the stock module path: mitogen runs binary modules with its own runner") == 4, output
+    # Under mitogen its own runner, not the plugin's shell script, runs the binary: say so, once
+    # per module task of the play.
+    assert output.count("takes the stock module path: mitogen runs binary modules with its own runner") == \
+        len(stock), output
     assert fast == stock, "\n".join(
         f"{key}:\n  mitogen: {json.dumps(fast[key], sort_keys=True)}\n  stock:   {json.dumps(stock[key], sort_keys=True)}"
         for key in stock if fast.get(key) != stock[key])

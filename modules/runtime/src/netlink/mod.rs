@@ -124,7 +124,9 @@ impl Netlink {
         }
     }
 
-    fn collect<T>(
+    /// Runs a dump request (a stream on [`Netlink::handle`]) to its end; its error names
+    /// `operation`.
+    pub fn collect<T>(
         &self,
         operation: &str,
         stream: impl Stream<Item = Result<T, rtnetlink::Error>>,

@@ -1,0 +1,229 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 deevnet.net contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Documentation only: the module is the Rust binary of the same name (modules/egress_probe),
+# which ansible-core prefers at run time. This file serves ansible-doc, ansible-doc -l and Galaxy.
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: egress_probe
+short_description: Prove tenant egress from a synthetic workload plugged into the tenant's VNet
+version_added: 0.1.0
+description:
+  - Plugs a synthetic workload into a tenant's VNet for a few seconds, like a VM, and tests
+    egress from it. Egress is observed, not inferred - replies must come back into the
+    workload, and captures on the node's other interfaces show where its packets left. A
+    rising SNAT counter is no proof of egress; route lookups (M(deevnet.net.vrf_route_assert))
+    show where the kernel would send a packet, not that replies come back.
+  - The workload is a network namespace of the module's own process, with a veth pair whose
+    node end (C(dvprobe<pid>)) is attached to the VNet's bridge as a VM's tap is. Inside it
+    has O(address) and a default route via O(gateway). IPv6 is off in it and on its tap, so
+    the workload sends nothing but the probes (and the ARP for its gateway).
+  - Captures (AF_PACKET) on O(forbidden_interfaces) and O(expect_egress_interface) start before
+    the first probe. Each target gets O(count) probes - an ICMP echo, a completed TCP
+    handshake, or a DNS query (C(. IN NS)) answered - each waiting at most O(timeout) seconds.
+  - "The verdict is V(failed), and the task fails, when a target with O(targets[].expect=reply)
+    did not answer every probe, when its packets did not leave by O(expect_egress_interface),
+    or when any probe packet left by a forbidden interface. The message says it in the
+    incident's words, for instance C(203.0.113.8 icmp: 0/3 replies while traffic left by
+    vmbr0.50 and 3 replies came back to it: replies are not forwarded back) or
+    C(3 tenant packets left by vmbr0 untranslated)."
+  - Everything the run creates goes with it, also on error, timeout, panic, SIGTERM or
+    C(kill -9) - the namespace has no name and is held only by the process, so the kernel
+    removes it, and the veth pair with it, when the process ends. A pair left by a run killed
+    between two netlink calls carries its dead process id in its name and is removed by the
+    next run, with a warning.
+  - Refused before anything is created - a VRF, VNet or interface that does not exist, an
+    address outside the subnets the VRF has connected, with another prefix length, configured
+    on the node or answering ARP on the VNet, a gateway that neither is the node's address
+    on the VNet nor answers ARP, targets that are broadcast, multicast, loopback, link-local,
+    unspecified, the node's own or the workload's own addresses, and out-of-range O(count) or
+    O(timeout).
+  - C(changed) is always C(false) - no configuration changes and nothing remains.
+author:
+  - deevnet.net maintainers (@deevnet)
+options:
+  vrf:
+    description:
+      - The tenant's VRF device, such as C(vrf_tdemo). Its bridges and their subnets are where
+        the workload may plug in.
+      - V(default) is the main table, for VNets without a VRF (a Proxmox C(simple) zone).
+    type: str
+    required: true
+  address:
+    description:
+      - The workload's IPv4 address with the prefix length of its subnet, such as
+        C(10.20.129.250/24). It must be unused - not configured on the node and not answering
+        ARP on the VNet - and inside a subnet the VRF has connected.
+    type: str
+    required: true
+  targets:
+    description:
+      - Where to send probes. Only these receive traffic.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      address:
+        description:
+          - One unicast IPv4 address (no names - the probe must not depend on DNS).
+        type: str
+        required: true
+      proto:
+        description:
+          - V(icmp) sends echo requests; V(tcp) completes a handshake with O(targets[].port);
+            V(udp) sends a DNS query to O(targets[].port) and waits for its answer.
+        type: str
+        choices: [icmp, tcp, udp]
+        default: icmp
+      port:
+        description:
+          - The port, required for V(tcp); V(udp) defaults to 53; not allowed for V(icmp).
+        type: int
+      expect:
+        description:
+          - V(reply), the target must answer every probe. V(none), a leak probe (toward a
+            management address, for instance) - the answer is not judged, only the path of its
+            packets.
+        type: str
+        choices: [reply, none]
+        default: reply
+  vnet:
+    description:
+      - The VNet's bridge to plug into. Default - the VRF's bridge whose subnet holds
+        O(address).
+    type: str
+  gateway:
+    description:
+      - The workload's default gateway. Default - the node's address on O(vnet) in that subnet
+        (the VNet's gateway on a Proxmox SDN node).
+    type: str
+  count:
+    description:
+      - Probes per target, 1 to 20.
+    type: int
+    default: 3
+  timeout:
+    description:
+      - Seconds to wait for each answer, 1 to 30. A run takes at most about
+        O(count) x O(timeout) per target.
+    type: int
+    default: 2
+  forbidden_interfaces:
+    description:
+      - Interfaces no probe packet may leave by. Default - every interface of the main table
+        (no VRF) with an address, but C(lo), the VNet and O(expect_egress_interface), so
+        the management bridge C(vmbr0) among them.
+      - Frames tagged for a VLAN device on top of an interface count for that device, not for
+        the interface (capture the VLAN device itself to judge it).
+    type: list
+    elements: str
+  expect_egress_interface:
+    description:
+      - The transit interface the probes should leave by, such as C(vmbr0.50). Its capture
+        tells whether the traffic left and whether replies came back to the node, and each
+        answering target's packets must be seen leaving by it.
+    type: str
+extends_documentation_fragment:
+  - deevnet.net.module
+attributes:
+  check_mode:
+    support: full
+    description: >-
+      The probe runs in check mode too. It changes no configuration and leaves nothing behind
+      (the workload and its veth exist only during the run), and a probe that did not run
+      would prove nothing.
+  diff_mode:
+    support: none
+    description: Nothing changes, so there is nothing to show.
+notes:
+  - "On the target: Linux, run as root (it creates a network namespace and a veth pair, opens
+    packet captures and raw ICMP sockets)."
+  - IPv4 only. The workload's traffic on the VNet is its ARP for the gateway and the probes.
+  - Fails when the verdict is V(failed); use C(failed_when) or C(ignore_errors) to only report.
+  - Probe packets are recognized also after source NAT - by the workload's address, or by the
+    run's ICMP echo identifier and the local ports of its TCP and UDP sockets.
+seealso:
+  - module: deevnet.net.vrf_route_assert
+    description: Where the kernel routes tenant traffic, without sending any.
+  - module: deevnet.net.sysctl_forwarding
+    description: Makes the transit interface forward, the fix for replies not forwarded back.
+'''
+
+EXAMPLES = r'''
+- name: Tenant tdemo reaches the internet by the transit VLAN, and nothing leaks by vmbr0
+  deevnet.net.egress_probe:
+    vrf: vrf_tdemo
+    address: 10.20.129.250/24
+    expect_egress_interface: vmbr0.50
+    targets:
+      - address: 203.0.113.8
+      - {address: 203.0.113.8, proto: tcp, port: 443}
+      - {address: 203.0.113.8, proto: udp}
+      # A leak probe: packets to a management host must not leave by vmbr0.
+      - {address: 10.20.99.5, expect: none}
+
+- name: Report only, in the play's recap
+  deevnet.net.egress_probe:
+    vrf: vrf_tdemo
+    address: 10.20.129.250/24
+    targets: [{address: 203.0.113.8}]
+  register: egress
+  failed_when: false
+
+# Ad hoc, from the shell:
+#   ansible hv02 -m deevnet.net.egress_probe -a 'vrf=vrf_tdemo address=10.20.129.250/24 expect_egress_interface=vmbr0.50 targets=[{"address":"203.0.113.8"}]'
+'''
+
+RETURN = r'''
+verdict:
+  description: V(passed) or V(failed).
+  returned: once the probe ran (also on failure)
+  type: str
+  sample: failed
+problems:
+  description: What failed, one line each; empty when the verdict is V(passed).
+  returned: once the probe ran (also on failure)
+  type: list
+  elements: str
+  sample: ["3 tenant packets left by vmbr0 untranslated"]
+workload:
+  description: The synthetic workload - C(address), C(vrf), C(vnet), C(gateway) and the node
+    end of its veth (C(interface)), which no longer exists when the task returns.
+  returned: once the probe ran (also on failure)
+  type: dict
+  sample: {address: 10.20.129.250/24, vrf: vrf_tdemo, vnet: tdemo0, gateway: 10.20.129.1, interface: dvprobe4242}
+targets:
+  description:
+    - Per target what the workload saw - probes C(sent) and C(received), C(rtt_ms) (C(min),
+      C(avg), C(max); null without answers), the last C(error) (C(no reply), C(refused),
+      C(unreachable), ...), the captured interfaces its packets C(left_by), and whether it
+      C(passed).
+  returned: once the probe ran (also on failure)
+  type: list
+  elements: dict
+  sample:
+    - {address: 203.0.113.8, proto: icmp, port: null, expect: reply, sent: 3, received: 0,
+       rtt_ms: null, error: no reply, left_by: [vmbr0.50], passed: false}
+interfaces:
+  description:
+    - Per captured interface - its C(role) (V(forbidden) or V(egress)), the probe C(packets)
+      that left by it, how many of those were C(untranslated) (still the workload's source
+      address), C(translated) (all of them were; null when none left), the C(replies) that
+      arrived on it, and a C(sample) of up to three probe packets (C(source), C(destination),
+      C(protocol), C(direction)).
+  returned: once the probe ran (also on failure)
+  type: list
+  elements: dict
+  sample:
+    - {name: vmbr0, role: forbidden, packets: 3, untranslated: 3, translated: false, replies: 0,
+       sample: [{source: 10.20.129.250, destination: 10.20.99.5, protocol: icmp, direction: out}]}
+msg:
+  description: On failure, the problems (or the refusal); otherwise a one-line summary.
+  returned: always
+  type: str
+  sample: "egress proven from 10.20.129.250 on tdemo0: 4 targets as expected, no probe packet on vmbr0, vmbr0.51"
+'''

@@ -1,0 +1,104 @@
+//! Is an address in use on the VNet? An ARP probe (RFC 5227: sender address 0.0.0.0, so no
+//! neighbour learns anything from it) sent on the bridge, and any answer for that address.
+//! It runs before anything is created: a free address is a precondition, not a finding.
+
+use crate::sock;
+use std::net::Ipv4Addr;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+const ARP_REQUEST: u16 = 1;
+const ARP_REPLY: u16 = 2;
+/// Probes sent, and how long to listen after each: RFC 5227's PROBE_NUM, a shorter wait.
+const PROBES: u32 = 2;
+const LISTEN: Duration = Duration::from_millis(500);
+
+/// An ARP probe for `address` from `mac`.
+pub fn probe_frame(mac: [u8; 6], address: Ipv4Addr) -> Vec<u8> {
+    let mut frame = vec![0, 1, 0x08, 0x00, 6, 4];
+    frame.extend_from_slice(&ARP_REQUEST.to_be_bytes());
+    frame.extend_from_slice(&mac);
+    frame.extend_from_slice(&[0, 0, 0, 0]);
+    frame.extend_from_slice(&[0; 6]);
+    frame.extend_from_slice(&address.octets());
+    frame
+}
+
+/// The MAC that answers for `address` in an ARP packet (a reply, or another host's probe or
+/// announcement for it), else `None`.
+pub fn answer_for(packet: &[u8], address: Ipv4Addr) -> Option<[u8; 6]> {
+    if packet.len() < 28 || packet[..6] != [0, 1, 0x08, 0x00, 6, 4] {
+        return None;
+    }
+    let operation = u16::from_be_bytes([packet[6], packet[7]]);
+    let sender_mac: [u8; 6] = packet[8..14].try_into().ok()?;
+    let sender = Ipv4Addr::new(packet[14], packet[15], packet[16], packet[17]);
+    (sender == address && (operation == ARP_REPLY || operation == ARP_REQUEST))
+        .then_some(sender_mac)
+}
+
+/// `aa:bb:cc:dd:ee:ff` as bytes.
+pub fn parse_mac(text: &str) -> Option<[u8; 6]> {
+    let bytes: Vec<u8> = text
+        .split(':')
+        .map(|part| u8::from_str_radix(part, 16).ok())
+        .collect::<Option<_>>()?;
+    bytes.try_into().ok()
+}
+
+pub fn format_mac(mac: [u8; 6]) -> String {
+    mac.iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// Asks on `bridge` (ifindex, MAC) who has `address`; the MAC that answered, if any.
+pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u8; 6]>, String> {
+    let fail = |what: &str, e: std::io::Error| format!("{what} the ARP check for {address}: {e}");
+    let arp = (libc::ETH_P_ARP as u16).to_be();
+    let fd = sock::socket(
+        libc::AF_PACKET,
+        libc::SOCK_DGRAM | libc::SOCK_NONBLOCK,
+        arp as i32,
+    )
+    .map_err(|e| fail("opening a socket for", e))?;
+    // SAFETY: zeroed sockaddr_ll is valid; the fields set are those bind and sendto read.
+    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    sll.sll_family = libc::AF_PACKET as u16;
+    sll.sll_protocol = arp;
+    sll.sll_ifindex = bridge as i32;
+    sll.sll_halen = 6;
+    sll.sll_addr[..6].copy_from_slice(&[0xff; 6]);
+    let sll_len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+    let sll_ptr = &sll as *const libc::sockaddr_ll as *const libc::sockaddr;
+    sock::check(unsafe { libc::bind(fd.as_raw_fd(), sll_ptr, sll_len) })
+        .map_err(|e| fail("binding", e))?;
+    let frame = probe_frame(mac, address);
+    for _ in 0..PROBES {
+        // SAFETY: frame and sll are valid for their lengths.
+        let sent = unsafe {
+            libc::sendto(
+                fd.as_raw_fd(),
+                frame.as_ptr() as *const libc::c_void,
+                frame.len(),
+                0,
+                sll_ptr,
+                sll_len,
+            )
+        };
+        if sent < 0 {
+            return Err(fail("sending", std::io::Error::last_os_error()));
+        }
+        let deadline = Instant::now() + LISTEN;
+        let mut buffer = [0u8; 128];
+        while let Some(len) =
+            sock::recv_until(&fd, deadline, &mut buffer).map_err(|e| fail("waiting for", e))?
+        {
+            if let Some(owner) = answer_for(&buffer[..len], address) {
+                return Ok(Some(owner));
+            }
+        }
+    }
+    Ok(None)
+}

@@ -1,0 +1,182 @@
+//! Captured frames, read and classified without a kernel: which of them are the probe's
+//! packets, for which target, in which direction, and whether their source was translated.
+//!
+//! Captures are AF_PACKET datagram sockets: a frame arrives without its Ethernet header, as the
+//! IP packet plus the link-level protocol and packet type the kernel reports beside it.
+
+use crate::request::{Proto, Target};
+use std::net::Ipv4Addr;
+
+pub const ETH_P_IP: u16 = 0x0800;
+const ETH_P_8021Q: u16 = 0x8100;
+const ETH_P_8021AD: u16 = 0x88a8;
+/// `PACKET_OUTGOING`: the node sent it (it left by the interface).
+pub const PACKET_OUTGOING: u8 = 4;
+
+const IPPROTO_ICMP: u8 = 1;
+const IPPROTO_TCP: u8 = 6;
+const IPPROTO_UDP: u8 = 17;
+const ICMP_ECHO_REPLY: u8 = 0;
+const ICMP_ECHO_REQUEST: u8 = 8;
+
+/// One frame as a capture socket returned it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The link-level protocol (`sll_protocol`, host order).
+    pub protocol: u16,
+    /// `sll_pkttype`.
+    pub packet_type: u8,
+    /// The kernel kept a VLAN tag beside the frame (`TP_STATUS_VLAN_VALID`).
+    pub tag_in_metadata: bool,
+    pub bytes: Vec<u8>,
+}
+
+impl Frame {
+    /// A frame of a VLAN device on top of the captured one: it belongs to that device, which is
+    /// captured on its own when it matters.
+    pub fn is_tagged(&self) -> bool {
+        self.tag_in_metadata || self.protocol == ETH_P_8021Q || self.protocol == ETH_P_8021AD
+    }
+
+    pub fn is_outgoing(&self) -> bool {
+        self.packet_type == PACKET_OUTGOING
+    }
+}
+
+/// The fields of an IPv4 packet the classification reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    pub source: Ipv4Addr,
+    pub destination: Ipv4Addr,
+    pub proto: Proto,
+    /// ICMP: (type, echo identifier).
+    pub icmp: Option<(u8, u16)>,
+    /// TCP, UDP: (source port, destination port).
+    pub ports: Option<(u16, u16)>,
+}
+
+impl Packet {
+    /// Reads an IPv4 packet; `None` for anything else, fragments after the first and
+    /// truncated packets.
+    pub fn parse(bytes: &[u8]) -> Option<Packet> {
+        if bytes.len() < 20 || bytes[0] >> 4 != 4 {
+            return None;
+        }
+        let header_len = usize::from(bytes[0] & 0x0f) * 4;
+        let fragment_offset = u16::from_be_bytes([bytes[6], bytes[7]]) & 0x1fff;
+        if header_len < 20 || bytes.len() < header_len || fragment_offset != 0 {
+            return None;
+        }
+        let source = Ipv4Addr::new(bytes[12], bytes[13], bytes[14], bytes[15]);
+        let destination = Ipv4Addr::new(bytes[16], bytes[17], bytes[18], bytes[19]);
+        let payload = &bytes[header_len..];
+        let word = |at: usize| u16::from_be_bytes([payload[at], payload[at + 1]]);
+        let (proto, icmp, ports) = match bytes[9] {
+            IPPROTO_ICMP if payload.len() >= 8 => (Proto::Icmp, Some((payload[0], word(4))), None),
+            IPPROTO_TCP if payload.len() >= 4 => (Proto::Tcp, None, Some((word(0), word(2)))),
+            IPPROTO_UDP if payload.len() >= 4 => (Proto::Udp, None, Some((word(0), word(2)))),
+            _ => return None,
+        };
+        Some(Packet {
+            source,
+            destination,
+            proto,
+            icmp,
+            ports,
+        })
+    }
+}
+
+/// What identifies the probe's packets, also after source NAT: the workload's address, the
+/// echo identifier of its pings and the local ports of its TCP and UDP sockets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Markers {
+    pub workload: Ipv4Addr,
+    pub icmp_id: u16,
+    pub local_ports: Vec<(Proto, u16)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From the workload toward the target.
+    Request,
+    /// From the target back toward the workload.
+    Reply,
+}
+
+/// One of the probe's packets, recognized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbePacket {
+    /// Index into the targets.
+    pub target: usize,
+    pub direction: Direction,
+    /// The workload's address was replaced (by SNAT on the way out, or not yet restored on
+    /// the way back).
+    pub translated: bool,
+    pub packet: Packet,
+}
+
+/// The probe packet `packet` is, or `None` for anybody else's traffic.
+pub fn classify(packet: &Packet, targets: &[Target], markers: &Markers) -> Option<ProbePacket> {
+    targets.iter().enumerate().find_map(|(index, target)| {
+        if packet.proto != target.proto {
+            return None;
+        }
+        let (direction, workload_side, local_field) =
+            if packet.destination == target.address && request_shape(packet, target) {
+                (
+                    Direction::Request,
+                    packet.source,
+                    local_of(packet, Direction::Request),
+                )
+            } else if packet.source == target.address && reply_shape(packet, target) {
+                (
+                    Direction::Reply,
+                    packet.destination,
+                    local_of(packet, Direction::Reply),
+                )
+            } else {
+                return None;
+            };
+        let marked = match packet.proto {
+            Proto::Icmp => local_field == Some(markers.icmp_id),
+            proto => local_field.is_some_and(|port| markers.local_ports.contains(&(proto, port))),
+        };
+        let translated = workload_side != markers.workload;
+        // The untranslated address is the workload's alone; a translated one needs the marker.
+        (marked || !translated).then_some(ProbePacket {
+            target: index,
+            direction,
+            translated,
+            packet: *packet,
+        })
+    })
+}
+
+fn request_shape(packet: &Packet, target: &Target) -> bool {
+    match packet.proto {
+        Proto::Icmp => packet
+            .icmp
+            .is_some_and(|(kind, _)| kind == ICMP_ECHO_REQUEST),
+        _ => packet.ports.is_some_and(|(_, to)| Some(to) == target.port),
+    }
+}
+
+fn reply_shape(packet: &Packet, target: &Target) -> bool {
+    match packet.proto {
+        Proto::Icmp => packet.icmp.is_some_and(|(kind, _)| kind == ICMP_ECHO_REPLY),
+        _ => packet
+            .ports
+            .is_some_and(|(from, _)| Some(from) == target.port),
+    }
+}
+
+/// The workload's side of the packet: its echo identifier, or its port.
+fn local_of(packet: &Packet, direction: Direction) -> Option<u16> {
+    match (packet.icmp, packet.ports, direction) {
+        (Some((_, id)), _, _) => Some(id),
+        (_, Some((from, _)), Direction::Request) => Some(from),
+        (_, Some((_, to)), Direction::Reply) => Some(to),
+        _ => None,
+    }
+}

@@ -1,0 +1,20 @@
+//! The logic of `egress_probe`: what the operator asked for ([`request`]), checked against the
+//! node ([`tenant`]), the probe's packets recognized in captured frames ([`frame`]) and the
+//! result ([`report`]); all pure, tested on recorded data. The kernel side: the node's facts
+//! ([`node`]), the workload namespace and its veth ([`workload`]), the captures ([`capture`]),
+//! the probes sent from inside ([`probe`]) and the ARP check for a free address ([`arp`]).
+
+pub mod arp;
+pub mod capture;
+pub mod frame;
+pub mod node;
+pub mod probe;
+pub mod report;
+pub mod request;
+pub mod run;
+mod sock;
+pub mod tenant;
+pub mod workload;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,83 @@
+//! `deevnet.net.egress_probe`: plugs a synthetic workload into a tenant's VNet for a few
+//! seconds and proves egress from it, observed and not inferred: replies seen inside the
+//! workload, and captures on the node's other interfaces showing where its packets left.
+//!
+//! It changes no configuration and leaves nothing behind (the workload's namespace and veth go
+//! with the run), so check mode runs it fully and `changed` is always false.
+
+use deevnet_runtime::netlink::Netlink;
+use deevnet_runtime::{Context, Failure, Module, Outcome};
+use egress_probe::report::Report;
+use egress_probe::request::{Params, Request, SPEC};
+use egress_probe::tenant::{self, Plan};
+use egress_probe::{node, run, workload};
+
+static MODULE: Module = Module {
+    name: "egress_probe",
+    spec: &SPEC,
+    supports_check_mode: true,
+};
+
+fn main() {
+    MODULE.run(|ctx: &mut Context, params: Params| {
+        let request = Request::from_params(params).map_err(Failure::new)?;
+        let netlink = Netlink::connect()?;
+        let node = node::read_facts(&netlink)?;
+        let plan = tenant::resolve(&request, &node).map_err(Failure::new)?;
+        run::check_on_vnet(&plan, &node).map_err(Failure::new)?;
+        let swept = workload::sweep_leftovers(&netlink)?;
+        if !swept.is_empty() {
+            ctx.warn(format!(
+                "removed what killed earlier runs left: {}",
+                swept.join(", ")
+            ));
+        }
+        let (report, interface) = run::probe(&netlink, &plan).map_err(Failure::new)?;
+        finish(&plan, &interface, report)
+    })
+}
+
+fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failure> {
+    let workload = serde_json::json!({
+        "address": plan.address.to_string(),
+        "vrf": plan.vrf.name(),
+        "vnet": plan.vnet.name,
+        "gateway": plan.gateway.to_string(),
+        "interface": interface,
+    });
+    if report.verdict != "passed" {
+        return Err(Failure::new(report.problems.join("; "))
+            .with("changed", false)
+            .with("verdict", report.verdict)
+            .with("workload", &workload)
+            .with("targets", &report.targets)
+            .with("interfaces", &report.interfaces)
+            .with("problems", &report.problems));
+    }
+    let mut outcome = Outcome {
+        changed: false,
+        msg: format!(
+            "egress proven from {} on {}: {} target{} as expected, no probe packet on {}",
+            plan.address.addr(),
+            plan.vnet.name,
+            report.targets.len(),
+            if report.targets.len() == 1 { "" } else { "s" },
+            if plan.forbidden.is_empty() {
+                "a forbidden interface (none captured)".to_string()
+            } else {
+                plan.forbidden
+                    .iter()
+                    .map(|i| i.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ),
+        ..Outcome::default()
+    };
+    outcome.set("verdict", report.verdict);
+    outcome.set("workload", &workload);
+    outcome.set("targets", &report.targets);
+    outcome.set("interfaces", &report.interfaces);
+    outcome.set("problems", &report.problems);
+    Ok(outcome)
+}

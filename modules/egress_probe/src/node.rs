@@ -1,0 +1,146 @@
+//! The node's kernel over rtnetlink: what the checks read ([`read_facts`]) and the few changes
+//! the probe makes (a veth pair, moved and attached, then deleted). Each call blocks.
+
+use crate::tenant::{NodeAddress, NodeFacts};
+use deevnet_runtime::netlink::netlink_packet_route::address::{AddressAttribute, AddressMessage};
+use deevnet_runtime::netlink::rtnetlink::{LinkUnspec, LinkVeth, RouteMessageBuilder};
+use deevnet_runtime::netlink::{Netlink, NetlinkError};
+use ipnet::Ipv4Net;
+use std::net::{IpAddr, Ipv4Addr};
+use std::os::fd::RawFd;
+
+/// Links and IPv4 addresses of the namespace `netlink` was opened in.
+pub fn read_facts(netlink: &Netlink) -> Result<NodeFacts, NetlinkError> {
+    let links = netlink.links()?;
+    let messages: Vec<AddressMessage> = netlink.collect(
+        "listing the addresses",
+        netlink.handle().address().get().execute(),
+    )?;
+    Ok(NodeFacts {
+        links,
+        addresses: messages.iter().filter_map(ipv4_address).collect(),
+    })
+}
+
+fn ipv4_address(message: &AddressMessage) -> Option<NodeAddress> {
+    // IFA_LOCAL is the interface's own address (IFA_ADDRESS the peer's on point-to-point).
+    let local = message.attributes.iter().find_map(|a| match a {
+        AddressAttribute::Local(IpAddr::V4(v4)) => Some(*v4),
+        _ => None,
+    });
+    let address = local.or_else(|| {
+        message.attributes.iter().find_map(|a| match a {
+            AddressAttribute::Address(IpAddr::V4(v4)) => Some(*v4),
+            _ => None,
+        })
+    })?;
+    Some(NodeAddress {
+        index: message.header.index,
+        net: Ipv4Net::new(address, message.header.prefix_len).ok()?,
+    })
+}
+
+/// Creates the veth pair `node_end` – `inside_end` with `inside_end` directly in the namespace
+/// open at `namespace_fd`, so no moment exists where both ends sit on the node.
+pub fn add_veth(
+    netlink: &Netlink,
+    node_end: &str,
+    inside_end: &str,
+    namespace_fd: RawFd,
+) -> Result<(), NetlinkError> {
+    let mut message = LinkVeth::new(node_end, inside_end).build();
+    // The peer's own attributes sit in the veth's info data: the namespace goes there.
+    use deevnet_runtime::netlink::netlink_packet_route::link::{
+        InfoData, InfoVeth, LinkAttribute, LinkInfo,
+    };
+    for attribute in message.attributes.iter_mut() {
+        if let LinkAttribute::LinkInfo(infos) = attribute {
+            for info in infos.iter_mut() {
+                if let LinkInfo::Data(InfoData::Veth(InfoVeth::Peer(peer))) = info {
+                    peer.attributes.push(LinkAttribute::NetNsFd(namespace_fd));
+                }
+            }
+        }
+    }
+    let operation = format!("creating the workload's veth pair {node_end}");
+    netlink
+        .block_on(netlink.handle().link().add(message).execute())
+        .map_err(|e| NetlinkError::from_rtnetlink(operation, e))
+}
+
+/// Makes `index` a port of `bridge` and sets it up, as Proxmox does with a VM's tap.
+pub fn attach(netlink: &Netlink, index: u32, bridge: u32) -> Result<(), NetlinkError> {
+    let message = LinkUnspec::new_with_index(index)
+        .controller(bridge)
+        .up()
+        .build();
+    netlink
+        .block_on(netlink.handle().link().set(message).execute())
+        .map_err(|e| NetlinkError::from_rtnetlink("attaching the workload's veth to the VNet", e))
+}
+
+/// Deletes the link named `name`; `Ok(false)` when it is already gone.
+pub fn delete_link(netlink: &Netlink, name: &str) -> Result<bool, NetlinkError> {
+    let Some(link) = netlink.links()?.by_name(name).cloned() else {
+        return Ok(false);
+    };
+    match netlink.block_on(netlink.handle().link().del(link.index).execute()) {
+        Ok(()) => Ok(true),
+        Err(error) => {
+            let error = NetlinkError::from_rtnetlink(format!("deleting {name}"), error);
+            if error.errno() == Some(libc::ENODEV) {
+                Ok(false)
+            } else {
+                Err(error)
+            }
+        }
+    }
+}
+
+/// Inside the workload's namespace: `lo` and `dev` up, `address` on `dev`, default via
+/// `gateway`.
+pub fn configure_inside(
+    netlink: &Netlink,
+    dev: &str,
+    address: Ipv4Net,
+    gateway: Ipv4Addr,
+) -> Result<(), NetlinkError> {
+    let links = netlink.links()?;
+    let Some(link) = links.by_name(dev) else {
+        return Err(NetlinkError::other(
+            "configuring the workload",
+            format!("{dev} did not arrive in the workload's namespace"),
+        ));
+    };
+    let index = link.index;
+    let handle = netlink.handle();
+    if let Some(lo) = links.by_name("lo") {
+        let message = LinkUnspec::new_with_index(lo.index).up().build();
+        netlink
+            .block_on(handle.link().set(message).execute())
+            .map_err(|e| NetlinkError::from_rtnetlink("setting the workload's lo up", e))?;
+    }
+    netlink
+        .block_on(
+            handle
+                .address()
+                .add(index, IpAddr::V4(address.addr()), address.prefix_len())
+                .execute(),
+        )
+        .map_err(|e| {
+            NetlinkError::from_rtnetlink(format!("adding {address} to the workload"), e)
+        })?;
+    let message = LinkUnspec::new_with_index(index).up().build();
+    netlink
+        .block_on(handle.link().set(message).execute())
+        .map_err(|e| NetlinkError::from_rtnetlink("setting the workload's interface up", e))?;
+    let route = RouteMessageBuilder::<Ipv4Addr>::new()
+        .gateway(gateway)
+        .output_interface(index)
+        .build();
+    netlink
+        .block_on(handle.route().add(route).execute())
+        .map_err(|e| {
+            NetlinkError::from_rtnetlink(format!("adding the workload's default via {gateway}"), e)
+        })
+}

@@ -1,0 +1,311 @@
+//! The result: per target what the workload saw, per captured interface the probe packets that
+//! crossed it, and the verdict in the incident's words. Pure: built from the probes' outcomes
+//! and the captured frames.
+
+use crate::frame::{classify, Direction, Frame, Markers, Packet};
+use crate::request::{Expect, Proto, Target};
+use serde::Serialize;
+
+/// What one target's probes saw, inside the workload.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProbeOutcome {
+    pub sent: u32,
+    pub received: u32,
+    /// Round-trip times of the answered probes, in milliseconds.
+    pub rtts_ms: Vec<f64>,
+    /// The last error seen: `no reply`, `refused`, `unreachable`, …
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// No probe packet may leave by it.
+    Forbidden,
+    /// The probe's traffic should leave by it.
+    Egress,
+}
+
+/// The frames one capture socket saw.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub interface: String,
+    pub role: Role,
+    pub frames: Vec<Frame>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rtt {
+    pub min: f64,
+    pub avg: f64,
+    pub max: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetReport {
+    pub address: String,
+    pub proto: Proto,
+    pub port: Option<u16>,
+    pub expect: Expect,
+    pub sent: u32,
+    pub received: u32,
+    pub rtt_ms: Option<Rtt>,
+    pub error: Option<String>,
+    /// The captured interfaces its packets left by.
+    pub left_by: Vec<String>,
+    pub passed: bool,
+}
+
+/// One probe packet, shortly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sample {
+    pub source: String,
+    pub destination: String,
+    pub protocol: Proto,
+    pub direction: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InterfaceReport {
+    pub name: String,
+    pub role: Role,
+    /// Probe packets that left by it.
+    pub packets: u32,
+    /// Of those, the ones still carrying the workload's address.
+    pub untranslated: u32,
+    /// Every packet that left had its source translated (`None` when none left).
+    pub translated: Option<bool>,
+    /// Replies to the probe that arrived on it.
+    pub replies: u32,
+    /// The first few probe packets seen, either direction.
+    pub sample: Vec<Sample>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// `passed` or `failed`.
+    pub verdict: &'static str,
+    pub targets: Vec<TargetReport>,
+    pub interfaces: Vec<InterfaceReport>,
+    /// What failed, one line each, in the incident's words.
+    pub problems: Vec<String>,
+}
+
+const SAMPLE_SIZE: usize = 3;
+
+/// Builds the report; `outcomes` is in the order of `targets`.
+pub fn build(
+    targets: &[Target],
+    outcomes: &[ProbeOutcome],
+    captures: &[Capture],
+    markers: &Markers,
+) -> Report {
+    let mut interfaces = Vec::with_capacity(captures.len());
+    // Per target: the interfaces its requests left by, and replies seen arriving there.
+    let mut left_by: Vec<Vec<(String, u32, u32)>> = vec![Vec::new(); targets.len()];
+    for capture in captures {
+        let mut report = InterfaceReport {
+            name: capture.interface.clone(),
+            role: capture.role,
+            packets: 0,
+            untranslated: 0,
+            translated: None,
+            replies: 0,
+            sample: Vec::new(),
+        };
+        let mut per_target = vec![(0u32, 0u32); targets.len()];
+        for frame in capture.frames.iter().filter(|frame| !frame.is_tagged()) {
+            let Some(probe) =
+                Packet::parse(&frame.bytes).and_then(|packet| classify(&packet, targets, markers))
+            else {
+                continue;
+            };
+            let outgoing = frame.is_outgoing();
+            match (probe.direction, outgoing) {
+                (Direction::Request, true) => {
+                    report.packets += 1;
+                    per_target[probe.target].0 += 1;
+                    if !probe.translated {
+                        report.untranslated += 1;
+                    }
+                }
+                (Direction::Reply, false) => {
+                    report.replies += 1;
+                    per_target[probe.target].1 += 1;
+                }
+                // A request arriving (the workload's side of a bridge) or a reply leaving
+                // toward the workload: the probe's path, not its egress.
+                _ => {}
+            }
+            if report.sample.len() < SAMPLE_SIZE {
+                report.sample.push(Sample {
+                    source: probe.packet.source.to_string(),
+                    destination: probe.packet.destination.to_string(),
+                    protocol: probe.packet.proto,
+                    direction: if outgoing { "out" } else { "in" },
+                });
+            }
+        }
+        if report.packets > 0 {
+            report.translated = Some(report.untranslated == 0);
+        }
+        for (target, (requests, replies)) in per_target.into_iter().enumerate() {
+            if requests > 0 || replies > 0 {
+                left_by[target].push((capture.interface.clone(), requests, replies));
+            }
+        }
+        interfaces.push(report);
+    }
+
+    let mut problems = Vec::new();
+    let expected_egress = captures
+        .iter()
+        .find(|c| c.role == Role::Egress)
+        .map(|c| c.interface.as_str());
+    let mut target_reports = Vec::with_capacity(targets.len());
+    for (index, (target, outcome)) in targets.iter().zip(outcomes).enumerate() {
+        let seen = &left_by[index];
+        let mut passed = true;
+        if target.expect == Expect::Reply {
+            if outcome.received < outcome.sent || outcome.sent == 0 {
+                passed = false;
+                problems.push(missing_replies(target, outcome, seen, captures));
+            } else if let Some(egress) = expected_egress {
+                if !seen
+                    .iter()
+                    .any(|(name, requests, _)| name == egress && *requests > 0)
+                {
+                    passed = false;
+                    problems.push(format!(
+                        "{}: {}/{} replies, but no probe packet left by {egress} \
+                         (expect_egress_interface): the traffic took another way",
+                        target.label(),
+                        outcome.received,
+                        outcome.sent
+                    ));
+                }
+            }
+        }
+        let forbidden_hits = captures
+            .iter()
+            .filter(|c| c.role == Role::Forbidden)
+            .any(|c| {
+                seen.iter()
+                    .any(|(name, requests, _)| *name == c.interface && *requests > 0)
+            });
+        if forbidden_hits {
+            passed = false;
+        }
+        target_reports.push(TargetReport {
+            address: target.address.to_string(),
+            proto: target.proto,
+            port: target.port,
+            expect: target.expect,
+            sent: outcome.sent,
+            received: outcome.received,
+            rtt_ms: rtt(&outcome.rtts_ms),
+            error: outcome.error.clone(),
+            left_by: seen
+                .iter()
+                .filter(|(_, requests, _)| *requests > 0)
+                .map(|(name, _, _)| name.clone())
+                .collect(),
+            passed,
+        });
+    }
+    for interface in interfaces
+        .iter()
+        .filter(|i| i.role == Role::Forbidden && i.packets > 0)
+    {
+        problems.push(leak(interface));
+    }
+    Report {
+        verdict: if problems.is_empty() {
+            "passed"
+        } else {
+            "failed"
+        },
+        targets: target_reports,
+        interfaces,
+        problems,
+    }
+}
+
+fn missing_replies(
+    target: &Target,
+    outcome: &ProbeOutcome,
+    seen: &[(String, u32, u32)],
+    captures: &[Capture],
+) -> String {
+    let head = format!(
+        "{}: {}/{} replies",
+        target.label(),
+        outcome.received,
+        outcome.sent
+    );
+    let error = outcome
+        .error
+        .as_deref()
+        .map(|e| format!(" ({e})"))
+        .unwrap_or_default();
+    let left: Vec<&(String, u32, u32)> = seen
+        .iter()
+        .filter(|(_, requests, _)| *requests > 0)
+        .collect();
+    if left.is_empty() {
+        let names: Vec<&str> = captures.iter().map(|c| c.interface.as_str()).collect();
+        return format!(
+            "{head}{error}, and no probe packet left by a captured interface ({}): the traffic \
+             never left the node that way",
+            if names.is_empty() {
+                "none captured".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
+    let names: Vec<&str> = left.iter().map(|(name, _, _)| name.as_str()).collect();
+    let replies: u32 = left.iter().map(|(_, _, replies)| replies).sum();
+    if replies > outcome.received {
+        format!(
+            "{head}{error} while traffic left by {} and {replies} repl{} came back to it: \
+             replies are not forwarded back",
+            names.join(", "),
+            if replies == 1 { "y" } else { "ies" }
+        )
+    } else {
+        format!(
+            "{head}{error} while traffic left by {}: no reply came back",
+            names.join(", ")
+        )
+    }
+}
+
+fn leak(interface: &InterfaceReport) -> String {
+    let how = match interface.untranslated {
+        0 => "translated".to_string(),
+        n if n == interface.packets => "untranslated".to_string(),
+        n => format!("({n} untranslated)"),
+    };
+    format!(
+        "{} tenant packet{} left by {} {how}",
+        interface.packets,
+        if interface.packets == 1 { "" } else { "s" },
+        interface.name
+    )
+}
+
+fn rtt(samples: &[f64]) -> Option<Rtt> {
+    if samples.is_empty() {
+        return None;
+    }
+    let round = |v: f64| (v * 1000.0).round() / 1000.0;
+    let min = samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let avg = samples.iter().sum::<f64>() / samples.len() as f64;
+    Some(Rtt {
+        min: round(min),
+        avg: round(avg),
+        max: round(max),
+    })
+}

@@ -1,0 +1,314 @@
+//! The request checked against the node: the tenant's VRF, the VNet the workload plugs into,
+//! its gateway, and the interfaces to capture on. Pure over [`NodeFacts`] (read once by
+//! `node.rs`), so every refusal is tested without a kernel, and all of them happen before
+//! anything is created.
+//!
+//! What is VRF-specific is [`Vrf`] alone: which interfaces belong to the tenant. The name
+//! `default` is the main table (VNets of a Proxmox "simple" zone, which have no VRF device).
+
+use crate::request::{Request, Target};
+use deevnet_runtime::netlink::{Link, Links};
+use ipnet::Ipv4Net;
+use std::net::Ipv4Addr;
+
+/// The `vrf` value for VNets in the main table.
+pub const DEFAULT_VRF: &str = "default";
+
+/// What the checks read from the node: its links and its IPv4 addresses.
+#[derive(Debug, Clone)]
+pub struct NodeFacts {
+    pub links: Links,
+    pub addresses: Vec<NodeAddress>,
+}
+
+/// One IPv4 address configured on the node, with its prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeAddress {
+    pub index: u32,
+    pub net: Ipv4Net,
+}
+
+/// An interface by index and name.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Interface {
+    #[serde(skip)]
+    pub index: u32,
+    pub name: String,
+}
+
+impl Interface {
+    fn of(link: &Link) -> Self {
+        Interface {
+            index: link.index,
+            name: link.name.clone(),
+        }
+    }
+}
+
+/// The tenant's routing domain: a VRF device, or the main table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Vrf {
+    Main,
+    Device { index: u32, name: String },
+}
+
+impl Vrf {
+    /// The VRF named `name`, or why there is none.
+    pub fn find(links: &Links, name: &str) -> Result<Vrf, String> {
+        if name == DEFAULT_VRF {
+            return Ok(Vrf::Main);
+        }
+        match links.by_name(name) {
+            Some(link) if link.is_vrf() => Ok(Vrf::Device {
+                index: link.index,
+                name: link.name.clone(),
+            }),
+            Some(link) => Err(format!(
+                "vrf: {name} is a {} interface, not a VRF; give the tenant's VRF device (ip -br \
+                 link show type vrf), or default for VNets in the main table",
+                link.kind.as_deref().unwrap_or("plain")
+            )),
+            None => Err(format!(
+                "vrf: {name} does not exist on this node; give the tenant's VRF device (ip -br \
+                 link show type vrf), or default for VNets in the main table"
+            )),
+        }
+    }
+
+    /// Whether `link` routes in this VRF: enslaved to its device, or, for the main table,
+    /// enslaved to no VRF (and no VRF device itself).
+    pub fn holds(&self, links: &Links, link: &Link) -> bool {
+        match self {
+            Vrf::Main => !link.is_vrf() && links.vrf_of(link).is_none(),
+            Vrf::Device { index, .. } => link.controller == Some(*index),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Vrf::Main => DEFAULT_VRF,
+            Vrf::Device { name, .. } => name,
+        }
+    }
+}
+
+/// Everything the probe needs, resolved on the node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub vrf: Vrf,
+    pub address: Ipv4Net,
+    pub vnet: Interface,
+    pub gateway: Ipv4Addr,
+    /// Whether the gateway is one of the node's own addresses on the VNet (else it is checked
+    /// for an ARP answer before anything is created).
+    pub gateway_is_node: bool,
+    pub targets: Vec<Target>,
+    pub count: u32,
+    pub timeout_secs: u32,
+    pub forbidden: Vec<Interface>,
+    pub egress: Option<Interface>,
+}
+
+/// Checks the request against the node; the error names the option, the value and the fix.
+pub fn resolve(request: &Request, node: &NodeFacts) -> Result<Plan, String> {
+    let links = &node.links;
+    let vrf = Vrf::find(links, &request.vrf)?;
+    let host = request.address.addr();
+    if let Some(owner) = node.addresses.iter().find(|a| a.net.addr() == host) {
+        return Err(format!(
+            "address: {host} is configured on this node ({}); give an unused address in the \
+             tenant's subnet",
+            links.name_of(owner.index)
+        ));
+    }
+    let (vnet, subnet) = vnet_of(request, node, &vrf)?;
+    if subnet.prefix_len() != request.address.prefix_len() {
+        return Err(format!(
+            "address: {} does not match {}'s subnet {}; give {host}/{}",
+            request.address,
+            vnet.name,
+            subnet.trunc(),
+            subnet.prefix_len()
+        ));
+    }
+    let vnet_addresses: Vec<Ipv4Addr> = node
+        .addresses
+        .iter()
+        .filter(|a| a.index == vnet.index && a.net.contains(&host))
+        .map(|a| a.net.addr())
+        .collect();
+    let (gateway, gateway_is_node) = match request.gateway {
+        Some(gateway) => (gateway, vnet_addresses.contains(&gateway)),
+        None => (
+            *vnet_addresses.first().ok_or_else(|| {
+                format!(
+                    "gateway: {} has no address of the node in {}; give gateway (the router of \
+                 that subnet)",
+                    vnet.name,
+                    subnet.trunc()
+                )
+            })?,
+            true,
+        ),
+    };
+    for (i, target) in request.targets.iter().enumerate() {
+        check_target(&format!("targets[{i}]"), target, node)?;
+    }
+    let egress = request
+        .expect_egress_interface
+        .as_deref()
+        .map(|name| existing(links, "expect_egress_interface", name))
+        .transpose()?;
+    let forbidden = match &request.forbidden_interfaces {
+        Some(names) => names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| existing(links, &format!("forbidden_interfaces[{i}]"), name))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => default_forbidden(node, &vnet, egress.as_ref()),
+    };
+    if let Some(vnet_forbidden) = forbidden.iter().find(|i| i.index == vnet.index) {
+        return Err(format!(
+            "forbidden_interfaces: {} is the VNet the workload plugs into; every probe crosses \
+             it: drop it from the list",
+            vnet_forbidden.name
+        ));
+    }
+    Ok(Plan {
+        vrf,
+        address: request.address,
+        vnet,
+        gateway,
+        gateway_is_node,
+        targets: request.targets.clone(),
+        count: request.count,
+        timeout_secs: request.timeout_secs,
+        forbidden,
+        egress,
+    })
+}
+
+/// The bridge to attach to and the subnet on it that holds the address.
+fn vnet_of(request: &Request, node: &NodeFacts, vrf: &Vrf) -> Result<(Interface, Ipv4Net), String> {
+    let links = &node.links;
+    let host = request.address.addr();
+    let subnet_on = |link: &Link| {
+        node.addresses
+            .iter()
+            .filter(|a| a.index == link.index)
+            .map(|a| a.net.trunc())
+            .find(|net| net.contains(&host))
+    };
+    let tenant_bridges = || {
+        links
+            .iter()
+            .filter(|link| link.kind.as_deref() == Some("bridge") && vrf.holds(links, link))
+    };
+    match &request.vnet {
+        Some(name) => {
+            let link = links.by_name(name).ok_or_else(|| {
+                format!("vnet: {name} does not exist on this node; give the VNet's bridge as `ip link` shows it")
+            })?;
+            if link.kind.as_deref() != Some("bridge") {
+                return Err(format!(
+                    "vnet: {name} is not a bridge ({}); give the VNet's bridge, which a VM's tap \
+                     would be a port of",
+                    link.kind.as_deref().unwrap_or("plain interface")
+                ));
+            }
+            if !vrf.holds(links, link) {
+                return Err(format!(
+                    "vnet: {name} is not in vrf {}; give a VNet of that VRF",
+                    vrf.name()
+                ));
+            }
+            let subnet = subnet_on(link).ok_or_else(|| {
+                format!(
+                    "address: {host} is outside every subnet of {name} ({}); give an address \
+                     in one of them",
+                    subnets_text(node, link.index)
+                )
+            })?;
+            Ok((Interface::of(link), subnet))
+        }
+        None => tenant_bridges()
+            .find_map(|link| subnet_on(link).map(|subnet| (Interface::of(link), subnet)))
+            .ok_or_else(|| {
+                let known: Vec<String> = tenant_bridges()
+                    .map(|link| format!("{} {}", link.name, subnets_text(node, link.index)))
+                    .collect();
+                format!(
+                    "address: {host} is outside every subnet the VRF {} has connected ({}); give \
+                     an address in one of them",
+                    vrf.name(),
+                    if known.is_empty() {
+                        "it has no bridge with an address".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                )
+            }),
+    }
+}
+
+fn subnets_text(node: &NodeFacts, index: u32) -> String {
+    let nets: Vec<String> = node
+        .addresses
+        .iter()
+        .filter(|a| a.index == index)
+        .map(|a| a.net.trunc().to_string())
+        .collect();
+    if nets.is_empty() {
+        "no IPv4 subnet".into()
+    } else {
+        nets.join(" ")
+    }
+}
+
+fn check_target(location: &str, target: &Target, node: &NodeFacts) -> Result<(), String> {
+    let address = target.address;
+    if let Some(own) = node.addresses.iter().find(|a| a.net.addr() == address) {
+        return Err(format!(
+            "{location}.address: {address} is the node's own address (on {}); a probe to it \
+             never leaves the node, so it proves nothing about egress: give a host beyond it",
+            node.links.name_of(own.index)
+        ));
+    }
+    if let Some(subnet) = node
+        .addresses
+        .iter()
+        .find(|a| a.net.prefix_len() < 31 && a.net.broadcast() == address)
+    {
+        return Err(format!(
+            "{location}.address: {address} is the broadcast address of {} (on {}); probes go \
+             to one unicast host only",
+            subnet.net.trunc(),
+            node.links.name_of(subnet.index)
+        ));
+    }
+    Ok(())
+}
+
+fn existing(links: &Links, location: &str, name: &str) -> Result<Interface, String> {
+    links.by_name(name).map(Interface::of).ok_or_else(|| {
+        format!("{location}: {name} does not exist on this node; give an interface `ip link` lists")
+    })
+}
+
+/// Every interface of the main table with an address, but loopback, the VNet and the expected
+/// egress: where a tenant packet has no business.
+fn default_forbidden(
+    node: &NodeFacts,
+    vnet: &Interface,
+    egress: Option<&Interface>,
+) -> Vec<Interface> {
+    let links = &node.links;
+    links
+        .iter()
+        .filter(|link| Vrf::Main.holds(links, link))
+        .filter(|link| link.name != "lo" && link.index != vnet.index)
+        .filter(|link| egress.is_none_or(|e| e.index != link.index))
+        .filter(|link| node.addresses.iter().any(|a| a.index == link.index))
+        .map(Interface::of)
+        .collect()
+}

@@ -1,0 +1,32 @@
+//! Unit tests of the parts that need no kernel: options, the checks against recorded node
+//! facts, the classification of recorded frames, the result.
+
+mod frames;
+mod request;
+mod tenant;
+mod workload;
+
+use crate::request::{Expect, Params, Proto, TargetParams};
+
+pub fn target(address: &str) -> TargetParams {
+    TargetParams {
+        address: address.into(),
+        proto: Proto::Icmp,
+        port: None,
+        expect: Expect::Reply,
+    }
+}
+
+pub fn params(targets: Vec<TargetParams>) -> Params {
+    Params {
+        vrf: "vrf_tdemo".into(),
+        address: "10.20.129.250/24".into(),
+        targets,
+        vnet: None,
+        gateway: None,
+        count: 3,
+        timeout: 2,
+        forbidden_interfaces: None,
+        expect_egress_interface: Some("vmbr0.50".into()),
+    }
+}

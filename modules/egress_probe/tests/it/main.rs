@@ -1,0 +1,5 @@
+//! The one integration-test binary of egress_probe. Filter by module, e.g.
+//! `cargo test -p egress_probe --test it in_namespace::`.
+
+mod cli;
+mod in_namespace;
