@@ -24,7 +24,8 @@ fn main() {
         let netlink = Netlink::connect()?;
         let node = node::read_facts(&netlink)?;
         let plan = tenant::resolve(&request, &node).map_err(Failure::new)?;
-        run::check_on_vnet(&plan, &node).map_err(Failure::new)?;
+        // Before the in-use check: a killed run's workload still answers ARP for its address
+        // until its veth is gone (the kernel tears a dead namespace down asynchronously).
         let swept = workload::sweep_leftovers(&netlink)?;
         if !swept.is_empty() {
             ctx.warn(format!(
@@ -32,6 +33,7 @@ fn main() {
                 swept.join(", ")
             ));
         }
+        run::check_on_vnet(&plan, &node).map_err(Failure::new)?;
         let (report, interface) = run::probe(&netlink, &plan).map_err(Failure::new)?;
         finish(&plan, &interface, report)
     })
