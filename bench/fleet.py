@@ -21,9 +21,11 @@ each module), and the target-side time of each module run alone (no Ansible), as
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -31,6 +33,7 @@ import time
 from pathlib import Path
 
 import sections  # bench/sections.py
+import worker_profile  # bench/worker_profile.py
 
 SECTION_TITLE = "## 5. Fleet scale: one play over many hosts"
 
@@ -46,6 +49,7 @@ VARIANTS = {
     "deevnet.net, mitogen_linear": ("deevnet", True),
 }
 ANCHORS_STOCK, DEEVNET_STOCK, ANCHORS_MITOGEN, DEEVNET_MITOGEN = VARIANTS
+PROFILED_TASKS = 20  # the worker profile's one-host play: the two tasks, ten times
 
 
 def add_arguments(parser) -> None:
@@ -77,8 +81,8 @@ def tasks_for(pair: str) -> list[dict]:
     ]
 
 
-def write_playbook(path: Path, pair: str, only_first_task: bool = False) -> Path:
-    tasks = tasks_for(pair)[:1] if only_first_task else tasks_for(pair)
+def write_playbook(path: Path, pair: str, only_first_task: bool = False, repeat: int = 1) -> Path:
+    tasks = tasks_for(pair)[:1] if only_first_task else tasks_for(pair) * repeat
     path.write_text(json.dumps([{"hosts": "fleet", "gather_facts": False, "tasks": tasks}], indent=1))
     return path
 
@@ -149,6 +153,18 @@ def recap_changed(stdout: str) -> int:
     return sum(1 for line in stdout.splitlines() if " changed=" in line and " changed=0 " not in line)
 
 
+SCRIPT = "deevnet, the fast path's remote script"
+
+
+def _plugin_utils(installed: Path):
+    """The installed collection's plugin_utils/binary_module.py, for its remote command."""
+    spec = importlib.util.spec_from_file_location(
+        "deevnet_binary_module", installed / "ansible_collections/deevnet/net/plugins/plugin_utils/binary_module.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def module_alone(venv: Path, root: Path, collections: Path, installed: Path, host_dir: Path, runs: int) -> dict:
     """Target-side time of each module run on its own, on the profiled host's converged files."""
     args = host_dir / "args"
@@ -165,22 +181,30 @@ def module_alone(venv: Path, root: Path, collections: Path, installed: Path, hos
     (args / "block.json").write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
         "path": str(host_dir / "frr/anchors.conf.local"), "create": True,
         "block": f"{STANZA_HEADER}\n {STANZA_LINE}\nexit-vrf"}}))
-    commands = {
-        "deevnet": [[root / "target/release/sysctl_forwarding", args / "fwd.json"],
-                    [root / "target/release/frr_local_stanza", args / "frr.json"]],
-        "anchors": [[venv / "python", collections / "ansible_collections/ansible/posix/plugins/modules/sysctl.py",
-                     args / "posix.json"],
+    commands = {  # pair: [(argv, standard input file or None)]
+        "deevnet": [([root / "target/release/sysctl_forwarding", args / "fwd.json"], None),
+                    ([root / "target/release/frr_local_stanza", args / "frr.json"], None)],
+        "anchors": [([venv / "python", collections / "ansible_collections/ansible/posix/plugins/modules/sysctl.py",
+                      args / "posix.json"], None),
                     # -m: run as a file, its folder's tempfile.py would shadow the standard library's
-                    [venv / "python", "-m", "ansible.modules.blockinfile", args / "block.json"]],
+                    ([venv / "python", "-m", "ansible.modules.blockinfile", args / "block.json"], None)],
     }
+    # The fast path's remote script on a cache hit, as the stock-strategy variant runs it over SSH
+    # (the cache is the one the warm-up runs filled): the shell, its checks, then the module.
+    plugin = _plugin_utils(installed)
+    modules = installed / "ansible_collections/deevnet/net/plugins/modules"
+    commands[SCRIPT] = [
+        (shlex.split(plugin.remote_command("run", name, plugin.binary_sha256(str(modules / name)))), stdin)
+        for name, stdin in (("sysctl_forwarding", args / "fwd.json"), ("frr_local_stanza", args / "frr.json"))]
     env = dict(os.environ, PYTHONPATH=str(collections))
     times: dict[str, list[float]] = {pair: [] for pair in commands}
     for _ in range(runs):
         for pair, cmds in commands.items():
             start = time.perf_counter()
-            for cmd in cmds:
-                proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env)
-                if proc.returncode != 0 or '"changed": true' in proc.stdout:
+            for cmd, stdin in cmds:
+                proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env,
+                                      input=stdin.read_text() if stdin else None)
+                if proc.returncode != 0 or '"changed": true' in proc.stdout or '"changed"' not in proc.stdout:
                     raise RuntimeError(f"{cmd} failed or changed in steady state:\n{proc.stdout}\n{proc.stderr}")
             times[pair].append(time.perf_counter() - start)
     return times
@@ -193,10 +217,12 @@ def bench_fleet(sshd, env: dict, args, venv: Path, root: Path, work: Path, strat
     inventory, names = write_inventory(work, sshd, args.fleet_hosts)
     books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in ("anchors", "deevnet")}
     firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in ("anchors", "deevnet")}
+    repeated = {pair: write_playbook(work / f"{pair}-x{PROFILED_TASKS}.yml", pair, repeat=PROFILED_TASKS // 2)
+                for pair in ("anchors", "deevnet")}
     forks = args.fleet_forks
     try:
         return _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
-                        inventory, names, books, firsts, forks)
+                        inventory, names, books, firsts, repeated, forks)
     finally:
         close_masters(work / "cp")
 
@@ -209,7 +235,7 @@ def close_masters(control: Path) -> None:
 
 
 def _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
-             inventory, names, books, firsts, forks) -> dict:
+             inventory, names, books, firsts, repeated, forks) -> dict:
     # Converge, then warm every variant (the fast path's binary cache, page cache, mitogen's import cache).
     for name, (pair, mitogen) in VARIANTS.items():
         play(venv, env, strategies, inventory, books[pair], mitogen, forks)
@@ -242,9 +268,16 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
         for name, (pair, mitogen) in VARIANTS.items():
             w, _, _, _ = play(venv, env, strategies, inventory, books[pair], mitogen, 1, ["--limit", names[0]])
             one_host[name].append(w)
+    # Where a worker's time goes: every worker of a one-host play of PROFILED_TASKS tasks under cProfile.
+    workers: dict[str, dict] = {}
+    for name, (pair, mitogen) in VARIANTS.items():
+        out = work / f"worker-profile-{pair}-{'mitogen' if mitogen else 'stock'}"
+        play(venv, worker_profile.env_for(env, out), strategies, inventory, repeated[pair], mitogen, 1,
+             ["--limit", names[0]])
+        workers[name] = worker_profile.breakdown(out, PROFILED_TASKS)
     alone = module_alone(venv, root, collections, installed, work / names[0], max(5, 10 * args.fleet_rounds))
     return {"wall": wall, "cpu": cpu, "machine": machine, "changed": changed, "execs": execs, "one_host": one_host,
-            "alone": alone, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
+            "alone": alone, "workers": workers, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
 
 
 def _med(values: list[float]) -> float:
@@ -295,6 +328,7 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
         lines.append(f"| {name} | {c / host_tasks * 1000:.0f} | {c / _med(wall[name]):.2f} cores | "
                      f"{_med(result['machine'][name]):.2f} of {os.cpu_count()} cores | "
                      f"{result['execs'][name]:g} | {_med(result['one_host'][name]):.1f} | {alone[pair] * 1000:.1f} |")
+    lines += worker_table(result["workers"], alone)
     cores = os.cpu_count() or 1
     lines += ["", "Reading:", ""]
     for name, (pair, mitogen) in VARIANTS.items():
@@ -324,6 +358,21 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
               "network costs nothing and the target's CPU is the controller's, so the controller-side share "
               "here is an upper bound of what a real fleet would see, and the target-side share a lower bound.", ""]
     return "\n".join(lines)
+
+
+def worker_table(workers: dict, alone: dict) -> list[str]:
+    categories = list(next((w for w in workers.values() if w), {}))
+    lines = ["", f"Each forked worker (one per host and task) of a one-host play of {PROFILED_TASKS} tasks under cProfile "
+             "(bench/worker_profile.py), ms per task; blocked is time waiting on the connection (the SSH command or "
+             "the mitogen call: the round trip and everything on the target) and on the scheduler. cProfile's own "
+             "overhead inflates the CPU rows.", "",
+             "| ms per task | " + " | ".join(VARIANTS) + " |", "|---|" + "---|" * len(VARIANTS)]
+    for category in categories:
+        lines.append(f"| {category} | " + " | ".join(f"{workers[name].get(category, 0):.1f}" for name in VARIANTS) + " |")
+    lines += ["", f"Target side of the stock-strategy fast path, both modules through the cache's remote script on a "
+              f"hit (the shell, its checks, then the module; no SSH): {alone[SCRIPT] * 1000:.1f} ms, against "
+              f"{alone['deevnet'] * 1000:.1f} ms for the two binaries alone."]
+    return lines
 
 
 def existing_section(path: Path) -> str:
