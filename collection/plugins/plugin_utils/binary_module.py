@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import shlex
+import sys
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -138,7 +139,9 @@ def controller_spec(spec):
 
 
 # Per controller process: (path, size, mtime) -> value. Hashing 1 MB or parsing the docs once
-# per module, not once per task.
+# per module, not once per task. ansible-playbook forks a worker per host and task, so each fork
+# starts with its parent's copy: the strategy imports each task's action plugin in the parent
+# before forking, and that import fills these (BinaryModuleAction.__init_subclass__).
 _hashes: dict[tuple, str] = {}
 _specs: dict[tuple, dict] = {}
 
@@ -184,6 +187,20 @@ def documented_spec(binary_path):
     return _specs[key]
 
 
+def preload(action_plugin_file):
+    """Fill the per-process caches for the module beside an action plugin
+    (plugins/action/<m>.py -> plugins/modules/<m>), in the process that imports it. Best effort:
+    anything wrong is left for the task itself to report."""
+    plugins = os.path.dirname(os.path.dirname(os.path.abspath(action_plugin_file)))
+    binary = os.path.join(plugins, "modules", os.path.splitext(os.path.basename(action_plugin_file))[0])
+    try:
+        if os.path.isfile(binary) and os.path.isfile(binary + ".py"):
+            documented_spec(binary)
+            binary_sha256(binary)
+    except (OSError, ValueError, AnsibleError) as e:
+        display.debug(f"deevnet.net: could not preload {binary}: {e}")
+
+
 def _json_text(value, option):
     """Ad hoc `-a 'stanzas=[...]'` sends a list or dict as text; take JSON text as what it says,
     as the binary itself does (Ansible's own list check would split it at commas)."""
@@ -209,6 +226,14 @@ class BinaryModuleAction(ActionBase):
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A module's own action plugin (plugins/action/<m>.py) is imported by the strategy in the
+        # parent process before the workers fork: parse and hash once there.
+        module_file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        if module_file and cls.__module__.endswith(".plugins.action." + os.path.splitext(os.path.basename(module_file))[0]):
+            preload(module_file)
 
     def run(self, tmp=None, task_vars=None):
         # ansible-core before 2.16 sets both in ActionBase.__init__, over the class attributes.
