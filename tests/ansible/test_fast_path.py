@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, VENV_BIN, local_playbook, oneline_result
+from conftest import ROOT, VENV_BIN, local_playbook, oneline_result, plugin_utils
 
 MODULE = "deevnet.net.sysctl_forwarding"
 
@@ -155,12 +155,7 @@ def test_check_and_diff_mode_pass_through(target, tmp_path):
 
 def _plugin():
     """The action plugin's module, for driving its remote script directly."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(
-        "deevnet_binary_module", ROOT / "collection/plugins/plugin_utils/binary_module.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return plugin_utils("binary_module")
 
 
 def _run_script(plugin, home: Path, action: str, uploaded: Path | None = None, env_extra=None, stdin=b"{}"):

@@ -18,7 +18,10 @@ plugin instead:
    with the arguments on standard input: one round trip per task once cached;
 3. on a miss (or a corrupted copy) uploads the binary through Ansible's own temp folder,
    installs it atomically, and runs it in the same command;
-4. falls back to the stock module path for what it cannot serve (async, become to an
+4. under mitogen, runs a cache hit through mitogen's own call chain instead of a shell
+   (plugin_utils/mitogen_target.py: the binary's hash verified once per install, then held by
+   a stat stamp; see there for the trade-off);
+5. falls back to the stock module path for what it cannot serve (async, become to an
    unprivileged user, a connection without stdin, keep_remote_files, or
    ``deevnet_net_fast_path: false``), and says why at -vvv.
 """
@@ -267,11 +270,17 @@ class BinaryModuleAction(ActionBase):
             self._update_module_args(fqcn, module_args, task_vars)
             stdin = json.dumps(module_args).encode()
             digest = binary_sha256(binary)
-            env = self._compute_environment_string().strip()
-            res = self._remote(env, "run", name, digest, stdin)
+            environment = {}
+            env = self._compute_environment_string(environment).strip()
+            if self._under_mitogen():
+                res = self._mitogen_run(name, digest, stdin, environment)
+            else:
+                res = self._remote(env, "run", name, digest, stdin)
             if _marker(res)[0] == MISS:
                 display.vvv(f"deevnet.net: {fqcn} is not cached on the target (or its copy is corrupt): uploading")
                 res = self._install_and_run(env, name, digest, binary, stdin)
+            elif self._under_mitogen():
+                display.vvv(f"deevnet.net: {fqcn} ran from the target's cache through mitogen's call chain, no shell")
             else:
                 display.vvv(f"deevnet.net: {fqcn} ran from the target's cache in one round trip")
             reason = self._stock_path_reason(res)
@@ -290,6 +299,24 @@ class BinaryModuleAction(ActionBase):
         if fallback_warning:
             result["warnings"] = [*result.get("warnings", []), fallback_warning]
         return result
+
+    def _under_mitogen(self):
+        return any(c.__module__.startswith("ansible_mitogen") for c in type(self._connection).__mro__)
+
+    def _mitogen_run(self, name, digest, stdin, environment):
+        """A cache hit through mitogen's own connection: one call into its interpreter on the
+        target (plugin_utils/mitogen_target.py), which checks the cache and runs the binary with
+        the arguments on standard input; the result in _low_level_execute_command's shape."""
+        # Imported here: mitogen ships the module to the target by this, its collection name.
+        from ansible_collections.deevnet.net.plugins.plugin_utils import mitogen_target
+
+        marker, detail, rc, stdout, stderr = self._connection.get_chain().call(
+            mitogen_target.run_cached, f"{name}-{digest[:16]}", str(digest), stdin,
+            {str(k): str(v) for k, v in environment.items()})
+        if marker:
+            return {"rc": 0, "stdout": f"{marker} {detail}".strip() + "\n", "stderr": ""}
+        return {"rc": rc, "stdout": to_text(stdout, errors="surrogate_or_strict"),
+                "stderr": to_text(stderr, errors="surrogate_or_replace")}
 
     def _remote(self, env, action, name, digest, stdin, uploaded=""):
         cmd = remote_command(action, name, digest, uploaded)
@@ -324,9 +351,8 @@ class BinaryModuleAction(ActionBase):
             return "deevnet_net_fast_path is false"
         if self._task.async_val:
             return "async tasks need Ansible's async wrapper"
-        if any(c.__module__.startswith("ansible_mitogen") for c in type(self._connection).__mro__):
-            return "mitogen runs binary modules with its own runner, in its persistent interpreter on the target"
-        if not getattr(self._connection, "has_pipelining", False):
+        # Under mitogen the task goes through its own call chain (_mitogen_run), which takes standard input.
+        if not self._under_mitogen() and not getattr(self._connection, "has_pipelining", False):
             return f"the {self._connection.transport} connection cannot pass standard input"
         become = getattr(self._connection, "become", None)
         if become is not None and not getattr(become, "pipelining", True):
