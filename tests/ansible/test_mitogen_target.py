@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -47,8 +48,10 @@ def test_a_hit_runs_the_binary_and_records_the_stamp_once(cache):
     marker, _, rc, out, _ = target.run_cached(ENTRY, DIGEST, stdin, {})
     assert marker is None and rc == 0 and json.loads(out)["changed"] is True, out
     stamp = folder / f".{ENTRY}.stamp"
-    st = os.stat(folder / ENTRY)
-    assert stamp.read_text() == f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {DIGEST}"
+    # The remote script's format (coreutils' stat), so both paths share one stamp.
+    stat_line = subprocess.run(["stat", "-L", "-c", "%d %i %s %.9Y %.9Z", folder / ENTRY],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    assert stamp.read_text() == f"{stat_line} {DIGEST}\n"
     # The next run trusts the stamp: no hash.
     target.hashlib = None
     marker, _, rc, out, _ = target.run_cached(ENTRY, DIGEST, stdin, {})

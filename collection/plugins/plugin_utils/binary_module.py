@@ -66,8 +66,12 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 #   or others (sticky folders such as /tmp excepted), else nobody but the user could swap them
 #   later; the plugin then takes Ansible's stock path instead.
 # - the binary is opened once (fd 3), and that open file is checked (regular, owned by the
-#   user), hashed and executed through /proc/self/fd/3: what runs is byte for byte what was
-#   verified, whatever happens to the path in between.
+#   user) and executed through /proc/self/fd/3: what runs is what was verified, whatever
+#   happens to the path in between. Verified: hashed once per install, then held by its stat
+#   stamp (device, inode, size, mtime, ctime, with the hash) recorded in .<entry>.stamp beside
+#   it; a file whose stamp is not the recorded one is hashed again (one `stat` per run instead
+#   of hashing the binary; the trade-off is in plugin_utils/mitogen_target.py and
+#   ARCHITECTURE.md).
 # - a miss, a copy that does not match its hash, or a folder that is not private prints a
 #   marker and exits 0; the plugin decides what follows.
 # - install checks the target's architecture and C library first, removes temp files of dead
@@ -105,14 +109,21 @@ if [ "$1" = install ]; then
     { rm -f "$t"; echo DEEVNET_NET_HASH_MISMATCH; exit 0; }
   mv -f "$t" "$exe" || { rm -f "$t"; echo DEEVNET_NET_UNSAFE_CACHE "$d: cannot install $key"; exit 0; }
   for old in "$d/$name"-????????????????; do
-    [ "$old" = "$exe" ] || rm -f "$old"
+    [ "$old" = "$exe" ] || rm -f "$old" "$d/.${old##*/}.stamp"
   done
 fi
 [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ] && [ ! -L "$a" ] && [ -O "$a" ] && [ -f "$exe" ] && [ ! -L "$exe" ] ||
   { echo DEEVNET_NET_CACHE_MISS; exit 0; }
 { command exec 3<"$exe"; } 2>/dev/null || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
-fd=/proc/self/fd/3
-[ -f "$fd" ] && [ -O "$fd" ] && [ "$(sha256sum <&3)" = "$digest  -" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+fd=/proc/self/fd/3 s=$d/.$key.stamp
+[ -f "$fd" ] && [ -O "$fd" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+st=$(stat -L -c '%d %i %s %.9Y %.9Z' "$fd" 2>/dev/null) || st=
+recorded=
+[ -n "$st" ] && [ -f "$s" ] && [ ! -L "$s" ] && [ -O "$s" ] && read -r recorded <"$s"
+if [ -z "$st" ] || [ "$recorded" != "$st $digest" ]; then
+  [ "$(sha256sum <&3)" = "$digest  -" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+  [ -z "$st" ] || { printf '%s\n' "$st $digest" >"$s.$$.tmp" && mv -f "$s.$$.tmp" "$s"; } 2>/dev/null || rm -f "$s.$$.tmp"
+fi
 [ -x "$fd" ] || { echo DEEVNET_NET_NOEXEC "$d"; exit 0; }
 exec "$fd" -
 """

@@ -6,15 +6,14 @@
 interpreter (the plugin calls run_cached() through the connection's call chain): no shell, no
 sha256sum, one process (the module itself), arguments on its standard input.
 
-The same checks as the remote script's run step (binary_module.REMOTE_SCRIPT), with one
-difference, the stamp: instead of hashing the binary on every run, the first run after an
-install hashes the open file once and records its stat stamp (device, inode, size, mtime and
-ctime, and the hash) in `.<entry>.stamp` beside it; later runs accept the open file only if its
-stamp is the recorded one. Any write, truncation, chmod, rename over it or replacement changes
-the inode, the size, the mtime or the ctime (which no unprivileged process can set back), so a
-changed file is hashed again (and refused if it no longer matches). What the stamp does not
-catch is a change made below the filesystem (a raw write to the block device, bit rot): that
-needs root or a failing disk, and sha256sum on every run, as the stock-strategy path does, would.
+The same checks as the remote script's run step (binary_module.REMOTE_SCRIPT), and the same
+stamp: the binary's hash is verified once per install and recorded with its stat stamp
+(device, inode, size, mtime, ctime, and the hash) in `.<entry>.stamp` beside it, in the format
+of `stat -L -c '%d %i %s %.9Y %.9Z'`, so both paths share it; a run accepts the open file only
+if its stamp is the recorded one, else hashes it again. Any write, truncation, chmod, rename
+over it or replacement changes the inode, the size, the mtime or the ctime (which no
+unprivileged process can set back); what the stamp does not catch is a change made below the
+filesystem (a raw write to the block device, bit rot), which needs root or a failing disk.
 
 Only the standard library: mitogen ships this file to the target as it is.
 """
@@ -47,7 +46,10 @@ def _private_folder(path, uid, owned=True):
 
 
 def _stamp(st, digest):
-    return f"{st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {digest}"
+    """The stamp as the remote script writes it too: `stat -L -c '%d %i %s %.9Y %.9Z'` and the hash."""
+    def seconds(ns):
+        return f"{ns // 1000000000}.{ns % 1000000000:09d}"
+    return f"{st.st_dev} {st.st_ino} {st.st_size} {seconds(st.st_mtime_ns)} {seconds(st.st_ctime_ns)} {digest}"
 
 
 def _read_stamp(path, uid):
@@ -70,7 +72,7 @@ def _write_stamp(path, text):
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            os.write(fd, text.encode("ascii"))
+            os.write(fd, text.encode("ascii") + b"\n")
         finally:
             os.close(fd)
         os.replace(tmp, path)
