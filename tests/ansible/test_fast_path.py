@@ -256,6 +256,27 @@ def test_a_hit_checks_the_stamp_and_a_changed_binary_is_hashed_again(tmp_path):
     assert res.stdout.strip() == plugin.MISS.encode(), res
 
 
+@pytest.mark.parametrize("stat_output", ["", "2049 1234 528912 %.9Y %.9Z"], ids=["no-stat", "no-gnu-format"])
+def test_without_a_usable_stat_every_hit_is_hashed(tmp_path, stat_output):
+    """A stamp is only numbers: a `stat` that is missing or does not know GNU's format (which
+    would leave the times out) gives none, and the binary is hashed on every run."""
+    plugin = _plugin()
+    home = tmp_path / "home"
+    home.mkdir()
+    upload = tmp_path / "upload"
+    upload.write_bytes((ROOT / "target/release/sysctl_forwarding").read_bytes())
+    stdin = _check_mode_args(tmp_path)
+    fake_stat = {"stat": f"echo '{stat_output}'" if stat_output else ""}
+    first = _run_script(plugin, home, "install", upload, stdin=stdin, env_extra={"PATH": _fake_tools(tmp_path, **fake_stat)})
+    assert json.loads(first.stdout)["changed"] is True, first
+    exe = cached_binary(home)
+    assert not (exe.parent / f".{exe.name}.stamp").exists()
+    (tmp_path / "second").mkdir()
+    wrong_hash = _fake_tools(tmp_path / "second", sha256sum="echo 0  -", **fake_stat)
+    res = _run_script(plugin, home, "run", stdin=stdin, env_extra={"PATH": wrong_hash})
+    assert res.stdout.strip() == plugin.MISS.encode(), res
+
+
 @pytest.mark.parametrize("how", ["group-writable", "owned-by-another-user"])
 def test_a_cache_home_others_can_change_takes_the_stock_path(target, how):
     """Item 6: with ~/.ansible writable by, or belonging to, another user, the cache could be

@@ -71,7 +71,8 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 #   stamp (device, inode, size, mtime, ctime, with the hash) recorded in .<entry>.stamp beside
 #   it; a file whose stamp is not the recorded one is hashed again (one `stat` per run instead
 #   of hashing the binary; the trade-off is in plugin_utils/mitogen_target.py and
-#   ARCHITECTURE.md).
+#   ARCHITECTURE.md). A `stat` that fails or prints anything but numbers (one without GNU's
+#   format) gives no stamp: every run hashes, as before.
 # - a miss, a copy that does not match its hash, or a folder that is not private prints a
 #   marker and exits 0; the plugin decides what follows.
 # - install checks the target's architecture and C library first, removes temp files of dead
@@ -118,6 +119,7 @@ fi
 fd=/proc/self/fd/3 s=$d/.$key.stamp
 [ -f "$fd" ] && [ -O "$fd" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
 st=$(stat -L -c '%d %i %s %.9Y %.9Z' "$fd" 2>/dev/null) || st=
+case $st in *[!0-9.\ ]*) st= ;; esac
 recorded=
 [ -n "$st" ] && [ -f "$s" ] && [ ! -L "$s" ] && [ -O "$s" ] && read -r recorded <"$s"
 if [ -z "$st" ] || [ "$recorded" != "$st $digest" ]; then
