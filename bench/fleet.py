@@ -10,8 +10,10 @@ stanza.
   * anchors: ansible.posix.sysctl (sysctl_file in the host's folder, reload: false) and
     ansible.builtin.blockinfile (the same stanza text);
   * deevnet.net: deevnet.net.sysctl_forwarding (apply: false) and deevnet.net.frr_local_stanza.
-Four variants interleaved per round: each pair under the stock strategy with pipelining (the
-deevnet pair takes its fast path there) and under mitogen_linear. Each run's whole-play wall
+  * floor: two tasks that do nothing on the target, what Ansible itself costs per task:
+    ansible.builtin.raw `true` under the stock strategy, ansible.builtin.ping under mitogen.
+Six variants interleaved per round: each under the stock strategy with pipelining (the deevnet
+pair takes its fast path there) and under mitogen_linear. Each run's whole-play wall
 time and the controller CPU seconds of the ansible-playbook process tree
 (getrusage(RUSAGE_CHILDREN) deltas: ansible-playbook, its forks and their ssh clients; the
 sshd side and the modules on the target are not in it) are kept.
@@ -45,10 +47,13 @@ HOST_DIR = "{{ fleet_root }}/{{ inventory_hostname }}"
 VARIANTS = {
     "anchors, stock strategy + pipelining": ("anchors", False),
     "deevnet.net, stock strategy (fast path)": ("deevnet", False),
+    "floor: ansible.builtin.raw, stock strategy": ("floor-raw", False),
     "anchors, mitogen_linear": ("anchors", True),
     "deevnet.net, mitogen_linear": ("deevnet", True),
+    "floor: ansible.builtin.ping, mitogen_linear": ("floor-ping", True),
 }
-ANCHORS_STOCK, DEEVNET_STOCK, ANCHORS_MITOGEN, DEEVNET_MITOGEN = VARIANTS
+ANCHORS_STOCK, DEEVNET_STOCK, FLOOR_STOCK, ANCHORS_MITOGEN, DEEVNET_MITOGEN, FLOOR_MITOGEN = VARIANTS
+PAIRS = ("anchors", "deevnet", "floor-raw", "floor-ping")
 PROFILED_TASKS = 20  # the worker profile's one-host play: the two tasks, ten times
 
 
@@ -71,6 +76,12 @@ def tasks_for(pair: str) -> list[dict]:
                 "path": f"{HOST_DIR}/frr/frr.conf.local",
                 "stanzas": [{"header": STANZA_HEADER, "lines": [STANZA_LINE]}]}},
         ]
+    # The least a task costs: under the stock strategy one command on the target and no module (raw);
+    # under mitogen, which runs raw through a shell of its own, its lightest in-process module (ping).
+    if pair == "floor-raw":
+        return [{"name": f"floor {i}", "ansible.builtin.raw": "true", "changed_when": False} for i in (1, 2)]
+    if pair == "floor-ping":
+        return [{"name": f"floor {i}", "ansible.builtin.ping": {}} for i in (1, 2)]
     return [
         {"name": "forwarding file", "ansible.posix.sysctl": {
             "name": "net.ipv4.conf.all.forwarding", "value": "1",
@@ -215,14 +226,17 @@ def bench_fleet(sshd, env: dict, args, venv: Path, root: Path, work: Path, strat
     shutil.rmtree(work, ignore_errors=True)  # every run converges from empty host folders
     work.mkdir(parents=True)
     inventory, names = write_inventory(work, sshd, args.fleet_hosts)
-    books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in ("anchors", "deevnet")}
-    firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in ("anchors", "deevnet")}
+    books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in PAIRS}
+    firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in PAIRS}
     repeated = {pair: write_playbook(work / f"{pair}-x{PROFILED_TASKS}.yml", pair, repeat=PROFILED_TASKS // 2)
-                for pair in ("anchors", "deevnet")}
+                for pair in PAIRS}
     forks = args.fleet_forks
+    load_start = os.getloadavg()
     try:
-        return _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
+        result = _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
                         inventory, names, books, firsts, repeated, forks)
+        result["load"] = (load_start, os.getloadavg())
+        return result
     finally:
         close_masters(work / "cp")
 
@@ -293,8 +307,9 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
              "folder per host), one play of two tasks in steady state (converged and warmed first, nothing "
              "changes): the forwarding file and one FRR stanza (`vrf vrf_tdemo` / "
              f"`{STANZA_LINE}`). Anchors: `ansible.posix.sysctl` (reload: false) + `ansible.builtin.blockinfile`; "
-             "deevnet.net: `sysctl_forwarding` (apply: false) + `frr_local_stanza`. The four variants are "
-             f"interleaved in {result['rounds']} rounds; mitogen {mitogen_version}.", "",
+             "deevnet.net: `sysctl_forwarding` (apply: false) + `frr_local_stanza`; floor: two `ansible.builtin.raw: true` (stock), two `ansible.builtin.ping` (mitogen). "
+             f"The {len(VARIANTS)} variants are "
+             f"interleaved in {result['rounds']} rounds; mitogen {mitogen_version}. " + _load_text(result), "",
              "| variant | play wall, median s | spread | ms per host-task | controller CPU s per play | changed hosts |",
              "|---|---|---|---|---|---|"]
     for name in VARIANTS:
@@ -307,6 +322,7 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
               f"({'met' if stock <= 0.4 else 'NOT met'}).", "",
               f"Goal: deevnet.net at most 0.8x the anchors under `mitogen_linear`. Measured: **{mito:.2f}x** "
               f"({'met' if mito <= 0.8 else 'NOT met'}).", ""]
+    lines += floor_lines(result, host_tasks)
 
     alone = {pair: _med(v) for pair, v in result["alone"].items()}
     lines += ["### Where a task's time goes", "",
@@ -327,7 +343,8 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
         c = _med(cpu[name])
         lines.append(f"| {name} | {c / host_tasks * 1000:.0f} | {c / _med(wall[name]):.2f} cores | "
                      f"{_med(result['machine'][name]):.2f} of {os.cpu_count()} cores | "
-                     f"{result['execs'][name]:g} | {_med(result['one_host'][name]):.1f} | {alone[pair] * 1000:.1f} |")
+                     f"{result['execs'][name]:g} | {_med(result['one_host'][name]):.1f} | "
+                     + (f"{alone[pair] * 1000:.1f} |" if pair in alone else "none |"))
     lines += worker_table(result["workers"], alone)
     cores = os.cpu_count() or 1
     lines += ["", "Reading:", ""]
@@ -346,6 +363,9 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
             bound = (f"not CPU-bound ({whole:.2f} of {cores} cores busy in all, {busy:.2f} in the "
                      "ansible-playbook tree): the play spends its time waiting, on SSH round trips and on "
                      "Ansible's own scheduling between tasks and hosts")
+        if pair not in alone:
+            lines.append(f"- {name}: {bound}; {result['execs'][name]:g} new SSH exec(s) per task.")
+            continue
         target = alone[pair] * hosts
         lines.append(f"- {name}: {bound}. The modules themselves take {alone[pair] * 1000:.0f} ms per host run "
                      f"alone, {target:.1f} s for the {hosts} hosts against {w:.1f} s of play"
@@ -358,6 +378,38 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
               "network costs nothing and the target's CPU is the controller's, so the controller-side share "
               "here is an upper bound of what a real fleet would see, and the target-side share a lower bound.", ""]
     return "\n".join(lines)
+
+
+def _load_text(result: dict) -> str:
+    if "load" not in result:
+        return ""
+    (s1, s5, s15), (e1, e5, e15) = result["load"]
+    return (f"Load average (1, 5, 15 min) at the start of this part: {s1:.1f}, {s5:.1f}, {s15:.1f}; at its end: "
+            f"{e1:.1f}, {e5:.1f}, {e15:.1f}, on {os.cpu_count()} cores shared with other work: a load above the core "
+            "count stretches every play, the cheaper ones most in proportion, so it pulls every ratio toward 1.")
+
+
+def floor_lines(result: dict, host_tasks: int) -> list[str]:
+    """What bounds the two goals: the floor rows against the anchors and deevnet.net."""
+    wall, workers = result["wall"], result["workers"]
+    a, d, f = (_med(wall[n]) for n in (ANCHORS_STOCK, DEEVNET_STOCK, FLOOR_STOCK))
+    lines = ["What bounds the ratios: the floor rows run the same play with two tasks that do nothing on the target.", "",
+             f"- Stock strategy: `ansible.builtin.raw: true` (one SSH command, no module: the least any task on the "
+             f"target costs there) is **{f / a:.2f}x** the anchors, the best ratio any module could reach; deevnet.net "
+             f"is {d / a:.2f}x the anchors and {d / f:.2f}x the floor ({(d - f) / host_tasks * 1000:+.0f} ms per "
+             "host-task against it)."]
+    a, d, p = (_med(wall[n]) for n in (ANCHORS_MITOGEN, DEEVNET_MITOGEN, FLOOR_MITOGEN))
+    worker = workers.get(DEEVNET_MITOGEN, {})
+    lines.append(
+        f"- mitogen_linear: `ansible.builtin.ping` (mitogen's lightest module, run in its interpreter on the target; "
+        f"mitogen runs `raw` through a shell of its own, slower than a module) is **{p / a:.2f}x** the anchors; "
+        f"deevnet.net is {d / a:.2f}x the anchors and {d / p:.2f}x ping ({(d - p) / host_tasks * 1000:+.0f} ms per "
+        "host-task against it): one call per task into mitogen's interpreter is the least a task on the target costs "
+        "there, and what is left is the per-task work of Ansible and mitogen on the controller, the same for every "
+        f"module: {worker.get('worker, whole task', 0):.0f} ms in each forked worker (profile below), "
+        f"{worker.get('blocked in poll/select', 0):.0f} ms of it waiting on mitogen's multiplexer and the target, "
+        f"against {_med(result['alone']['deevnet']) / 2 * 1000:.1f} ms for the module itself on the target.")
+    return lines + [""]
 
 
 def worker_table(workers: dict, alone: dict) -> list[str]:
