@@ -200,22 +200,27 @@ def test_parallel_installs_into_a_cold_cache_never_collide(tmp_path):
         assert names == [f".sysctl_forwarding-{digest[:16]}.stamp", f"sysctl_forwarding-{digest[:16]}"], (trial, names)
 
 
+def _installed(tmp_path: Path, env_extra=None):
+    """The remote script's install of sysctl_forwarding into a fresh HOME's cache, run once in
+    check mode: (plugin, home, stdin for more runs, the cached binary)."""
+    plugin = _plugin()
+    home = tmp_path / "home"
+    home.mkdir()
+    upload = tmp_path / "upload"
+    upload.write_bytes((ROOT / "target/release/sysctl_forwarding").read_bytes())
+    stdin = _check_mode_args(tmp_path)
+    first = _run_script(plugin, home, "install", upload, env_extra=env_extra, stdin=stdin)
+    assert json.loads(first.stdout)["changed"] is True, first
+    return plugin, home, stdin, cached_binary(home)
+
+
 @pytest.mark.parametrize("tool", ["stat", "sha256sum"])
 def test_what_runs_is_what_was_hashed_even_if_the_path_is_swapped(tmp_path, tool):
     """Item 6: the checks ran on a path and the exec on the same path later; a swap in between
     ran another file. A `stat` (the stamp check of every hit) or a `sha256sum` (the hash when
     there is no stamp) that swaps the cached binary while it checks shows that the verified open
     file is what runs."""
-    plugin = _plugin()
-    home = tmp_path / "home"
-    home.mkdir()
-    binary = ROOT / "target/release/sysctl_forwarding"
-    upload = tmp_path / "upload"
-    upload.write_bytes(binary.read_bytes())
-    stdin = _check_mode_args(tmp_path)
-    first = _run_script(plugin, home, "install", upload, stdin=stdin)
-    assert json.loads(first.stdout)["changed"] is True, first
-    exe = cached_binary(home)
+    plugin, home, stdin, exe = _installed(tmp_path)
     if tool == "sha256sum":
         (exe.parent / f".{exe.name}.stamp").unlink()  # so this run hashes
     impostor = tmp_path / "impostor"
@@ -236,14 +241,7 @@ def test_a_hit_checks_the_stamp_and_a_changed_binary_is_hashed_again(tmp_path):
     """The hash is verified once per install and recorded with the binary's stat stamp; a hit
     whose stamp matches runs without sha256sum, and a binary changed in place after its stamp
     (same size and inode, mtime put back: the ctime moved) is hashed again and is a miss."""
-    plugin = _plugin()
-    home = tmp_path / "home"
-    home.mkdir()
-    upload = tmp_path / "upload"
-    upload.write_bytes((ROOT / "target/release/sysctl_forwarding").read_bytes())
-    stdin = _check_mode_args(tmp_path)
-    assert json.loads(_run_script(plugin, home, "install", upload, stdin=stdin).stdout)["changed"] is True
-    exe = cached_binary(home)
+    plugin, home, stdin, exe = _installed(tmp_path)
     assert (exe.parent / f".{exe.name}.stamp").read_text().split()[1] == str(exe.stat().st_ino)
     no_hash = {"PATH": _fake_tools(tmp_path, sha256sum="echo 0  -")}  # a wrong hash, were it asked
     assert json.loads(_run_script(plugin, home, "run", env_extra=no_hash, stdin=stdin).stdout)["changed"] is True
@@ -260,16 +258,8 @@ def test_a_hit_checks_the_stamp_and_a_changed_binary_is_hashed_again(tmp_path):
 def test_without_a_usable_stat_every_hit_is_hashed(tmp_path, stat_output):
     """A stamp is only numbers: a `stat` that is missing or does not know GNU's format (which
     would leave the times out) gives none, and the binary is hashed on every run."""
-    plugin = _plugin()
-    home = tmp_path / "home"
-    home.mkdir()
-    upload = tmp_path / "upload"
-    upload.write_bytes((ROOT / "target/release/sysctl_forwarding").read_bytes())
-    stdin = _check_mode_args(tmp_path)
     fake_stat = {"stat": f"echo '{stat_output}'" if stat_output else ""}
-    first = _run_script(plugin, home, "install", upload, stdin=stdin, env_extra={"PATH": _fake_tools(tmp_path, **fake_stat)})
-    assert json.loads(first.stdout)["changed"] is True, first
-    exe = cached_binary(home)
+    plugin, home, stdin, exe = _installed(tmp_path, {"PATH": _fake_tools(tmp_path, **fake_stat)})
     assert not (exe.parent / f".{exe.name}.stamp").exists()
     (tmp_path / "second").mkdir()
     wrong_hash = _fake_tools(tmp_path / "second", sha256sum="echo 0  -", **fake_stat)
