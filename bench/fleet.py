@@ -78,10 +78,13 @@ def tasks_for(pair: str) -> list[dict]:
         ]
     # The least a task costs: under the stock strategy one command on the target and no module (raw);
     # under mitogen, which runs raw through a shell of its own, its lightest in-process module (ping).
+    # Each templates the same path as the pairs' tasks, so Ansible's templating costs it the same.
+    paths = (f"{HOST_DIR}/sysctl.d/90-deevnet-tenant-fabric.conf", f"{HOST_DIR}/frr/frr.conf.local")
     if pair == "floor-raw":
-        return [{"name": f"floor {i}", "ansible.builtin.raw": "true", "changed_when": False} for i in (1, 2)]
+        return [{"name": f"floor {i}", "ansible.builtin.raw": f"true {path}", "changed_when": False}
+                for i, path in enumerate(paths, 1)]
     if pair == "floor-ping":
-        return [{"name": f"floor {i}", "ansible.builtin.ping": {}} for i in (1, 2)]
+        return [{"name": f"floor {i}", "ansible.builtin.ping": {"data": path}} for i, path in enumerate(paths, 1)]
     return [
         {"name": "forwarding file", "ansible.posix.sysctl": {
             "name": "net.ipv4.conf.all.forwarding", "value": "1",
