@@ -54,6 +54,11 @@ VARIANTS = {
 }
 ANCHORS_STOCK, DEEVNET_STOCK, FLOOR_STOCK, ANCHORS_MITOGEN, DEEVNET_MITOGEN, FLOOR_MITOGEN = VARIANTS
 PAIRS = ("anchors", "deevnet", "floor-raw", "floor-ping")
+# The floor's play with one task instead of two, in every round: the difference is one task over the
+# fleet, and what is left of the play is its fixed cost (start-up, connections), which no module changes.
+ONE_TASK_FLOORS = {"stock strategy": ("floor-raw", False), "mitogen_linear": ("floor-ping", True)}
+STRATEGY_VARIANTS = {"stock strategy": (ANCHORS_STOCK, DEEVNET_STOCK, FLOOR_STOCK),
+                     "mitogen_linear": (ANCHORS_MITOGEN, DEEVNET_MITOGEN, FLOOR_MITOGEN)}
 PROFILED_TASKS = 20  # the worker profile's one-host play: the two tasks, ten times
 
 
@@ -260,6 +265,7 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
     wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
     cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
     changed: dict[str, int] = {name: 0 for name in VARIANTS}
+    one_task: dict[str, list[float]] = {strategy: [] for strategy in ONE_TASK_FLOORS}
     for r in range(args.fleet_rounds):
         for name, (pair, mitogen) in VARIANTS.items():
             w, c, out, m = play(venv, env, strategies, inventory, books[pair], mitogen, forks)
@@ -267,6 +273,8 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
             wall[name].append(w)
             cpu[name].append(c)
             changed[name] = max(changed[name], recap_changed(out))
+        for strategy, (pair, mitogen) in ONE_TASK_FLOORS.items():
+            one_task[strategy].append(play(venv, env, strategies, inventory, firsts[pair], mitogen, forks)[0])
         log(f"fleet round {r + 1}/{args.fleet_rounds}: " + ", ".join(f"{n}: {v[-1]:.1f} s" for n, v in wall.items()))
 
     # Profile on one host: SSH execs per task at -vvv, two tasks against one so start-up cancels.
@@ -294,7 +302,7 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
         workers[name] = worker_profile.breakdown(out, PROFILED_TASKS)
     alone = module_alone(venv, root, collections, installed, work / names[0], max(5, 10 * args.fleet_rounds))
     return {"wall": wall, "cpu": cpu, "machine": machine, "changed": changed, "execs": execs, "one_host": one_host,
-            "alone": alone, "workers": workers, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
+            "alone": alone, "workers": workers, "one_task": one_task, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
 
 
 def _med(values: list[float]) -> float:
@@ -412,7 +420,30 @@ def floor_lines(result: dict, host_tasks: int) -> list[str]:
         f"module: {worker.get('worker, whole task', 0):.0f} ms in each forked worker (profile below), "
         f"{worker.get('blocked in poll/select', 0):.0f} ms of it waiting on mitogen's multiplexer and the target, "
         f"against {_med(result['alone']['deevnet']) / 2 * 1000:.1f} ms for the module itself on the target.")
-    return lines + [""]
+    return lines + [""] + split_lines(result, host_tasks)
+
+
+def split_lines(result: dict, host_tasks: int) -> list[str]:
+    """Each play split into its fixed cost and its tasks, from the floor's one-task play."""
+    if not result.get("one_task"):
+        return []
+    wall, hosts = result["wall"], result["hosts"]
+    lines = ["Each play split into a fixed cost (ansible-playbook's start-up and one connection per host: SSH "
+             "masters, or mitogen's bootstrap of its interpreter on every host) and its two tasks: one floor task "
+             "over the fleet is the floor's two-task play less its one-task play (medians), the fixed cost is the "
+             "floor's play less its two tasks, and each variant's tasks are its play less that fixed cost.", "",
+             "| strategy | fixed cost, s | floor task, ms per host | anchors tasks, ms per host-task | "
+             "deevnet.net tasks, ms per host-task | deevnet.net / anchors, tasks alone |", "|---|---|---|---|---|---|"]
+    for strategy, (anchors, deevnet, floor) in STRATEGY_VARIANTS.items():
+        two, one = _med(wall[floor]), _med(result["one_task"][strategy])
+        task = two - one
+        fixed = two - 2 * task
+        a, d = (_med(wall[n]) - fixed for n in (anchors, deevnet))
+        lines.append(f"| {strategy} | {fixed:.1f} | {task / hosts * 1000:.0f} | {a / host_tasks * 1000:.0f} | "
+                     f"{d / host_tasks * 1000:.0f} | {d / a:.2f}x |" if a > 0 else
+                     f"| {strategy} | {fixed:.1f} | {task / hosts * 1000:.0f} | - | - | - |")
+    return lines + ["", "A ratio of whole plays is (fixed + deevnet's tasks) / (fixed + the anchors' tasks): the "
+                    "larger the fixed share, the closer to 1 it is, whatever the modules cost.", ""]
 
 
 def worker_table(workers: dict, alone: dict) -> list[str]:
