@@ -99,6 +99,17 @@ def test_a_planted_link_is_refused(cache, tmp_path):
     assert target.run_cached(ENTRY, DIGEST, stdin, {})[0] == target.MISS
 
 
+def test_a_fifo_in_place_of_the_binary_or_the_stamp_is_refused_at_once(cache):
+    folder, stdin = cache
+    target = _target()
+    (folder / f".{ENTRY}.stamp").unlink(missing_ok=True)
+    os.mkfifo(folder / f".{ENTRY}.stamp")
+    assert target.run_cached(ENTRY, DIGEST, stdin, {})[0] is None  # no stamp read: hashed, and a stamp written over it
+    (folder / ENTRY).unlink()
+    os.mkfifo(folder / ENTRY)
+    assert target.run_cached(ENTRY, DIGEST, stdin, {})[0] == target.MISS
+
+
 @pytest.mark.parametrize("how", ["group-writable", "owned-by-another-user"])
 def test_a_cache_others_can_change_is_refused(cache, how):
     folder, stdin = cache

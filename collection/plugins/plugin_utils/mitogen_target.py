@@ -29,6 +29,9 @@ MISS = "DEEVNET_NET_CACHE_MISS"
 UNSAFE = "DEEVNET_NET_UNSAFE_CACHE"
 NOEXEC = "DEEVNET_NET_NOEXEC"
 NO_PROC = "DEEVNET_NET_NO_PROC"
+# Never through a link; O_NONBLOCK so that a FIFO planted there opens at once (and is refused as
+# not a regular file) instead of waiting for a writer.
+OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 def _private_folder(path, uid, owned=True):
@@ -54,7 +57,7 @@ def _stamp(st, digest):
 
 def _read_stamp(path, uid):
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(path, OPEN_FLAGS)
     except OSError:
         return None
     try:
@@ -110,7 +113,7 @@ def run_cached(entry, digest, stdin, env):
             return UNSAFE, why, None, b"", b""
     exe = os.path.join(cache, entry)
     try:
-        fd = os.open(exe, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(exe, OPEN_FLAGS)
     except OSError:
         return MISS, "", None, b"", b""
     try:
