@@ -14,13 +14,14 @@ plugin instead:
    Ansible's validator and wording (so ``-a 'mtu=9000'`` arrives as the int 9000);
 2. keeps each binary on the target in a cache keyed by its content hash
    (``~/.ansible/deevnet.net/<module>-<sha256[:16]>``, a folder owned by the executing user,
-   mode 0700, never followed through a link), checks the hash before every run, and runs it
-   with the arguments on standard input: one round trip per task once cached;
+   mode 0700, never followed through a link), verifies its hash once per install and its stat
+   stamp before every run (a changed file is hashed again), and runs it with the arguments on
+   standard input: one round trip per task once cached;
 3. on a miss (or a corrupted copy) uploads the binary through Ansible's own temp folder,
    installs it atomically, and runs it in the same command;
 4. under mitogen, runs a cache hit through mitogen's own call chain instead of a shell
-   (plugin_utils/mitogen_target.py: the binary's hash verified once per install, then held by
-   a stat stamp; see there for the trade-off);
+   (plugin_utils/mitogen_target.py, with the same checks and stamp; the stamp's trade-off is
+   written down there and in ARCHITECTURE.md);
 5. falls back to the stock module path for what it cannot serve (async, become to an
    unprivileged user, a connection without stdin, keep_remote_files, or
    ``deevnet_net_fast_path: false``), and says why at -vvv.
