@@ -428,22 +428,38 @@ def split_lines(result: dict, host_tasks: int) -> list[str]:
     if not result.get("one_task"):
         return []
     wall, hosts = result["wall"], result["hosts"]
-    lines = ["Each play split into a fixed cost (ansible-playbook's start-up and one connection per host: SSH "
-             "masters, or mitogen's bootstrap of its interpreter on every host) and its two tasks: one floor task "
-             "over the fleet is the floor's two-task play less its one-task play (medians), the fixed cost is the "
-             "floor's play less its two tasks, and each variant's tasks are its play less that fixed cost.", "",
-             "| strategy | fixed cost, s | floor task, ms per host | anchors tasks, ms per host-task | "
-             "deevnet.net tasks, ms per host-task | deevnet.net / anchors, tasks alone |", "|---|---|---|---|---|---|"]
+    lines = ["Each play split into a fixed cost and its two tasks: one floor task over the fleet is the floor's "
+             "two-task play less its one-task play (medians), the fixed cost is the floor's play less its two tasks "
+             "(ansible-playbook's start-up, one connection per host, and under mitogen each host's interpreter "
+             "started and sent the code its first task needs), and each variant's tasks are its play less that "
+             "fixed cost.", "",
+             "| strategy | floor play, 2 tasks, s | floor play, 1 task, s | one floor task over the fleet, s | "
+             "fixed cost, s | anchors' tasks, ms per host-task | deevnet.net's tasks, ms per host-task | "
+             "deevnet.net / anchors, tasks alone |", "|---|---|---|---|---|---|---|---|"]
+    unresolved = []
     for strategy, (anchors, deevnet, floor) in STRATEGY_VARIANTS.items():
-        two, one = _med(wall[floor]), _med(result["one_task"][strategy])
+        ones = result["one_task"][strategy]
+        two, one = _med(wall[floor]), _med(ones)
         task = two - one
         fixed = two - 2 * task
         a, d = (_med(wall[n]) - fixed for n in (anchors, deevnet))
-        lines.append(f"| {strategy} | {fixed:.1f} | {task / hosts * 1000:.0f} | {a / host_tasks * 1000:.0f} | "
-                     f"{d / host_tasks * 1000:.0f} | {d / a:.2f}x |" if a > 0 else
-                     f"| {strategy} | {fixed:.1f} | {task / hosts * 1000:.0f} | - | - | - |")
-    return lines + ["", "A ratio of whole plays is (fixed + deevnet's tasks) / (fixed + the anchors' tasks): the "
-                    "larger the fixed share, the closer to 1 it is, whatever the modules cost.", ""]
+        cells = [f"{two:.1f} ({min(wall[floor]):.1f}-{max(wall[floor]):.1f})", f"{one:.1f} ({min(ones):.1f}-{max(ones):.1f})",
+                 f"{task:.1f}"]
+        if min(task, fixed, a, d) <= 0:
+            unresolved.append(strategy)
+            cells += ["-", "-", "-", "-"]
+        else:
+            cells += [f"{fixed:.1f}", f"{a / host_tasks * 1000:.0f}", f"{d / host_tasks * 1000:.0f}", f"{d / a:.2f}x"]
+        lines.append(f"| {strategy} | " + " | ".join(cells) + " |")
+    lines.append("")
+    if unresolved:
+        lines += [f"Not resolved for {', '.join(unresolved)}: the subtraction gives a share of zero or less, because one "
+                  "task over the fleet is within the plays' spread at this load, or because the variants' fixed costs "
+                  "differ (under mitogen the first task on each host makes its interpreter import the module's code: "
+                  "Ansible's module_utils for ping and the anchors, one small file for deevnet.net). What the row does "
+                  "show is how small one task is against the whole play there.", ""]
+    return lines + ["A ratio of whole plays is (fixed + deevnet's tasks) / (fixed + the anchors' tasks): the larger the "
+                    "fixed share, the closer to 1 it is, whatever the modules cost.", ""]
 
 
 def worker_table(workers: dict, alone: dict) -> list[str]:
