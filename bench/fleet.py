@@ -10,8 +10,10 @@ stanza.
   * anchors: ansible.posix.sysctl (sysctl_file in the host's folder, reload: false) and
     ansible.builtin.blockinfile (the same stanza text);
   * deevnet.net: deevnet.net.sysctl_forwarding (apply: false) and deevnet.net.frr_local_stanza.
-Four variants interleaved per round: each pair under the stock strategy with pipelining (the
-deevnet pair takes its fast path there) and under mitogen_linear. Each run's whole-play wall
+  * floor: two tasks that do nothing on the target, what Ansible itself costs per task:
+    ansible.builtin.raw `true` under the stock strategy, ansible.builtin.ping under mitogen.
+Six variants interleaved per round: each under the stock strategy with pipelining (the deevnet
+pair takes its fast path there) and under mitogen_linear. Each run's whole-play wall
 time and the controller CPU seconds of the ansible-playbook process tree
 (getrusage(RUSAGE_CHILDREN) deltas: ansible-playbook, its forks and their ssh clients; the
 sshd side and the modules on the target are not in it) are kept.
@@ -21,9 +23,11 @@ each module), and the target-side time of each module run alone (no Ansible), as
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -31,6 +35,7 @@ import time
 from pathlib import Path
 
 import sections  # bench/sections.py
+import worker_profile  # bench/worker_profile.py
 
 SECTION_TITLE = "## 5. Fleet scale: one play over many hosts"
 
@@ -42,10 +47,19 @@ HOST_DIR = "{{ fleet_root }}/{{ inventory_hostname }}"
 VARIANTS = {
     "anchors, stock strategy + pipelining": ("anchors", False),
     "deevnet.net, stock strategy (fast path)": ("deevnet", False),
+    "floor: ansible.builtin.raw, stock strategy": ("floor-raw", False),
     "anchors, mitogen_linear": ("anchors", True),
     "deevnet.net, mitogen_linear": ("deevnet", True),
+    "floor: ansible.builtin.ping, mitogen_linear": ("floor-ping", True),
 }
-ANCHORS_STOCK, DEEVNET_STOCK, ANCHORS_MITOGEN, DEEVNET_MITOGEN = VARIANTS
+ANCHORS_STOCK, DEEVNET_STOCK, FLOOR_STOCK, ANCHORS_MITOGEN, DEEVNET_MITOGEN, FLOOR_MITOGEN = VARIANTS
+PAIRS = ("anchors", "deevnet", "floor-raw", "floor-ping")
+# The floor's play with one task instead of two, in every round: the difference is one task over the
+# fleet, and what is left of the play is its fixed cost (start-up, connections), which no module changes.
+ONE_TASK_FLOORS = {"stock strategy": ("floor-raw", False), "mitogen_linear": ("floor-ping", True)}
+STRATEGY_VARIANTS = {"stock strategy": (ANCHORS_STOCK, DEEVNET_STOCK, FLOOR_STOCK),
+                     "mitogen_linear": (ANCHORS_MITOGEN, DEEVNET_MITOGEN, FLOOR_MITOGEN)}
+PROFILED_TASKS = 20  # the worker profile's one-host play: the two tasks, ten times
 
 
 def add_arguments(parser) -> None:
@@ -67,6 +81,15 @@ def tasks_for(pair: str) -> list[dict]:
                 "path": f"{HOST_DIR}/frr/frr.conf.local",
                 "stanzas": [{"header": STANZA_HEADER, "lines": [STANZA_LINE]}]}},
         ]
+    # The least a task costs: under the stock strategy one command on the target and no module (raw);
+    # under mitogen, which runs raw through a shell of its own, its lightest in-process module (ping).
+    # Each templates the same path as the pairs' tasks, so Ansible's templating costs it the same.
+    paths = (f"{HOST_DIR}/sysctl.d/90-deevnet-tenant-fabric.conf", f"{HOST_DIR}/frr/frr.conf.local")
+    if pair == "floor-raw":
+        return [{"name": f"floor {i}", "ansible.builtin.raw": f"true {path}", "changed_when": False}
+                for i, path in enumerate(paths, 1)]
+    if pair == "floor-ping":
+        return [{"name": f"floor {i}", "ansible.builtin.ping": {"data": path}} for i, path in enumerate(paths, 1)]
     return [
         {"name": "forwarding file", "ansible.posix.sysctl": {
             "name": "net.ipv4.conf.all.forwarding", "value": "1",
@@ -77,8 +100,8 @@ def tasks_for(pair: str) -> list[dict]:
     ]
 
 
-def write_playbook(path: Path, pair: str, only_first_task: bool = False) -> Path:
-    tasks = tasks_for(pair)[:1] if only_first_task else tasks_for(pair)
+def write_playbook(path: Path, pair: str, only_first_task: bool = False, repeat: int = 1) -> Path:
+    tasks = tasks_for(pair)[:1] if only_first_task else tasks_for(pair) * repeat
     path.write_text(json.dumps([{"hosts": "fleet", "gather_facts": False, "tasks": tasks}], indent=1))
     return path
 
@@ -149,6 +172,18 @@ def recap_changed(stdout: str) -> int:
     return sum(1 for line in stdout.splitlines() if " changed=" in line and " changed=0 " not in line)
 
 
+SCRIPT = "deevnet, the fast path's remote script"
+
+
+def _plugin_utils(installed: Path):
+    """The installed collection's plugin_utils/binary_module.py, for its remote command."""
+    spec = importlib.util.spec_from_file_location(
+        "deevnet_binary_module", installed / "ansible_collections/deevnet/net/plugins/plugin_utils/binary_module.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def module_alone(venv: Path, root: Path, collections: Path, installed: Path, host_dir: Path, runs: int) -> dict:
     """Target-side time of each module run on its own, on the profiled host's converged files."""
     args = host_dir / "args"
@@ -165,22 +200,30 @@ def module_alone(venv: Path, root: Path, collections: Path, installed: Path, hos
     (args / "block.json").write_text(json.dumps({"ANSIBLE_MODULE_ARGS": {
         "path": str(host_dir / "frr/anchors.conf.local"), "create": True,
         "block": f"{STANZA_HEADER}\n {STANZA_LINE}\nexit-vrf"}}))
-    commands = {
-        "deevnet": [[root / "target/release/sysctl_forwarding", args / "fwd.json"],
-                    [root / "target/release/frr_local_stanza", args / "frr.json"]],
-        "anchors": [[venv / "python", collections / "ansible_collections/ansible/posix/plugins/modules/sysctl.py",
-                     args / "posix.json"],
+    commands = {  # pair: [(argv, standard input file or None)]
+        "deevnet": [([root / "target/release/sysctl_forwarding", args / "fwd.json"], None),
+                    ([root / "target/release/frr_local_stanza", args / "frr.json"], None)],
+        "anchors": [([venv / "python", collections / "ansible_collections/ansible/posix/plugins/modules/sysctl.py",
+                      args / "posix.json"], None),
                     # -m: run as a file, its folder's tempfile.py would shadow the standard library's
-                    [venv / "python", "-m", "ansible.modules.blockinfile", args / "block.json"]],
+                    ([venv / "python", "-m", "ansible.modules.blockinfile", args / "block.json"], None)],
     }
+    # The fast path's remote script on a cache hit, as the stock-strategy variant runs it over SSH
+    # (the cache is the one the warm-up runs filled, its stamps recorded): the shell, its checks, then the module.
+    plugin = _plugin_utils(installed)
+    modules = installed / "ansible_collections/deevnet/net/plugins/modules"
+    commands[SCRIPT] = [
+        (shlex.split(plugin.remote_command("run", name, plugin.binary_sha256(str(modules / name)))), stdin)
+        for name, stdin in (("sysctl_forwarding", args / "fwd.json"), ("frr_local_stanza", args / "frr.json"))]
     env = dict(os.environ, PYTHONPATH=str(collections))
     times: dict[str, list[float]] = {pair: [] for pair in commands}
     for _ in range(runs):
         for pair, cmds in commands.items():
             start = time.perf_counter()
-            for cmd in cmds:
-                proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env)
-                if proc.returncode != 0 or '"changed": true' in proc.stdout:
+            for cmd, stdin in cmds:
+                proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env=env,
+                                      input=stdin.read_text() if stdin else None)
+                if proc.returncode != 0 or '"changed": true' in proc.stdout or '"changed"' not in proc.stdout:
                     raise RuntimeError(f"{cmd} failed or changed in steady state:\n{proc.stdout}\n{proc.stderr}")
             times[pair].append(time.perf_counter() - start)
     return times
@@ -191,12 +234,17 @@ def bench_fleet(sshd, env: dict, args, venv: Path, root: Path, work: Path, strat
     shutil.rmtree(work, ignore_errors=True)  # every run converges from empty host folders
     work.mkdir(parents=True)
     inventory, names = write_inventory(work, sshd, args.fleet_hosts)
-    books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in ("anchors", "deevnet")}
-    firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in ("anchors", "deevnet")}
+    books = {pair: write_playbook(work / f"{pair}.yml", pair) for pair in PAIRS}
+    firsts = {pair: write_playbook(work / f"{pair}-first-task.yml", pair, True) for pair in PAIRS}
+    repeated = {pair: write_playbook(work / f"{pair}-x{PROFILED_TASKS}.yml", pair, repeat=PROFILED_TASKS // 2)
+                for pair in PAIRS}
     forks = args.fleet_forks
+    load_start = os.getloadavg()
     try:
-        return _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
-                        inventory, names, books, firsts, forks)
+        result = _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
+                        inventory, names, books, firsts, repeated, forks)
+        result["load"] = (load_start, os.getloadavg())
+        return result
     finally:
         close_masters(work / "cp")
 
@@ -209,7 +257,7 @@ def close_masters(control: Path) -> None:
 
 
 def _measure(sshd, env, args, venv, root, work, strategies, collections, installed, log,
-             inventory, names, books, firsts, forks) -> dict:
+             inventory, names, books, firsts, repeated, forks) -> dict:
     # Converge, then warm every variant (the fast path's binary cache, page cache, mitogen's import cache).
     for name, (pair, mitogen) in VARIANTS.items():
         play(venv, env, strategies, inventory, books[pair], mitogen, forks)
@@ -217,6 +265,7 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
     wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
     cpu: dict[str, list[float]] = {name: [] for name in VARIANTS}
     changed: dict[str, int] = {name: 0 for name in VARIANTS}
+    one_task: dict[str, list[float]] = {strategy: [] for strategy in ONE_TASK_FLOORS}
     for r in range(args.fleet_rounds):
         for name, (pair, mitogen) in VARIANTS.items():
             w, c, out, m = play(venv, env, strategies, inventory, books[pair], mitogen, forks)
@@ -224,6 +273,8 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
             wall[name].append(w)
             cpu[name].append(c)
             changed[name] = max(changed[name], recap_changed(out))
+        for strategy, (pair, mitogen) in ONE_TASK_FLOORS.items():
+            one_task[strategy].append(play(venv, env, strategies, inventory, firsts[pair], mitogen, forks)[0])
         log(f"fleet round {r + 1}/{args.fleet_rounds}: " + ", ".join(f"{n}: {v[-1]:.1f} s" for n, v in wall.items()))
 
     # Profile on one host: SSH execs per task at -vvv, two tasks against one so start-up cancels.
@@ -242,9 +293,16 @@ def _measure(sshd, env, args, venv, root, work, strategies, collections, install
         for name, (pair, mitogen) in VARIANTS.items():
             w, _, _, _ = play(venv, env, strategies, inventory, books[pair], mitogen, 1, ["--limit", names[0]])
             one_host[name].append(w)
+    # Where a worker's time goes: every worker of a one-host play of PROFILED_TASKS tasks under cProfile.
+    workers: dict[str, dict] = {}
+    for name, (pair, mitogen) in VARIANTS.items():
+        out = work / f"worker-profile-{pair}-{'mitogen' if mitogen else 'stock'}"
+        play(venv, worker_profile.env_for(env, out), strategies, inventory, repeated[pair], mitogen, 1,
+             ["--limit", names[0]])
+        workers[name] = worker_profile.breakdown(out, PROFILED_TASKS)
     alone = module_alone(venv, root, collections, installed, work / names[0], max(5, 10 * args.fleet_rounds))
     return {"wall": wall, "cpu": cpu, "machine": machine, "changed": changed, "execs": execs, "one_host": one_host,
-            "alone": alone, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
+            "alone": alone, "workers": workers, "one_task": one_task, "hosts": args.fleet_hosts, "forks": forks, "rounds": args.fleet_rounds}
 
 
 def _med(values: list[float]) -> float:
@@ -260,8 +318,9 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
              "folder per host), one play of two tasks in steady state (converged and warmed first, nothing "
              "changes): the forwarding file and one FRR stanza (`vrf vrf_tdemo` / "
              f"`{STANZA_LINE}`). Anchors: `ansible.posix.sysctl` (reload: false) + `ansible.builtin.blockinfile`; "
-             "deevnet.net: `sysctl_forwarding` (apply: false) + `frr_local_stanza`. The four variants are "
-             f"interleaved in {result['rounds']} rounds; mitogen {mitogen_version}.", "",
+             "deevnet.net: `sysctl_forwarding` (apply: false) + `frr_local_stanza`; floor: two `ansible.builtin.raw: true` (stock), two `ansible.builtin.ping` (mitogen). "
+             f"The {len(VARIANTS)} variants are "
+             f"interleaved in {result['rounds']} rounds; mitogen {mitogen_version}. " + _load_text(result), "",
              "| variant | play wall, median s | spread | ms per host-task | controller CPU s per play | changed hosts |",
              "|---|---|---|---|---|---|"]
     for name in VARIANTS:
@@ -274,6 +333,7 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
               f"({'met' if stock <= 0.4 else 'NOT met'}).", "",
               f"Goal: deevnet.net at most 0.8x the anchors under `mitogen_linear`. Measured: **{mito:.2f}x** "
               f"({'met' if mito <= 0.8 else 'NOT met'}).", ""]
+    lines += floor_lines(result, host_tasks)
 
     alone = {pair: _med(v) for pair, v in result["alone"].items()}
     lines += ["### Where a task's time goes", "",
@@ -294,7 +354,9 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
         c = _med(cpu[name])
         lines.append(f"| {name} | {c / host_tasks * 1000:.0f} | {c / _med(wall[name]):.2f} cores | "
                      f"{_med(result['machine'][name]):.2f} of {os.cpu_count()} cores | "
-                     f"{result['execs'][name]:g} | {_med(result['one_host'][name]):.1f} | {alone[pair] * 1000:.1f} |")
+                     f"{result['execs'][name]:g} | {_med(result['one_host'][name]):.1f} | "
+                     + (f"{alone[pair] * 1000:.1f} |" if pair in alone else "none |"))
+    lines += worker_table(result["workers"], alone)
     cores = os.cpu_count() or 1
     lines += ["", "Reading:", ""]
     for name, (pair, mitogen) in VARIANTS.items():
@@ -312,6 +374,9 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
             bound = (f"not CPU-bound ({whole:.2f} of {cores} cores busy in all, {busy:.2f} in the "
                      "ansible-playbook tree): the play spends its time waiting, on SSH round trips and on "
                      "Ansible's own scheduling between tasks and hosts")
+        if pair not in alone:
+            lines.append(f"- {name}: {bound}; {result['execs'][name]:g} new SSH exec(s) per task.")
+            continue
         target = alone[pair] * hosts
         lines.append(f"- {name}: {bound}. The modules themselves take {alone[pair] * 1000:.0f} ms per host run "
                      f"alone, {target:.1f} s for the {hosts} hosts against {w:.1f} s of play"
@@ -324,6 +389,93 @@ def report_section(result: dict, command: str, mitogen_version: str) -> str:
               "network costs nothing and the target's CPU is the controller's, so the controller-side share "
               "here is an upper bound of what a real fleet would see, and the target-side share a lower bound.", ""]
     return "\n".join(lines)
+
+
+def _load_text(result: dict) -> str:
+    if "load" not in result:
+        return ""
+    (s1, s5, s15), (e1, e5, e15) = result["load"]
+    return (f"Load average (1, 5, 15 min) at the start of this part: {s1:.1f}, {s5:.1f}, {s15:.1f}; at its end: "
+            f"{e1:.1f}, {e5:.1f}, {e15:.1f}, on {os.cpu_count()} cores shared with other work: a load above the core "
+            "count stretches every play, the cheaper ones most in proportion, so it pulls every ratio toward 1.")
+
+
+def floor_lines(result: dict, host_tasks: int) -> list[str]:
+    """What bounds the two goals: the floor rows against the anchors and deevnet.net."""
+    wall, workers = result["wall"], result["workers"]
+    a, d, f = (_med(wall[n]) for n in (ANCHORS_STOCK, DEEVNET_STOCK, FLOOR_STOCK))
+    lines = ["What bounds the ratios: the floor rows run the same play with two tasks that do nothing on the target.", "",
+             f"- Stock strategy: `ansible.builtin.raw: true` (one SSH command, no module: the least any task on the "
+             f"target costs there) is **{f / a:.2f}x** the anchors, the best ratio any module could reach; deevnet.net "
+             f"is {d / a:.2f}x the anchors and {d / f:.2f}x the floor ({(d - f) / host_tasks * 1000:+.0f} ms per "
+             "host-task against it)."]
+    a, d, p = (_med(wall[n]) for n in (ANCHORS_MITOGEN, DEEVNET_MITOGEN, FLOOR_MITOGEN))
+    worker = workers.get(DEEVNET_MITOGEN, {})
+    lines.append(
+        f"- mitogen_linear: `ansible.builtin.ping` (mitogen's lightest module, run in its interpreter on the target; "
+        f"mitogen runs `raw` through a shell of its own, slower than a module) is **{p / a:.2f}x** the anchors; "
+        f"deevnet.net is {d / a:.2f}x the anchors and {d / p:.2f}x ping ({(d - p) / host_tasks * 1000:+.0f} ms per "
+        "host-task against it): one call per task into mitogen's interpreter is the least a task on the target costs "
+        "there, and what is left is the per-task work of Ansible and mitogen on the controller, the same for every "
+        f"module: {worker.get('worker, whole task', 0):.0f} ms in each forked worker (profile below), "
+        f"{worker.get('blocked in poll/select', 0):.0f} ms of it waiting on mitogen's multiplexer and the target, "
+        f"against {_med(result['alone']['deevnet']) / 2 * 1000:.1f} ms for the module itself on the target.")
+    return lines + [""] + split_lines(result, host_tasks)
+
+
+def split_lines(result: dict, host_tasks: int) -> list[str]:
+    """Each play split into its fixed cost and its tasks, from the floor's one-task play."""
+    if not result.get("one_task"):
+        return []
+    wall, hosts = result["wall"], result["hosts"]
+    lines = ["Each play split into a fixed cost and its two tasks: one floor task over the fleet is the floor's "
+             "two-task play less its one-task play (medians), the fixed cost is the floor's play less its two tasks "
+             "(ansible-playbook's start-up, one connection per host, and under mitogen each host's interpreter "
+             "started and sent the code its first task needs), and each variant's tasks are its play less that "
+             "fixed cost.", "",
+             "| strategy | floor play, 2 tasks, s | floor play, 1 task, s | one floor task over the fleet, s | "
+             "fixed cost, s | anchors' tasks, ms per host-task | deevnet.net's tasks, ms per host-task | "
+             "deevnet.net / anchors, tasks alone |", "|---|---|---|---|---|---|---|---|"]
+    unresolved = []
+    for strategy, (anchors, deevnet, floor) in STRATEGY_VARIANTS.items():
+        ones = result["one_task"][strategy]
+        two, one = _med(wall[floor]), _med(ones)
+        task = two - one
+        fixed = two - 2 * task
+        a, d = (_med(wall[n]) - fixed for n in (anchors, deevnet))
+        cells = [f"{two:.1f} ({min(wall[floor]):.1f}-{max(wall[floor]):.1f})", f"{one:.1f} ({min(ones):.1f}-{max(ones):.1f})",
+                 f"{task:.1f}"]
+        if min(task, fixed, a, d) <= 0:
+            unresolved.append(strategy)
+            cells += ["-", "-", "-", "-"]
+        else:
+            cells += [f"{fixed:.1f}", f"{a / host_tasks * 1000:.0f}", f"{d / host_tasks * 1000:.0f}", f"{d / a:.2f}x"]
+        lines.append(f"| {strategy} | " + " | ".join(cells) + " |")
+    lines.append("")
+    if unresolved:
+        lines += [f"Not resolved for {', '.join(unresolved)}: the subtraction gives a share of zero or less, because one "
+                  "task over the fleet is within the plays' spread at this load, or because the variants' fixed costs "
+                  "differ (under mitogen the first task on each host makes its interpreter import the module's code: "
+                  "Ansible's module_utils for ping and the anchors, one small file for deevnet.net). What the row does "
+                  "show is how small one task is against the whole play there.", ""]
+    return lines + ["A ratio of whole plays is (fixed + deevnet's tasks) / (fixed + the anchors' tasks): the larger the "
+                    "fixed share, the closer to 1 it is, whatever the modules cost.", ""]
+
+
+def worker_table(workers: dict, alone: dict) -> list[str]:
+    categories = list(next((w for w in workers.values() if w), {}))
+    lines = ["", f"Each forked worker (one per host and task) of a one-host play of {PROFILED_TASKS} tasks under cProfile "
+             "(bench/worker_profile.py), ms per task; blocked is time waiting on the connection (the SSH command or "
+             "the mitogen call: the round trip and everything on the target) and on the scheduler. cProfile's own "
+             "overhead inflates the CPU rows.", "",
+             "| ms per task | " + " | ".join(VARIANTS) + " |", "|---|" + "---|" * len(VARIANTS)]
+    for category in categories:
+        lines.append(f"| {category} | " + " | ".join(f"{workers[name].get(category, 0):.1f}" for name in VARIANTS) + " |")
+    lines += ["", f"Target side of the stock-strategy fast path, both modules through the cache's remote script on a "
+              f"hit (the shell, its checks and one `stat` of the binary against its recorded stamp, then the module; no SSH): "
+              f"{alone[SCRIPT] * 1000:.1f} ms, against "
+              f"{alone['deevnet'] * 1000:.1f} ms for the two binaries alone."]
+    return lines
 
 
 def existing_section(path: Path) -> str:

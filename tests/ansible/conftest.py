@@ -176,3 +176,13 @@ def compare_options(spec: dict, documented: dict, where: str) -> None:
             compare_options(option["options"], doc.get("suboptions", {}), at)
         else:
             assert "suboptions" not in doc, f"{at}: suboptions documented, none declared"
+
+
+def plugin_utils(name: str):
+    """collection/plugins/plugin_utils/<name>.py loaded from the source tree, for driving its
+    functions directly (the remote script, the mitogen target side)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"deevnet_{name}", ROOT / f"collection/plugins/plugin_utils/{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

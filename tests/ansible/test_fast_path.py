@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, VENV_BIN, local_playbook, oneline_result
+from conftest import ROOT, VENV_BIN, local_playbook, oneline_result, plugin_utils
 
 MODULE = "deevnet.net.sysctl_forwarding"
 
@@ -139,7 +139,7 @@ def test_two_plays_in_parallel_share_the_cache(target, tmp_path):
         assert "failed=0" in out
     assert cached_binary(home).read_bytes() == (ROOT / "target/release/sysctl_forwarding").read_bytes()
     leftovers = [p.name for p in cache_dir(home).iterdir() if p.name.startswith(".")]
-    assert leftovers == [], leftovers
+    assert leftovers == [f".{cached_binary(home).name}.stamp"], leftovers  # no temp file
 
 
 def test_check_and_diff_mode_pass_through(target, tmp_path):
@@ -155,12 +155,7 @@ def test_check_and_diff_mode_pass_through(target, tmp_path):
 
 def _plugin():
     """The action plugin's module, for driving its remote script directly."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location(
-        "deevnet_binary_module", ROOT / "collection/plugins/plugin_utils/binary_module.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return plugin_utils("binary_module")
 
 
 def _run_script(plugin, home: Path, action: str, uploaded: Path | None = None, env_extra=None, stdin=b"{}"):
@@ -202,35 +197,74 @@ def test_parallel_installs_into_a_cold_cache_never_collide(tmp_path):
             result = json.loads(out)
             assert result.get("changed") is True and "failed" not in result, (trial, out, err)
         names = sorted(p.name for p in cache_dir(home).iterdir())
-        assert names == [f"sysctl_forwarding-{digest[:16]}"], (trial, names)
+        assert names == [f".sysctl_forwarding-{digest[:16]}.stamp", f"sysctl_forwarding-{digest[:16]}"], (trial, names)
 
 
-def test_what_runs_is_what_was_hashed_even_if_the_path_is_swapped(tmp_path):
-    """Item 6: the checks ran on a path and the exec on the same path later; a swap in between
-    ran another file. A sha256sum that swaps the cached binary while it hashes shows that the
-    verified open file is what runs."""
+def _installed(tmp_path: Path, env_extra=None):
+    """The remote script's install of sysctl_forwarding into a fresh HOME's cache, run once in
+    check mode: (plugin, home, stdin for more runs, the cached binary)."""
     plugin = _plugin()
     home = tmp_path / "home"
     home.mkdir()
-    binary = ROOT / "target/release/sysctl_forwarding"
     upload = tmp_path / "upload"
-    upload.write_bytes(binary.read_bytes())
+    upload.write_bytes((ROOT / "target/release/sysctl_forwarding").read_bytes())
     stdin = _check_mode_args(tmp_path)
-    first = _run_script(plugin, home, "install", upload, stdin=stdin)
+    first = _run_script(plugin, home, "install", upload, env_extra=env_extra, stdin=stdin)
     assert json.loads(first.stdout)["changed"] is True, first
-    exe = cached_binary(home)
+    return plugin, home, stdin, cached_binary(home)
+
+
+@pytest.mark.parametrize("tool", ["stat", "sha256sum"])
+def test_what_runs_is_what_was_hashed_even_if_the_path_is_swapped(tmp_path, tool):
+    """Item 6: the checks ran on a path and the exec on the same path later; a swap in between
+    ran another file. A `stat` (the stamp check of every hit) or a `sha256sum` (the hash when
+    there is no stamp) that swaps the cached binary while it checks shows that the verified open
+    file is what runs."""
+    plugin, home, stdin, exe = _installed(tmp_path)
+    if tool == "sha256sum":
+        (exe.parent / f".{exe.name}.stamp").unlink()  # so this run hashes
     impostor = tmp_path / "impostor"
     impostor.write_text("#!/bin/sh\necho '{\"changed\": false, \"msg\": \"impostor ran\"}'\n")
     impostor.chmod(0o700)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    real = subprocess.run(["sh", "-c", "command -v sha256sum"], capture_output=True, text=True).stdout.strip()
-    (bin_dir / "sha256sum").write_text(f"#!/bin/sh\ncp {impostor} {exe}.swap && mv -f {exe}.swap {exe}\nexec {real} \"$@\"\n")
-    (bin_dir / "sha256sum").chmod(0o755)
+    real = subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True, text=True).stdout.strip()
+    (bin_dir / tool).write_text(f"#!/bin/sh\ncp {impostor} {exe}.swap && mv -f {exe}.swap {exe}\nexec {real} \"$@\"\n")
+    (bin_dir / tool).chmod(0o755)
     res = _run_script(plugin, home, "run", env_extra={"PATH": f"{bin_dir}:{os.environ['PATH']}"}, stdin=stdin)
     assert b"impostor ran" not in res.stdout, res
     assert json.loads(res.stdout)["changed"] is True, res
     assert exe.read_text().startswith("#!/bin/sh"), "the swap did happen"
+
+
+def test_a_hit_checks_the_stamp_and_a_changed_binary_is_hashed_again(tmp_path):
+    """The hash is verified once per install and recorded with the binary's stat stamp; a hit
+    whose stamp matches runs without sha256sum, and a binary changed in place after its stamp
+    (same size and inode, mtime put back: the ctime moved) is hashed again and is a miss."""
+    plugin, home, stdin, exe = _installed(tmp_path)
+    assert (exe.parent / f".{exe.name}.stamp").read_text().split()[1] == str(exe.stat().st_ino)
+    no_hash = {"PATH": _fake_tools(tmp_path, sha256sum="echo 0  -")}  # a wrong hash, were it asked
+    assert json.loads(_run_script(plugin, home, "run", env_extra=no_hash, stdin=stdin).stdout)["changed"] is True
+    data = bytearray(exe.read_bytes())
+    data[-1] ^= 0xFF
+    st = exe.stat()
+    exe.write_bytes(bytes(data))
+    os.utime(exe, ns=(st.st_atime_ns, st.st_mtime_ns))
+    res = _run_script(plugin, home, "run", stdin=stdin)
+    assert res.stdout.strip() == plugin.MISS.encode(), res
+
+
+@pytest.mark.parametrize("stat_output", ["", "2049 1234 528912 %.9Y %.9Z"], ids=["no-stat", "no-gnu-format"])
+def test_without_a_usable_stat_every_hit_is_hashed(tmp_path, stat_output):
+    """A stamp is only numbers: a `stat` that is missing or does not know GNU's format (which
+    would leave the times out) gives none, and the binary is hashed on every run."""
+    fake_stat = {"stat": f"echo '{stat_output}'" if stat_output else ""}
+    plugin, home, stdin, exe = _installed(tmp_path, {"PATH": _fake_tools(tmp_path, **fake_stat)})
+    assert not (exe.parent / f".{exe.name}.stamp").exists()
+    (tmp_path / "second").mkdir()
+    wrong_hash = _fake_tools(tmp_path / "second", sha256sum="echo 0  -", **fake_stat)
+    res = _run_script(plugin, home, "run", stdin=stdin, env_extra={"PATH": wrong_hash})
+    assert res.stdout.strip() == plugin.MISS.encode(), res
 
 
 @pytest.mark.parametrize("how", ["group-writable", "owned-by-another-user"])
@@ -345,11 +379,13 @@ def test_installing_a_new_version_prunes_the_old_ones_and_dead_temp_files(target
     (home / ".ansible").chmod(0o700)
     old = cache / "sysctl_forwarding-0123456789abcdef"
     other = cache / "frr_local_stanza-0123456789abcdef"
+    old_stamp = cache / f".{old.name}.stamp"
     dead_tmp = cache / ".sysctl_forwarding-0123456789abcdef.999999999.tmp"
     live_tmp = cache / f".sysctl_forwarding-0123456789abcdef.{os.getpid()}.tmp"
-    for f in (old, other, dead_tmp, live_tmp):
+    for f in (old, old_stamp, other, dead_tmp, live_tmp):
         f.write_bytes(b"x")
     proc, (status, _) = adhoc(env, args)
     assert status == "CHANGED", proc.stdout
     names = sorted(p.name for p in cache.iterdir())
-    assert names == sorted([live_tmp.name, other.name, cached_binary(home).name]), names
+    new = cached_binary(home).name
+    assert names == sorted([live_tmp.name, other.name, new, f".{new}.stamp"]), names

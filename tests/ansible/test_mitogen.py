@@ -1,5 +1,7 @@
 """mitogen, which Ansible users install for speed: every module run through `mitogen_linear`
-gives the same results as through the stock strategy, in check mode and for real.
+gives the same results as through the stock strategy, in check mode and for real, through the
+plugin's mitogen path (the cached binary run by one call into mitogen's interpreter on the
+target) and through the stock module path (mitogen's own binary runner).
 
 Each run gets a fresh namespace node and temp files; results are compared after the run's own
 temp paths are replaced by a placeholder. vrf_route_assert, qinq_check and egress_probe find no
@@ -69,7 +71,7 @@ def play(node: Node, tmp: Path) -> str:
         """)
 
 
-def run(ansible_env, tmp_path: Path, name: str, mitogen: bool, check: bool) -> tuple[dict, str]:
+def run(ansible_env, tmp_path: Path, name: str, mitogen: bool, check: bool, extra=()) -> tuple[dict, str, str]:
     tmp = tmp_path / name
     tmp.mkdir()
     node = Node(tmp)
@@ -80,7 +82,7 @@ def run(ansible_env, tmp_path: Path, name: str, mitogen: bool, check: bool) -> t
         if mitogen:
             env.update(ANSIBLE_STRATEGY_PLUGINS=str(STRATEGY_PLUGINS), ANSIBLE_STRATEGY="mitogen_linear")
         proc = node.run(env, str(VENV_BIN / "ansible-playbook"), str(playbook), "-vvv",
-                        *(["--check", "--diff"] if check else []))
+                        *(["--check", "--diff"] if check else []), *extra)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         text = (tmp / "results.json").read_text().replace(str(tmp), "<TMP>")
         results = json.loads(text)
@@ -104,10 +106,11 @@ def test_mitogen_linear_gives_the_stock_strategys_results(ansible_env, tmp_path,
     stock, stock_forwarding, _ = run(ansible_env, tmp_path, "stock", mitogen=False, check=check)
     fast, fast_forwarding, output = run(ansible_env, tmp_path, "mitogen", mitogen=True, check=check)
     assert "mitogen" in output.lower(), "the play did not run under mitogen"
-    # Under mitogen its own runner, not the plugin's shell script, runs the binary: say so, once
-    # per module task of the play.
-    assert output.count("takes the stock module path: mitogen runs binary modules with its own runner") == \
+    # Under mitogen the plugin runs the cached binary through mitogen's call chain (the stock run
+    # before filled the cache): no shell script, no stock module path; once per module task.
+    assert output.count("ran from the target's cache through mitogen's call chain, no shell") == \
         len(stock), output
+    assert "takes the stock module path" not in output, output
     assert fast == stock, "\n".join(
         f"{key}:\n  mitogen: {json.dumps(fast[key], sort_keys=True)}\n  stock:   {json.dumps(stock[key], sort_keys=True)}"
         for key in stock if fast.get(key) != stock[key])
@@ -115,3 +118,15 @@ def test_mitogen_linear_gives_the_stock_strategys_results(ansible_env, tmp_path,
     assert stock["sysctl"]["changed"] is True and stock["frr"]["changed"] is True
     assert stock["vrf"]["failed"] is True and "vrf_tdemo" in stock["vrf"]["msg"]
     assert stock["qinq"]["failed"] is True and "bond0" in stock["qinq"]["msg"]
+
+
+def test_mitogen_without_the_fast_path_runs_the_stock_module_path(ansible_env, tmp_path):
+    """deevnet_net_fast_path: false under mitogen hands the binary to mitogen's own runner (the
+    stock module path), with the same results."""
+    stock, stock_forwarding, _ = run(ansible_env, tmp_path, "stock", mitogen=False, check=False)
+    slow, slow_forwarding, output = run(ansible_env, tmp_path, "mitogen-stock-path", mitogen=True, check=False,
+                                        extra=["-e", "deevnet_net_fast_path=false"])
+    assert output.count("takes the stock module path: deevnet_net_fast_path is false") == len(stock), output
+    assert "through mitogen's call chain" not in output, output
+    assert slow == stock
+    assert slow_forwarding == stock_forwarding == "1"

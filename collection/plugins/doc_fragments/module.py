@@ -26,11 +26,12 @@ attributes:
     description: x86_64 Linux with glibc 2.34 or later (Proxmox VE 8 and 9).
 notes:
   - "Fast path: the module's binary is cached on the target in C(~/.ansible/deevnet.net/<module>-<sha256[:16]>)
-    (a folder only the remote user can write) and checked against its hash before every run, so a task is
-    one SSH round trip once cached. Set the variable C(deevnet_net_fast_path=false) to use Ansible's stock
-    module path instead. The stock path is taken by itself for async tasks, become to an unprivileged user,
-    a cache folder other users could change, and targets without C(sha256sum) or C(/proc), with a warning
-    for the last three. Under mitogen's strategies, mitogen's own runner runs the binary."
+    (a folder only the remote user can write); its hash is verified once per install and recorded with its
+    stat stamp, which every run checks (a changed file is hashed again), so a task is one SSH round trip once
+    cached. Under mitogen a task is one call into mitogen's interpreter on the target, which runs the binary
+    directly. Set the variable C(deevnet_net_fast_path=false) to use Ansible's stock module path instead.
+    The stock path is taken by itself for async tasks, become to an unprivileged user, a cache folder other
+    users could change, and targets without C(sha256sum) or C(/proc), with a warning for the last three."
 '''
 
     # The options and policy of the modules that read and replace one file.

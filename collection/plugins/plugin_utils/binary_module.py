@@ -14,11 +14,15 @@ plugin instead:
    Ansible's validator and wording (so ``-a 'mtu=9000'`` arrives as the int 9000);
 2. keeps each binary on the target in a cache keyed by its content hash
    (``~/.ansible/deevnet.net/<module>-<sha256[:16]>``, a folder owned by the executing user,
-   mode 0700, never followed through a link), checks the hash before every run, and runs it
-   with the arguments on standard input: one round trip per task once cached;
+   mode 0700, never followed through a link), verifies its hash once per install and its stat
+   stamp before every run (a changed file is hashed again), and runs it with the arguments on
+   standard input: one round trip per task once cached;
 3. on a miss (or a corrupted copy) uploads the binary through Ansible's own temp folder,
    installs it atomically, and runs it in the same command;
-4. falls back to the stock module path for what it cannot serve (async, become to an
+4. under mitogen, runs a cache hit through mitogen's own call chain instead of a shell
+   (plugin_utils/mitogen_target.py, with the same checks and stamp; the stamp's trade-off is
+   written down there and in ARCHITECTURE.md);
+5. falls back to the stock module path for what it cannot serve (async, become to an
    unprivileged user, a connection without stdin, keep_remote_files, or
    ``deevnet_net_fast_path: false``), and says why at -vvv.
 """
@@ -29,6 +33,7 @@ import hashlib
 import json
 import os
 import shlex
+import sys
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -62,8 +67,13 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 #   or others (sticky folders such as /tmp excepted), else nobody but the user could swap them
 #   later; the plugin then takes Ansible's stock path instead.
 # - the binary is opened once (fd 3), and that open file is checked (regular, owned by the
-#   user), hashed and executed through /proc/self/fd/3: what runs is byte for byte what was
-#   verified, whatever happens to the path in between.
+#   user) and executed through /proc/self/fd/3: what runs is what was verified, whatever
+#   happens to the path in between. Verified: hashed once per install, then held by its stat
+#   stamp (device, inode, size, mtime, ctime, with the hash) recorded in .<entry>.stamp beside
+#   it; a file whose stamp is not the recorded one is hashed again (one `stat` per run instead
+#   of hashing the binary; the trade-off is in plugin_utils/mitogen_target.py and
+#   ARCHITECTURE.md). A `stat` that fails or prints anything but numbers (one without GNU's
+#   format) gives no stamp: every run hashes, as before.
 # - a miss, a copy that does not match its hash, or a folder that is not private prints a
 #   marker and exits 0; the plugin decides what follows.
 # - install checks the target's architecture and C library first, removes temp files of dead
@@ -101,14 +111,22 @@ if [ "$1" = install ]; then
     { rm -f "$t"; echo DEEVNET_NET_HASH_MISMATCH; exit 0; }
   mv -f "$t" "$exe" || { rm -f "$t"; echo DEEVNET_NET_UNSAFE_CACHE "$d: cannot install $key"; exit 0; }
   for old in "$d/$name"-????????????????; do
-    [ "$old" = "$exe" ] || rm -f "$old"
+    [ "$old" = "$exe" ] || rm -f "$old" "$d/.${old##*/}.stamp"
   done
 fi
 [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ] && [ ! -L "$a" ] && [ -O "$a" ] && [ -f "$exe" ] && [ ! -L "$exe" ] ||
   { echo DEEVNET_NET_CACHE_MISS; exit 0; }
 { command exec 3<"$exe"; } 2>/dev/null || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
-fd=/proc/self/fd/3
-[ -f "$fd" ] && [ -O "$fd" ] && [ "$(sha256sum <&3)" = "$digest  -" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+fd=/proc/self/fd/3 s=$d/.$key.stamp
+[ -f "$fd" ] && [ -O "$fd" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+st=$(stat -L -c '%d %i %s %.9Y %.9Z' "$fd" 2>/dev/null) || st=
+case $st in *[!0-9.\ ]*) st= ;; esac
+recorded=
+[ -n "$st" ] && [ -f "$s" ] && [ ! -L "$s" ] && [ -O "$s" ] && read -r recorded <"$s"
+if [ -z "$st" ] || [ "$recorded" != "$st $digest" ]; then
+  [ "$(sha256sum <&3)" = "$digest  -" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+  [ -z "$st" ] || { printf '%s\n' "$st $digest" >"$s.$$.tmp" && mv -f "$s.$$.tmp" "$s"; } 2>/dev/null || rm -f "$s.$$.tmp"
+fi
 [ -x "$fd" ] || { echo DEEVNET_NET_NOEXEC "$d"; exit 0; }
 exec "$fd" -
 """
@@ -138,7 +156,9 @@ def controller_spec(spec):
 
 
 # Per controller process: (path, size, mtime) -> value. Hashing 1 MB or parsing the docs once
-# per module, not once per task.
+# per module, not once per task. ansible-playbook forks a worker per host and task, so each fork
+# starts with its parent's copy: the strategy imports each task's action plugin in the parent
+# before forking, and that import fills these (BinaryModuleAction.__init_subclass__).
 _hashes: dict[tuple, str] = {}
 _specs: dict[tuple, dict] = {}
 
@@ -184,6 +204,20 @@ def documented_spec(binary_path):
     return _specs[key]
 
 
+def preload(action_plugin_file):
+    """Fill the per-process caches for the module beside an action plugin
+    (plugins/action/<m>.py -> plugins/modules/<m>), in the process that imports it. Best effort:
+    anything wrong is left for the task itself to report."""
+    plugins = os.path.dirname(os.path.dirname(os.path.abspath(action_plugin_file)))
+    binary = os.path.join(plugins, "modules", os.path.splitext(os.path.basename(action_plugin_file))[0])
+    try:
+        if os.path.isfile(binary) and os.path.isfile(binary + ".py"):
+            documented_spec(binary)
+            binary_sha256(binary)
+    except (OSError, ValueError, AnsibleError) as e:
+        display.debug(f"deevnet.net: could not preload {binary}: {e}")
+
+
 def _json_text(value, option):
     """Ad hoc `-a 'stanzas=[...]'` sends a list or dict as text; take JSON text as what it says,
     as the binary itself does (Ansible's own list check would split it at commas)."""
@@ -209,6 +243,14 @@ class BinaryModuleAction(ActionBase):
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A module's own action plugin (plugins/action/<m>.py) is imported by the strategy in the
+        # parent process before the workers fork: parse and hash once there.
+        module_file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+        if module_file and cls.__module__.endswith(".plugins.action." + os.path.splitext(os.path.basename(module_file))[0]):
+            preload(module_file)
 
     def run(self, tmp=None, task_vars=None):
         # ansible-core before 2.16 sets both in ActionBase.__init__, over the class attributes.
@@ -242,11 +284,17 @@ class BinaryModuleAction(ActionBase):
             self._update_module_args(fqcn, module_args, task_vars)
             stdin = json.dumps(module_args).encode()
             digest = binary_sha256(binary)
-            env = self._compute_environment_string().strip()
-            res = self._remote(env, "run", name, digest, stdin)
+            environment = {}
+            env = self._compute_environment_string(environment).strip()
+            if self._under_mitogen():
+                res = self._mitogen_run(name, digest, stdin, environment)
+            else:
+                res = self._remote(env, "run", name, digest, stdin)
             if _marker(res)[0] == MISS:
                 display.vvv(f"deevnet.net: {fqcn} is not cached on the target (or its copy is corrupt): uploading")
                 res = self._install_and_run(env, name, digest, binary, stdin)
+            elif self._under_mitogen():
+                display.vvv(f"deevnet.net: {fqcn} ran from the target's cache through mitogen's call chain, no shell")
             else:
                 display.vvv(f"deevnet.net: {fqcn} ran from the target's cache in one round trip")
             reason = self._stock_path_reason(res)
@@ -265,6 +313,24 @@ class BinaryModuleAction(ActionBase):
         if fallback_warning:
             result["warnings"] = [*result.get("warnings", []), fallback_warning]
         return result
+
+    def _under_mitogen(self):
+        return any(c.__module__.startswith("ansible_mitogen") for c in type(self._connection).__mro__)
+
+    def _mitogen_run(self, name, digest, stdin, environment):
+        """A cache hit through mitogen's own connection: one call into its interpreter on the
+        target (plugin_utils/mitogen_target.py), which checks the cache and runs the binary with
+        the arguments on standard input; the result in _low_level_execute_command's shape."""
+        # Imported here: mitogen ships the module to the target by this, its collection name.
+        from ansible_collections.deevnet.net.plugins.plugin_utils import mitogen_target
+
+        marker, detail, rc, stdout, stderr = self._connection.get_chain().call(
+            mitogen_target.run_cached, f"{name}-{digest[:16]}", str(digest), stdin,
+            {str(k): str(v) for k, v in environment.items()})
+        if marker:
+            return {"rc": 0, "stdout": f"{marker} {detail}".strip() + "\n", "stderr": ""}
+        return {"rc": rc, "stdout": to_text(stdout, errors="surrogate_or_strict"),
+                "stderr": to_text(stderr, errors="surrogate_or_replace")}
 
     def _remote(self, env, action, name, digest, stdin, uploaded=""):
         cmd = remote_command(action, name, digest, uploaded)
@@ -299,9 +365,8 @@ class BinaryModuleAction(ActionBase):
             return "deevnet_net_fast_path is false"
         if self._task.async_val:
             return "async tasks need Ansible's async wrapper"
-        if any(c.__module__.startswith("ansible_mitogen") for c in type(self._connection).__mro__):
-            return "mitogen runs binary modules with its own runner, in its persistent interpreter on the target"
-        if not getattr(self._connection, "has_pipelining", False):
+        # Under mitogen the task goes through its own call chain (_mitogen_run), which takes standard input.
+        if not self._under_mitogen() and not getattr(self._connection, "has_pipelining", False):
             return f"the {self._connection.transport} connection cannot pass standard input"
         become = getattr(self._connection, "become", None)
         if become is not None and not getattr(become, "pipelining", True):

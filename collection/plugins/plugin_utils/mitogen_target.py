@@ -1,0 +1,139 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 deevnet.net contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fast path's cache hit under mitogen, run on the target inside mitogen's persistent
+interpreter (the plugin calls run_cached() through the connection's call chain): no shell, no
+sha256sum, one process (the module itself), arguments on its standard input.
+
+The same checks as the remote script's run step (binary_module.REMOTE_SCRIPT), and the same
+stamp: the binary's hash is verified once per install and recorded with its stat stamp
+(device, inode, size, mtime, ctime, and the hash) in `.<entry>.stamp` beside it, in the format
+of `stat -L -c '%d %i %s %.9Y %.9Z'`, so both paths share it; a run accepts the open file only
+if its stamp is the recorded one, else hashes it again. Any write, truncation, chmod, rename
+over it or replacement changes the inode, the size, the mtime or the ctime (which no
+unprivileged process can set back); what the stamp does not catch is a change made below the
+filesystem (a raw write to the block device, bit rot), which needs root or a failing disk.
+
+Only the standard library: mitogen ships this file to the target as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+
+MISS = "DEEVNET_NET_CACHE_MISS"
+UNSAFE = "DEEVNET_NET_UNSAFE_CACHE"
+NOEXEC = "DEEVNET_NET_NOEXEC"
+NO_PROC = "DEEVNET_NET_NO_PROC"
+# Never through a link; O_NONBLOCK so that a FIFO planted there opens at once (and is refused as
+# not a regular file) instead of waiting for a writer.
+OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+def _private_folder(path, uid, owned=True):
+    """None if `path` is a real folder (owned by `uid`, when `owned`) that no other user can
+    write (sticky folders excepted), else why not: the remote script's rules."""
+    try:
+        st = os.lstat(path) if owned else os.stat(path)  # the home itself may be a link, as `$HOME/` follows
+    except OSError:
+        return f"{path} is missing"
+    if owned and (not stat.S_ISDIR(st.st_mode) or st.st_uid != uid):
+        return f"{path} is a link or is not a folder owned by uid {uid}"
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        return f"{path} is writable by other users"
+    return None
+
+
+def _stamp(st, digest):
+    """The stamp as the remote script writes it too: `stat -L -c '%d %i %s %.9Y %.9Z'` and the hash."""
+    def seconds(ns):
+        return f"{ns // 1000000000}.{ns % 1000000000:09d}"
+    return f"{st.st_dev} {st.st_ino} {st.st_size} {seconds(st.st_mtime_ns)} {seconds(st.st_ctime_ns)} {digest}"
+
+
+def _read_stamp(path, uid):
+    try:
+        fd = os.open(path, OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != uid or st.st_size > 4096:
+            return None
+        return os.read(fd, 4096).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+
+
+def _write_stamp(path, text):
+    """Atomically; a failure only means the next run hashes again."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, text.encode("ascii") + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _sha256(fd):
+    digest = hashlib.sha256()
+    offset = 0
+    while True:
+        block = os.pread(fd, 1 << 20, offset)
+        if not block:
+            return digest.hexdigest()
+        digest.update(block)
+        offset += len(block)
+
+
+def run_cached(entry, digest, stdin, env):
+    """(marker, detail, rc, stdout, stderr): marker is None when the module ran."""
+    uid = os.geteuid()
+    home = os.path.expanduser("~")
+    ansible_dir = os.path.join(home, ".ansible")
+    cache = os.path.join(ansible_dir, "deevnet.net")
+    if not os.path.isdir("/proc/self/fd"):
+        return NO_PROC, "", None, b"", b""
+    if not os.path.lexists(cache):
+        return MISS, "", None, b"", b""
+    for folder, owned in ((home, False), (ansible_dir, True), (cache, True)):
+        why = _private_folder(folder, uid, owned)
+        if why:
+            return UNSAFE, why, None, b"", b""
+    exe = os.path.join(cache, entry)
+    try:
+        fd = os.open(exe, OPEN_FLAGS)
+    except OSError:
+        return MISS, "", None, b"", b""
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != uid:
+            return MISS, "", None, b"", b""
+        stamp_path = os.path.join(cache, f".{entry}.stamp")
+        if _read_stamp(stamp_path, uid) != _stamp(st, digest):
+            if _sha256(fd) != digest:
+                return MISS, "", None, b"", b""
+            _write_stamp(stamp_path, _stamp(st, digest))
+        if not st.st_mode & stat.S_IXUSR:
+            return NOEXEC, cache, None, b"", b""
+        # The child inherits the verified open file as the same fd number and runs it through
+        # /proc/self/fd: what runs is what was checked, whatever happens to the path meanwhile.
+        try:
+            proc = subprocess.run([f"/proc/self/fd/{fd}", "-"], input=stdin, capture_output=True, pass_fds=(fd,),
+                                  env=dict(os.environ, **env), check=False)
+        except PermissionError:
+            return NOEXEC, cache, None, b"", b""
+        return None, "", proc.returncode, proc.stdout, proc.stderr
+    finally:
+        os.close(fd)
