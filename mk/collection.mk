@@ -49,10 +49,15 @@ ansible-lint: stage-with-scenarios venv
 # molecule test: the lab VM (its own run folder, so it never collides with `make lab-*`) is the
 # instance; Ansible finds the staged collection, binaries included, through
 # ANSIBLE_COLLECTIONS_PATH (molecule's prerun, which would install it into ~/.ansible, is off).
+# Two scenarios on the same lab image, one after the other: default (an exit node, tenants that
+# come and go, the transit device re-created, a reboot) and member (a member node, a QinQ-only
+# node).
+MOLECULE_LAB_SCENARIOS := default member
 .PHONY: molecule
 molecule: stage-with-scenarios venv
-	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-molecule ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
-	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test
+	cd $(STAGE_WITH_SCENARIOS) && for scenario in $(MOLECULE_LAB_SCENARIOS); do \
+	  DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-molecule ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
+	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test -s $$scenario || exit 1; done
 
 # The two-member EVPN fabric in podman containers inside a lab VM (tests/lab/fabric/README.md):
 # about 3 minutes warm, 8 cold (its image is built once and cached).

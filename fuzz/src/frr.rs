@@ -136,6 +136,7 @@ fn one_stanza(input: &mut Input, depth: usize) -> Stanza {
         } else {
             Mode::Exact
         },
+        withdraw: Vec::new(),
     }
 }
 

@@ -6,6 +6,7 @@ This machine's kernel has no VRF and no bond: the role's first module task fails
 is enough to see which variables reached it (the message names the VRF or the bond)."""
 from __future__ import annotations
 
+import re
 import subprocess
 import textwrap
 
@@ -70,17 +71,69 @@ def test_the_old_name_still_works_with_a_deprecation_notice(node, ansible_env, t
     assert "vrf_tdemo" in proc.stdout, proc.stdout
 
 
+QINQ = """\
+proxmox_node_network_qinq_uplink:
+  bond: bond0
+  uplink_vlan: 40
+  bridge: vmbr1
+  vlans: "199-299"
+  zone_mtu: 8996
+"""
+
+
 def test_a_qinq_only_node_needs_no_tenant_egress_settings(node, ansible_env, tmp_path):
-    playbook, tags = play(tmp_path, textwrap.dedent("""\
-        proxmox_node_network_qinq_uplink:
-          bond: bond0
-          uplink_vlan: 40
-          bridge: vmbr1
-          vlans: "199-299"
-          zone_mtu: 8996
-        """), "tenant-egress,qinq-uplink")
+    # The role's sysctl.d file for the zone bridge goes to the test's folder, not the host's /etc.
+    bridge_conf = tmp_path / "90-deevnet-qinq-bridge.conf"
+    playbook, tags = play(tmp_path, QINQ + f"proxmox_node_network_qinq_sysctl_path: {bridge_conf}\n",
+                          "tenant-egress,qinq-uplink")
     proc = run(node, ansible_env, playbook, tags)
     assert "missing required arguments" not in proc.stdout, proc.stdout
     assert "vrf_" not in proc.stdout, "no tenant-egress task may run"
     assert "bond0" in proc.stdout, proc.stdout
+    # IPv6 off on the zone bridge is persisted by key (slash form: a dotted name stays literal).
+    assert "-net/ipv6/conf/vmbr1/disable_ipv6 = 1" in bridge_conf.read_text()
+
+
+def test_the_three_entry_points_are_documented(ansible_env):
+    proc = subprocess.run([VENV_BIN / "ansible-doc", "-t", "role", ROLE], env=ansible_env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    for entry_point in ("main", "tenant_egress", "qinq_uplink"):
+        # ansible-core 2.21 marks the name up (`*main*`), 2.15 does not.
+        assert re.search(rf"ENTRY POINT: \*?{entry_point}\*? - ", proc.stdout), proc.stdout
+    for option in ("proxmox_node_network_ipv6", "proxmox_node_network_undeclared_vrfs",
+                   "proxmox_node_network_settle_timeout", "proxmox_node_network_frr_owner_record"):
+        assert option in proc.stdout, option
+
+
+def test_the_qinq_entry_point_names_its_missing_variable(node, ansible_env, tmp_path):
+    playbook = tmp_path / "site.yml"
+    playbook.write_text(textwrap.dedent(f"""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - ansible.builtin.include_role:
+                name: {ROLE}
+                tasks_from: qinq_uplink
+        """))
+    proc = run(node, ansible_env, playbook, "all")
+    assert proc.returncode != 0
+    assert "proxmox_node_network_qinq_uplink" in proc.stdout, proc.stdout
+
+
+def test_an_exit_node_without_a_management_interface_is_told_what_it_lacks(node, ansible_env, tmp_path):
+    playbook, tags = play(tmp_path, textwrap.dedent("""\
+        proxmox_node_network_tenant_egress:
+          transit_interface: vmbr0.50
+          tenants:
+            - name: tdemo
+            - name: tother
+              gateway: 10.20.50.9
+        """), "tenant-egress")
+    proc = run(node, ansible_env, playbook, tags)
+    assert proc.returncode != 0
+    assert "an exit node (transit_interface vmbr0.50) needs transit_gateway" in proc.stdout, proc.stdout
+    assert "missing for: tdemo)" in proc.stdout, proc.stdout
+    assert "management_interface" in proc.stdout
 

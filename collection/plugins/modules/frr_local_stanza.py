@@ -151,6 +151,28 @@ options:
       - With FRR installed, C(vtysh -C -f %s) is a useful value. It checks syntax only.
       - Not run in check mode.
     type: str
+  owner:
+    description:
+      - Names who writes the stanzas of this call, such as C(deevnet.net.proxmox_node_network). The module
+        records what the owner declared (headers, modes and lines) in O(owner_record), outside the file.
+      - On the next call with the same owner, what the owner wrote earlier and no longer declares is taken
+        back. A stanza recorded in V(exact) mode is removed whole; from a stanza recorded in V(merge)
+        mode only the owner's lines are removed (others' lines stay; a stanza left empty goes). Stanzas
+        the owner never wrote, the operator's own included, are never touched.
+      - No marker lines are written into the file, since Proxmox's merge drops comments inside stanzas
+        (see C(docs/proxmox-frr-merge.md) and C(docs/frr-local-ownership.md) in the collection).
+      - Check mode and diff mode show the removals (and the record's change) without making them.
+      - Unset, nothing is recorded or taken back.
+    type: str
+  owner_record:
+    description:
+      - The JSON file that records, per file and per O(owner), what each owner declared. Read and
+        replaced by the same file policy and atomic replacement as O(path), with its own lock; made
+        C(0600), its folder C(0700) when missing (in a real run).
+      - Read only with O(owner). While the file is being replaced, the record holds both what was and
+        what is declared, so a run killed in between never forgets a stanza it wrote.
+    type: path
+    default: /var/lib/deevnet.net/frr-local-owners.json
 extends_documentation_fragment:
   - deevnet.net.module
   - deevnet.net.module.files
@@ -160,7 +182,7 @@ attributes:
     description: Computes, lints and reports what would change; the file is not touched and O(validate) is not run.
   diff_mode:
     support: full
-    description: Shows the file before and after.
+    description: Shows the file before and after (and the owner record's change, with O(owner)).
 notes:
   - "On the target: Proxmox VE nodes with SDN (any FRR host for the file itself)."
   - Idempotent; a second run reports C(changed=false).
@@ -236,7 +258,10 @@ EXAMPLES = r'''
 
 RETURN = r'''
 stanzas:
-  description: Each header of O(stanzas) with what happened to it.
+  description:
+    - Each header of O(stanzas) with what happened to it.
+    - With O(owner), also each stanza the owner wrote earlier and no longer declares (V(removed), or
+      V(updated) when only its lines were taken back).
   returned: always
   type: dict
   sample: {"vrf vrf_tdemo": "added", "router bgp 45689": "unchanged", "vrf vrf_old": "removed"}

@@ -17,9 +17,10 @@ description:
     C(net.ipv4.conf.all.forwarding) and C(net.ipv4.conf.default.forwarding) to 1, with a comment
     saying why. C(all) covers the interfaces that exist at boot, C(default) those created later,
     as Proxmox SDN's VRF and VNet devices are.
-  - Makes the listed interfaces forward now. A device created after C(all) was set, such as the
-    transit VLAN C(vmbr0.50), comes up with C(forwarding=0), and its replies are dropped while the
-    exit node's SNAT counter still climbs.
+  - Makes the listed interfaces forward now, and persists each under its own key. A device created
+    after C(all) was set, such as the transit VLAN C(vmbr0.50), comes up with C(forwarding=0), and
+    its replies are dropped while the exit node's SNAT counter still climbs; its own key makes it
+    forward again when it is re-created (C(ifreload -a)) or the node boots.
   - Interface names with dots work; in sysctl.d syntax their dots are written as C(/)
     (C(net.ipv4.conf.vmbr0/50.rp_filter)), a trap that breaks C(ansible.posix.sysctl).
   - Computes, by systemd-sysctl's rules, which file sets each managed key at boot, and fails
@@ -47,9 +48,20 @@ options:
       - When V(true), IPv6 forwarding is managed like IPv4, for O(interfaces) too.
     type: bool
     default: false
+  ipv6_switch_name:
+    description:
+      - What the warning about IPv6 forwarding left on with O(ipv6=false) tells the operator to set.
+        A role passes the name of its own variable (C(proxmox_node_network_ipv6)), so the warning names
+        the switch the operator actually has.
+    type: str
+    default: ipv6
   interfaces:
     description:
       - Interfaces that must forward now, such as the transit VLAN device C(vmbr0.50).
+      - Each is also persisted under its own key in O(path) (C(-net.ipv4.conf.vmbr0/50.forwarding = 1),
+        the C(-) because the device may not exist when systemd-sysctl runs at boot). When the device is
+        deleted and created again, as C(ifreload -a) does on a Proxmox SDN apply, udev runs
+        systemd-sysctl for it and that key makes it forward again without this module.
       - Each name is checked by the kernel's rules (1 to 15 bytes, no C(/), C(:) or whitespace,
         not C(.) or C(..)) before it is used in a path; a missing interface fails the task.
     type: list

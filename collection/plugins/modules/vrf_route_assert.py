@@ -27,6 +27,16 @@ description:
     fall-through, even when the lookup has no other expectation.
   - Proxmox VE adds C(unreachable default metric 4278198272) to VRF tables. It is reported in
     RV(vrfs) and stops fall-through, but it is never taken for a usable default route.
+  - O(vrfs[].no_fall_through) asserts that a VRF's lookups never fall through, and
+    O(vrfs[].forbidden_interfaces) that they never leave by the management side, with a lookup
+    generated for every prefix connected there (no hand-picked addresses).
+    O(undeclared_vrfs) inspects every VRF of the node that O(vrfs) does not list, for drift the
+    inventory does not know (a new SDN zone, a typo).
+  - The VRF named V(default) is the default VRF (the main table; lookups made without a VRF), so
+    that "the IPv4 default is here" and "the IPv6 default is here" are assertions. With an IPv6
+    default but no IPv4 one, the finding names the usual cause, a fabric whose BGP peers are
+    activated only for IPv6, and the fix.
+  - O(settle_timeout) re-checks until every check passes, for use right after an FRR apply.
   - Two forms. O(vrfs) lists VRFs, each with its checks. The short form, for ad-hoc checks,
     names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(via),
     O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
@@ -45,6 +55,10 @@ options:
       name:
         description:
           - The VRF device, such as C(vrf_tdemo) (at most 15 bytes, as every interface name).
+          - V(default) is the default VRF - the main table, with lookups made without a VRF
+            (C(ip route get DST)). Its entry asserts that the IPv4 default is there (and the IPv6
+            one when the entry checks IPv6), whatever its gateway, and its lookups have no
+            fall-through.
         type: str
         required: true
       default_via:
@@ -57,6 +71,17 @@ options:
           - The VRF's own table has a usable default route through this interface, such as the
             transit VLAN C(vmbr0.50). With O(vrfs[].default_via), the same route must have both.
           - Without O(vrfs[].default_via), the IPv4 default is checked.
+        type: str
+      ipv6_default_via:
+        description:
+          - The VRF's own table has a usable IPv6 default route (C(::/0)) through this IPv6
+            gateway, such as C(fe80::1) on a BGP-unnumbered uplink. An IPv4 address is refused.
+          - Not together with an IPv6 O(vrfs[].default_via).
+        type: str
+      ipv6_default_dev:
+        description:
+          - The VRF's own table has a usable IPv6 default route through this interface. With
+            O(vrfs[].ipv6_default_via), the same route must have both.
         type: str
       lookups:
         description:
@@ -102,11 +127,50 @@ options:
       forwarding:
         description:
           - Check that every interface the checked routes leave by (the lookups' answers, and
-            the default routes of O(vrfs[].default_via)/O(vrfs[].default_dev)) has forwarding on
+            the usable default routes of each checked default) has forwarding on
             (C(net.ipv4.conf.<dev>.forwarding), C(net.ipv6) for IPv6 routes). Replies come back
             by that interface and are dropped where it does not forward.
+          - When not given, V(true) for a tenant VRF and V(false) for the V(default) VRF, where
+            V(true) is refused (the node's own traffic is not forwarded).
         type: bool
-        default: true
+      no_fall_through:
+        description:
+          - The VRF's lookups never fall through to the main table - its table has a default
+            route, or a catch-all (an C(unreachable), C(blackhole) or C(prohibit) default, such
+            as Proxmox's C(unreachable default metric 4278198272)). A C(throw) default does not
+            count.
+          - Checked for IPv4, and for IPv6 when the entry checks IPv6 (an IPv6 default, or a
+            lookup of an IPv6 address).
+          - The finding names where the lookups would leave (the main table's default, its
+            C(dev) and C(via)) and the fix. Refused for the V(default) VRF.
+        type: bool
+        default: false
+      forbidden_interfaces:
+        description:
+          - Interfaces tenant traffic must never leave by, such as the management bridge
+            C(vmbr0). For every prefix connected on them (the main table's C(proto kernel)
+            routes on those devices; IPv4, and IPv6 without link-local when the entry checks
+            IPv6), the lookup of an address in that prefix (its first host that is not the
+            node's own) is made in the VRF and must not leave by that interface.
+          - Each generated lookup is reported in RV(checks) like a hand-written one, with
+            C(connected_prefix) in C(expected); the answer must also come from the VRF's own
+            table (no fall-through).
+          - An interface the node does not have fails the task naming it; one with no connected
+            prefix is a warning. Not together with the same interface as an expected exit
+            (O(vrfs[].default_dev), a lookup's C(dev)). Refused for the V(default) VRF.
+        type: list
+        elements: str
+        default: []
+      asymmetric_returns:
+        description:
+          - Returns of tenant traffic may arrive by interfaces the VRF does not route them back
+            by (after C(import vrf default), or with ECMP returns in an all-exit fabric). Check
+            that every interface the checked routes leave by has an effective C(rp_filter) of
+            V(0) - the larger of C(net.ipv4.conf.all.rp_filter) and the interface's, as the
+            kernel applies it - else returns are dropped. IPv4 only (IPv6 has no such sysctl).
+          - Refused for the V(default) VRF.
+        type: bool
+        default: false
   vrf:
     description:
       - The short form's VRF device. Mutually exclusive with O(vrfs).
@@ -148,9 +212,35 @@ options:
     type: str
   forwarding:
     description:
-      - Short form - as O(vrfs[].forwarding). When not given, V(true).
+      - Short form - as O(vrfs[].forwarding). When not given, V(true) (V(false) for the
+        V(default) VRF).
       - Not allowed with O(vrfs); set it in each entry there.
     type: bool
+  no_fall_through:
+    description:
+      - Short form - as O(vrfs[].no_fall_through). When not given, V(false).
+      - Not allowed with O(vrfs); set it in each entry there.
+    type: bool
+  undeclared_vrfs:
+    description:
+      - What to do about VRF devices of the node that O(vrfs) (or O(vrf)) does not list. With
+        V(fail) or V(warn) each is inspected, and one whose table has neither a default route
+        nor a catch-all (its lookups fall through to the main table) is reported in
+        RV(leaking_vrfs), naming the VRF, where its lookups would leave and the fix; V(fail)
+        fails the task, V(warn) warns. V(ignore) inspects none.
+      - IPv4 always; IPv6 where the main table has IPv6 routes beyond link-local.
+      - With V(fail) or V(warn), O(vrfs) and O(vrf) may be left out to inspect every VRF.
+    type: str
+    choices: [fail, warn, ignore]
+    default: ignore
+  settle_timeout:
+    description:
+      - Seconds to keep re-reading the kernel and re-checking (every half second) until every
+        check passes, for use right after an FRR reload installs routes asynchronously. The
+        findings of the last attempt stand when the time is up. V(0) checks once.
+      - From V(0) to V(600).
+    type: int
+    default: 0
 extends_documentation_fragment:
   - deevnet.net.module
 attributes:
@@ -207,6 +297,37 @@ EXAMPLES = r'''
           - dst: 10.20.99.5
             reachable: false
 
+- name: On an exit node, no tenant VRF falls through or reaches the management side, and no
+    undeclared VRF leaks; wait up to 30 s for FRR to install the routes
+  deevnet.net.vrf_route_assert:
+    vrfs:
+      - name: vrf_tdemo
+        default_via: 10.20.50.1
+        default_dev: vmbr0.50
+        no_fall_through: true
+        forbidden_interfaces: [vmbr0]
+    undeclared_vrfs: fail
+    settle_timeout: 30
+
+- name: A member node - each tenant VRF has a default from the fabric or the catch-all
+  deevnet.net.vrf_route_assert:
+    vrfs:
+      - {name: vrf_tdemo, no_fall_through: true, forbidden_interfaces: [vmbr0]}
+
+- name: Any VRF of this node that the inventory does not know, reported without failing
+  deevnet.net.vrf_route_assert:
+    undeclared_vrfs: warn
+
+- name: All-exit fabric - the default VRF has both defaults; the tenant's returns pass rp_filter
+  deevnet.net.vrf_route_assert:
+    vrfs:
+      - name: default
+        default_dev: nic5
+        ipv6_default_dev: nic5
+      - name: vrf_evpn
+        ipv6_default_dev: nic5
+        asymmetric_returns: true
+
 - name: A route leaked into the main table on purpose
   deevnet.net.vrf_route_assert:
     vrf: vrf_tdemo
@@ -231,7 +352,7 @@ vrfs:
       description: The VRF device.
       type: str
     ifindex:
-      description: The VRF device's interface index.
+      description: The VRF device's interface index; V(0) for the V(default) VRF.
       type: int
     table:
       description: The VRF's routing table.
@@ -259,9 +380,13 @@ vrfs:
 checks:
   description:
     - One entry per check, passed or failed. C(check) is V(vrf), V(default_route),
-      C(lookup <dst>) or C(forwarding <dev>); C(msg) is the check on one line.
+      V(no_fall_through), C(lookup <dst>), C(forwarding <dev>) or C(rp_filter <dev>); C(msg) is
+      the check on one line.
     - For a lookup, C(actual) has the answer's C(type), C(via), C(dev), C(table) and
-      C(fall_through) (or C(type=refused) and the C(reason)).
+      C(fall_through) (or C(type=refused) and the C(reason)); a lookup generated by
+      O(vrfs[].forbidden_interfaces) has C(connected_prefix) in C(expected).
+    - For V(no_fall_through), C(actual) has C(stopped_by) (the route that stops the lookups) or
+      C(leaves_by); for C(rp_filter <dev>), the C(all), C(interface) and C(effective) values.
   returned: always, once the arguments are valid
   type: list
   elements: dict
@@ -272,6 +397,42 @@ checks:
       expected: {dev: vmbr0.50, not_dev: vmbr0, table: 1001}
       actual: {type: unicast, via: null, dev: vmbr0, table: 254, fall_through: true}
       msg: "vrf_tdemo: 10.20.99.5 resolves via dev vmbr0 (table main: fall-through), expected dev vmbr0.50, not dev vmbr0"
+leaking_vrfs:
+  description:
+    - With O(undeclared_vrfs=fail) or O(undeclared_vrfs=warn), each VRF that O(vrfs) does not
+      list whose lookups of a family fall through, and where they would leave (the main table's
+      default; C(dev) and C(via) null when it has none). Empty with O(undeclared_vrfs=ignore).
+  returned: always, once the arguments are valid
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The undeclared VRF device.
+      type: str
+    table:
+      description: Its routing table, the one without a default route or catch-all.
+      type: int
+    family:
+      description: V(IPv4) or V(IPv6).
+      type: str
+    leaves_by:
+      description: The main table's default that the lookups would take, C(dev) and C(via).
+      type: dict
+  sample:
+    - {name: vrf_tnew, table: 1002, family: IPv4, leaves_by: {dev: vmbr0, via: 10.20.99.1}}
+settled_after:
+  description:
+    - Seconds from the first check to the end of the last attempt (see O(settle_timeout)).
+  returned: always, once the arguments are valid
+  type: float
+  sample: 2.514
+attempts:
+  description:
+    - How many times the kernel was read and every check made; V(1) unless O(settle_timeout)
+      waited for a route.
+  returned: always, once the arguments are valid
+  type: int
+  sample: 6
 msg:
   description:
     - On failure, every failed check on a line of its own; otherwise how many checks passed.

@@ -126,6 +126,8 @@ fn desired(stanza: &Stanza, existing: Option<Node>) -> Option<Node> {
                 children: Vec::new(),
                 is_block,
             });
+            node.body
+                .retain(|l| l.comment || !stanza.withdraw.contains(&l.text));
             for line in &stanza.lines {
                 if !node.has_command(line) {
                     node.body.push(Line {

@@ -7,11 +7,13 @@
 //! * [`stanza`]: the `stanzas` option and its checks;
 //! * [`edit`]: applying stanzas, rendering them in the portable profile (C.1);
 //! * [`rules`] and [`lint`]: Proxmox's merge in both parser generations, one rule per trap;
-//! * [`validate`]: the `validate` command.
+//! * [`validate`]: the `validate` command;
+//! * [`ownership`]: what an `owner` wrote, recorded outside the file, taken back when dropped.
 
 pub mod edit;
 pub mod grammar;
 pub mod lint;
+pub mod ownership;
 pub mod params;
 pub mod parse;
 pub mod rules;

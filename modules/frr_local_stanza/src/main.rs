@@ -5,11 +5,14 @@
 //! rest of the file is kept byte for byte) → lint the whole result against Proxmox's merge →
 //! validate the staged file → replace the file atomically → report. Any refusal happens
 //! before the file is touched. With no `stanzas`, the task is a health check of the file.
+//! With `owner`, what that owner wrote earlier and no longer declares is taken back, and what
+//! it declares now is recorded in `owner_record` (see `ownership`).
 
 use deevnet_runtime::file_policy::{self, FileLock, Target};
 use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Module, Outcome};
 use frr_local_stanza::edit::{self, Change};
 use frr_local_stanza::lint::{self, Finding, LintOptions};
+use frr_local_stanza::ownership::{self, RecordFile};
 use frr_local_stanza::params::{LintLevel, Params, SPEC};
 use frr_local_stanza::rules::Severity;
 use frr_local_stanza::stanza::{self, Checks};
@@ -53,6 +56,7 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         .map(Validator::parse)
         .transpose()
         .map_err(Failure::new)?;
+    let owner = params.owner.as_deref().map(check_owner).transpose()?;
     let path = params.path.as_path();
     // The file policy (check mode too): a masked, untrusted or non-regular file fails here.
     let target = file_policy::resolve("path", path, params.follow_untrusted_links)?;
@@ -61,6 +65,26 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
     let _lock = FileLock::acquire(&target, lock_timeout)?;
     let before = file_policy::read_text(&target)?;
     let before_text = before.as_deref().unwrap_or_default();
+    // The owner's record, under its own lock (always taken after the file's).
+    let file_key = target.key.display().to_string();
+    let mut owned = match owner {
+        Some(owner) => {
+            let record = RecordFile::open(
+                &params.owner_record,
+                params.follow_untrusted_links,
+                lock_timeout,
+                ctx.check_mode,
+            )?;
+            let recorded = record.entries(&file_key, owner);
+            Some((owner, record, recorded))
+        }
+        None => None,
+    };
+    let declared = ownership::declared(&stanzas);
+    let stanzas = match &owned {
+        Some((_, _, recorded)) => ownership::take_back(stanzas, recorded),
+        None => stanzas,
+    };
 
     // 3. Compute the new file and lint all of it.
     let edited = edit::apply(before_text, &stanzas);
@@ -96,14 +120,36 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         ));
     }
 
-    // 4. Validate the staged file, then replace the real one.
-    let changed = edited.text != before_text;
+    // 4. Validate the staged file, then replace the real one. The record first holds both
+    // what was and what is declared, so a run killed between the writes forgets nothing.
+    let file_changed = edited.text != before_text;
+    let record_after = owned.as_ref().map(|(owner, record, _)| {
+        record
+            .record
+            .with_entries(&file_key, owner, declared.clone())
+    });
+    let record_changed = match (&owned, &record_after) {
+        (Some((_, record, _)), Some(after)) => record.differs(after),
+        _ => false,
+    };
+    let changed = file_changed || record_changed;
     let mut backup_file = None;
     if changed && !ctx.check_mode {
         if let Some(validator) = &validator {
-            validate_staged(validator, &target.real, &edited.text)?;
+            if file_changed {
+                validate_staged(validator, &target.real, &edited.text)?;
+            }
         }
-        backup_file = write(&target, &edited.text, params.backup)?;
+        if let Some((owner, record, recorded)) = owned.as_mut() {
+            let both = ownership::union(recorded, &declared);
+            record.write(&record.record.with_entries(&file_key, owner, both))?;
+        }
+        if file_changed {
+            backup_file = write(&target, &edited.text, params.backup)?;
+        }
+        if let (Some((_, record, _)), Some(after)) = (owned.as_mut(), &record_after) {
+            record.write(after)?;
+        }
     }
 
     // 5. Report.
@@ -112,8 +158,17 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         msg: summary(&edited.changes, &findings),
         ..Outcome::default()
     };
-    if changed {
-        outcome.diff = vec![FileDiff::of_file(path, before_text, &edited.text)];
+    if file_changed {
+        outcome
+            .diff
+            .push(FileDiff::of_file(path, before_text, &edited.text));
+    }
+    if let (true, Some((_, record, _)), Some(after)) = (record_changed, &owned, &record_after) {
+        outcome.diff.push(FileDiff::of_file(
+            &params.owner_record,
+            &record.text,
+            &after.render(),
+        ));
     }
     outcome.set("stanzas", &changes);
     outcome.set("lint", &findings);
@@ -121,6 +176,16 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         outcome.set("backup_file", backup.display().to_string());
     }
     Ok(outcome)
+}
+
+/// `owner`: a name, one line of text (it keys the record).
+fn check_owner(owner: &str) -> Result<&str, Failure> {
+    if owner.trim().is_empty() || owner.chars().any(char::is_control) {
+        return Err(Failure::new(format!(
+            "owner={owner:?} is not a name; give one line of text that names who writes these stanzas, such as deevnet.net.proxmox_node_network"
+        )));
+    }
+    Ok(owner)
 }
 
 fn lint_failure(path: &Path, findings: &[Finding], health_check: bool) -> String {

@@ -34,8 +34,12 @@ static CHILD_OPTIONS: [OptionSpec; 4] = [
     STATE,
     MODE,
 ];
+/// Where owners' records live unless `owner_record` says otherwise: outside `/etc/frr`, whose
+/// files Proxmox's merge reads.
+pub const OWNER_RECORD: &str = "/var/lib/deevnet.net/frr-local-owners.json";
+
 /// Every option of the module, in the order `--argument-spec` prints them.
-pub static SPEC: [OptionSpec; 8] = [
+pub static SPEC: [OptionSpec; 10] = [
     OptionSpec::new("path", Kind::Path).default(DefaultValue::Str("/etc/frr/frr.conf.local")),
     OptionSpec::new("stanzas", Kind::List(&STANZA)),
     OptionSpec::new("lint", Kind::Str)
@@ -43,6 +47,9 @@ pub static SPEC: [OptionSpec; 8] = [
         .default(DefaultValue::Str("error")),
     OptionSpec::new("asn", Kind::Int),
     OptionSpec::new("validate", Kind::Str),
+    // Who owns the stanzas of this call (see crate::ownership), and where that is recorded.
+    OptionSpec::new("owner", Kind::Str),
+    OptionSpec::new("owner_record", Kind::Path).default(DefaultValue::Str(OWNER_RECORD)),
     file_policy::BACKUP,
     file_policy::LOCK_TIMEOUT,
     FOLLOW_UNTRUSTED_LINKS,
@@ -56,6 +63,8 @@ pub struct Params {
     pub lint: LintLevel,
     pub asn: Option<i64>,
     pub validate: Option<String>,
+    pub owner: Option<String>,
+    pub owner_record: PathBuf,
     pub backup: bool,
     pub lock_timeout: i64,
     pub follow_untrusted_links: bool,

@@ -5,7 +5,7 @@
 
 use crate::grammar::{self, ProxmoxHeader};
 use crate::rules;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
@@ -16,7 +16,7 @@ pub enum State {
     Absent,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// The body becomes exactly `lines` (and `children`).
@@ -38,6 +38,24 @@ pub struct Stanza {
     pub state: State,
     #[serde(default)]
     pub mode: Mode,
+    /// Merge mode: commands an owner wrote earlier and no longer declares, removed from the
+    /// body before `lines` are added (never given by a task; see [`crate::ownership`]).
+    #[serde(skip)]
+    pub withdraw: Vec<String>,
+}
+
+impl Stanza {
+    /// A present stanza with `lines` and no children, as tests and callers in code build one.
+    pub fn present(header: &str, lines: &[&str], mode: Mode) -> Stanza {
+        Stanza {
+            header: header.into(),
+            lines: lines.iter().map(|l| l.to_string()).collect(),
+            children: Vec::new(),
+            state: State::Present,
+            mode,
+            withdraw: Vec::new(),
+        }
+    }
 }
 
 /// How strictly headers are held to what Proxmox recognises (`lint=error` refuses the rest).
@@ -132,6 +150,7 @@ fn check_top_level(stanza: &Stanza, path: &str, checks: Checks) -> Result<Stanza
         children,
         state: stanza.state,
         mode: stanza.mode,
+        withdraw: Vec::new(),
     })
 }
 
@@ -170,6 +189,7 @@ fn check_children(stanza: &Stanza, parent: &str, path: &str) -> Result<Vec<Stanz
             children: Vec::new(),
             state: child.state,
             mode: child.mode,
+            withdraw: Vec::new(),
         });
     }
     Ok(out)
@@ -285,6 +305,7 @@ mod tests {
             children: Vec::new(),
             state: State::Present,
             mode: Mode::Exact,
+            withdraw: Vec::new(),
         }
     }
 

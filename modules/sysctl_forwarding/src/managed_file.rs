@@ -14,8 +14,18 @@ pub struct Setting {
 }
 
 /// What the file holds for the given options: IPv4 forwarding on `all` and `default`, the same
-/// for IPv6 when asked, and each rp_filter entry.
-pub fn desired_settings(ipv6: bool, rp_filter: &BTreeMap<String, u8>) -> Vec<Setting> {
+/// for IPv6 when asked, each listed interface's forwarding under its own key, and each
+/// rp_filter entry.
+///
+/// The interfaces' own keys are what makes a re-created device forward again without this
+/// module: `ifreload -a` (a Proxmox SDN apply) deletes and re-creates a VLAN device such as
+/// vmbr0.50, and udev runs systemd-sysctl for the new device with its prefix
+/// (`--prefix=/net/ipv4/conf/vmbr0.50`), which applies only keys naming it.
+pub fn desired_settings(
+    ipv6: bool,
+    interfaces: &[String],
+    rp_filter: &BTreeMap<String, u8>,
+) -> Vec<Setting> {
     let global = |key: SysctlKey| Setting {
         key,
         value: "1".into(),
@@ -28,6 +38,17 @@ pub fn desired_settings(ipv6: bool, rp_filter: &BTreeMap<String, u8>) -> Vec<Set
     if ipv6 {
         settings.push(global(SysctlKey::ipv6_conf("all", "forwarding")));
         settings.push(global(SysctlKey::ipv6_conf("default", "forwarding")));
+    }
+    for name in interfaces {
+        let own = |key: SysctlKey| Setting {
+            key,
+            value: "1".into(),
+            per_interface: true,
+        };
+        settings.push(own(SysctlKey::ipv4_conf(name, "forwarding")));
+        if ipv6 {
+            settings.push(own(SysctlKey::ipv6_conf(name, "forwarding")));
+        }
     }
     for (target, mode) in rp_filter {
         settings.push(Setting {
@@ -64,6 +85,8 @@ const HEADER: &str = "\
 # forwarding must be on. `all` turns it on for the interfaces that exist at boot; `default`
 # for those created later, as the SDN's VRF and VNet devices and VLAN devices such as
 # vmbr0.50 are. Dots in interface names are written as '/': net.ipv4.conf.vmbr0/50.forwarding.
+# A listed interface forwards under its own key too, so that when it is re-created (ifreload -a)
+# udev's systemd-sysctl run for it sets forwarding again; `-`: no error while it does not exist.
 ";
 
 /// Renders the file; the same settings always give the same bytes.
@@ -95,9 +118,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_interface_forwards_under_its_own_key_in_both_families_with_ipv6() {
+        let interfaces = ["vmbr0.50".to_string()];
+        let v4 = render(&desired_settings(false, &interfaces, &BTreeMap::new()));
+        assert!(
+            v4.contains("\n-net.ipv4.conf.vmbr0/50.forwarding = 1\n"),
+            "{v4}"
+        );
+        assert!(!v4.contains("ipv6"), "{v4}");
+        let both = render(&desired_settings(true, &interfaces, &BTreeMap::new()));
+        assert!(
+            both.contains("\n-net.ipv6.conf.vmbr0/50.forwarding = 1\n"),
+            "{both}"
+        );
+        // systemd-sysctl reads it back as the key of that one interface.
+        let parsed = crate::sysctl_d::parse(&both);
+        assert_eq!(parsed.len(), 6);
+    }
+
+    #[test]
     fn renders_dotted_interfaces_with_slashes_and_optional_prefix() {
         let rp: BTreeMap<String, u8> = [("vmbr0.50".to_string(), 2), ("all".to_string(), 0)].into();
-        let text = render(&desired_settings(false, &rp));
+        let text = render(&desired_settings(false, &[], &rp));
         assert!(
             text.contains(
                 "\nnet.ipv4.conf.all.forwarding = 1\nnet.ipv4.conf.default.forwarding = 1\n"
@@ -120,7 +162,7 @@ mod tests {
 
     #[test]
     fn ipv6_adds_its_own_keys() {
-        let text = render(&desired_settings(true, &BTreeMap::new()));
+        let text = render(&desired_settings(true, &[], &BTreeMap::new()));
         assert!(
             text.contains(
                 "net.ipv6.conf.all.forwarding = 1\nnet.ipv6.conf.default.forwarding = 1\n"

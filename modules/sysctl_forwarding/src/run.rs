@@ -18,7 +18,7 @@ static RP_FILTER_MODE: OptionSpec = OptionSpec::new("mode", Kind::Int).choices(&
 
 /// Every option of the module, in the order `--argument-spec` prints them; serde builds
 /// [`Params`] from the validated arguments.
-pub static SPEC: [OptionSpec; 11] = [
+pub static SPEC: [OptionSpec; 12] = [
     OptionSpec::new("path", Kind::Path).default(DefaultValue::Str(
         "/etc/sysctl.d/90-deevnet-tenant-fabric.conf",
     )),
@@ -26,6 +26,8 @@ pub static SPEC: [OptionSpec; 11] = [
         .choices(&["present", "absent"])
         .default(DefaultValue::Str("present")),
     OptionSpec::new("ipv6", Kind::Bool).default(DefaultValue::Bool(false)),
+    // What the IPv6 warning tells the operator to set: a role passes its own variable's name.
+    OptionSpec::new("ipv6_switch_name", Kind::Str).default(DefaultValue::Str("ipv6")),
     OptionSpec::new("interfaces", Kind::List(&INTERFACE_NAME))
         .default(DefaultValue::EmptyList)
         .aliases(&["interface"]),
@@ -62,6 +64,7 @@ pub struct Params {
     pub path: PathBuf,
     pub state: State,
     pub ipv6: bool,
+    pub ipv6_switch_name: String,
     pub interfaces: Vec<String>,
     pub rp_filter: BTreeMap<String, u8>,
     pub apply: bool,
@@ -120,7 +123,8 @@ pub fn validate_names(params: &Params) -> Result<(), Failure> {
 /// The desired file, its boot-time precedence and the runtime values to set. Fails on a boot
 /// conflict (unless boot_conflict=warn) or a missing interface, before anything changes.
 pub fn plan(ctx: &mut Context, params: &Params) -> Result<Plan, Failure> {
-    let settings = managed_file::desired_settings(params.ipv6, &params.rp_filter);
+    let settings =
+        managed_file::desired_settings(params.ipv6, &params.interfaces, &params.rp_filter);
     let after_file = match params.state {
         State::Present => Some(managed_file::render(&settings)),
         State::Absent => None,
@@ -207,24 +211,19 @@ fn boot_settings(
 /// Every runtime key this run manages, with its current value. A missing interface fails here,
 /// before anything changes.
 fn runtime_targets(params: &Params, settings: &[Setting]) -> Result<Vec<RuntimeTarget>, Failure> {
-    let mut keys: Vec<(SysctlKey, String, &str)> = settings
+    // The parameter that named a per-interface key, for the message when it is missing.
+    let keys: Vec<(SysctlKey, String, &str)> = settings
         .iter()
-        .map(|s| (s.key.clone(), s.value.clone(), "rp_filter"))
+        .map(|s| {
+            let leaf = s.key.components().last().cloned().unwrap_or_default();
+            let parameter = if leaf == "forwarding" {
+                "interfaces"
+            } else {
+                "rp_filter"
+            };
+            (s.key.clone(), s.value.clone(), parameter)
+        })
         .collect();
-    for name in &params.interfaces {
-        keys.push((
-            SysctlKey::ipv4_conf(name, "forwarding"),
-            "1".into(),
-            "interfaces",
-        ));
-        if params.ipv6 {
-            keys.push((
-                SysctlKey::ipv6_conf(name, "forwarding"),
-                "1".into(),
-                "interfaces",
-            ));
-        }
-    }
     let mut targets = Vec::with_capacity(keys.len());
     for (key, desired, parameter) in keys {
         let before = key.read()?;
@@ -281,7 +280,8 @@ pub fn runtime_report(
         let value = key.read()?;
         if value.as_deref() == Some("1") {
             ctx.warn(format!(
-                "IPv6 forwarding is on ({key} = 1) though ipv6=false: IPv6 is routed with no policy from this module; set ipv6=true to manage it, or turn it off"
+                "IPv6 forwarding is on ({key} = 1) though {switch} is off: IPv6 is routed with no policy from this module; set {switch}=true to manage it, or turn it off",
+                switch = params.ipv6_switch_name
             ));
         }
         report.insert(

@@ -1,4 +1,4 @@
-//! The node's kernel: rtnetlink for links, routes and lookups, `/proc/sys` for forwarding.
+//! The node's kernel: rtnetlink for links, routes and lookups, `/proc/sys` for forwarding and rp_filter.
 
 use crate::Kernel;
 use deevnet_runtime::netlink::{Family, Links, Lookup, Netlink, NetlinkError, Route};
@@ -37,5 +37,9 @@ impl Kernel for NodeKernel {
             Family::V6 => SysctlKey::ipv6_conf(dev, "forwarding"),
         };
         key.read()
+    }
+
+    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+        SysctlKey::ipv4_conf(dev, "rp_filter").read()
     }
 }

@@ -2,64 +2,54 @@
 //!
 //! The evaluation here runs against a [`Kernel`]: the node's (netlink and `/proc/sys`, in
 //! [`kernel`]) or recorded answers in tests. For each declared VRF it checks that the VRF
-//! exists, that its own table has the expected default route (Proxmox's `unreachable default
-//! metric 4278198272` catch-all is reported, never taken for a usable default), how each
-//! destination resolves for traffic in the VRF (`ip route get DST vrf NAME`) — an answer from
-//! any table but the VRF's own is fall-through, a finding even when nothing else was expected —
-//! and that the interfaces those routes leave by forward.
+//! exists, that its own table has the expected default routes (Proxmox's `unreachable default
+//! metric 4278198272` catch-all is reported, never taken for a usable default), that its lookups
+//! cannot fall through to the main table, how each destination resolves for traffic in the VRF
+//! (`ip route get DST vrf NAME`; generated for every prefix connected on a forbidden interface)
+//! — an answer from any table but the VRF's own is fall-through, a finding even when nothing
+//! else was expected — and that the interfaces those routes leave by forward and accept
+//! asymmetric returns. The VRF named `default` is the main table. VRFs nobody declared are
+//! inspected for fall-through on request; [`settle`] re-checks until all pass or time is up.
 
+pub mod connected;
+pub mod defaults;
+pub mod exits;
+pub mod fall_through;
 pub mod kernel;
+pub mod lookup;
 pub mod plan;
+pub mod settle;
 
-use deevnet_runtime::netlink::{
-    protocol_name, table_name, Family, Link, Links, Lookup, Route, RouteKind,
-};
-use plan::{DefaultExpectation, LookupCheck, VrfCheck};
+use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route};
+use fall_through::{LeakingVrf, NodeTables};
+use plan::{Plan, UndeclaredVrfs, VrfCheck};
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::net::IpAddr;
+
+pub use defaults::{DefaultRoute, VrfState};
 
 /// What the checks ask of the node.
 pub trait Kernel {
     fn links(&mut self) -> anyhow::Result<Links>;
     /// Every route of one table and family.
     fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>>;
-    /// `ip route get DESTINATION`, pinned to `oif` (the VRF device's ifindex).
+    /// `ip route get DESTINATION`, pinned to `oif` (the VRF device's ifindex; `None` for the
+    /// default VRF).
     fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup>;
     /// The interface's `net.ipv4|ipv6.conf.<dev>.forwarding`; `None` when it has none.
     fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>>;
-}
-
-/// A VRF as found on the node (the module's `vrfs` return value).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct VrfState {
-    pub name: String,
-    pub ifindex: u32,
-    pub table: u32,
-    /// The default routes of the VRF's table, IPv4 and IPv6, of every type.
-    pub defaults: Vec<DefaultRoute>,
-    /// The IPv4 `unreachable default` that stops lookups from falling through.
-    pub unreachable_catch_all: bool,
-    pub unreachable_catch_all_ipv6: bool,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct DefaultRoute {
-    pub family: &'static str,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub gateway: Option<IpAddr>,
-    pub dev: Option<String>,
-    pub metric: Option<u32>,
-    pub protocol: String,
+    /// `net.ipv4.conf.<dev>.rp_filter` (`dev` may be `all`); `None` when it has none.
+    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>>;
 }
 
 /// One check and its outcome (the module's `checks` return value).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CheckResult {
     pub vrf: String,
-    /// `vrf`, `default_route`, `lookup <dst>` or `forwarding <dev>`.
+    /// `vrf`, `default_route`, `no_fall_through`, `lookup <dst>`, `forwarding <dev>` or
+    /// `rp_filter <dev>`.
     pub check: String,
     pub ok: bool,
     pub expected: Value,
@@ -68,30 +58,113 @@ pub struct CheckResult {
     pub msg: String,
 }
 
-#[derive(Debug, Default, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub vrfs: Vec<VrfState>,
     pub checks: Vec<CheckResult>,
+    /// The VRFs `vrfs` does not list whose lookups fall through (when they are inspected).
+    pub leaking_vrfs: Vec<LeakingVrf>,
+    #[serde(skip)]
+    undeclared_vrfs: UndeclaredVrfs,
+    /// Findings that fail nothing.
+    #[serde(skip)]
+    notes: Vec<String>,
 }
 
 impl Report {
-    /// One line per failed check; empty when all passed.
+    fn new(undeclared_vrfs: UndeclaredVrfs) -> Self {
+        Report {
+            vrfs: Vec::new(),
+            checks: Vec::new(),
+            leaking_vrfs: Vec::new(),
+            undeclared_vrfs,
+            notes: Vec::new(),
+        }
+    }
+
+    /// One line per failed check (and per leaking undeclared VRF with `undeclared_vrfs=fail`);
+    /// empty when all passed.
     pub fn failures(&self) -> Vec<&str> {
-        self.checks
+        let checks = self.checks.iter().filter(|r| !r.ok).map(|r| r.msg.as_str());
+        let leaks = self.leaks_when(UndeclaredVrfs::Fail);
+        checks.chain(leaks).collect()
+    }
+
+    /// What the task warns about: leaking undeclared VRFs with `undeclared_vrfs=warn`, and
+    /// checks that could not be made.
+    pub fn warnings(&self) -> Vec<&str> {
+        let leaks = self.leaks_when(UndeclaredVrfs::Warn);
+        leaks.chain(self.notes.iter().map(String::as_str)).collect()
+    }
+
+    fn leaks_when(&self, policy: UndeclaredVrfs) -> impl Iterator<Item = &str> {
+        let reported = self.undeclared_vrfs == policy;
+        self.leaking_vrfs
             .iter()
-            .filter(|r| !r.ok)
-            .map(|r| r.msg.as_str())
-            .collect()
+            .filter(move |_| reported)
+            .map(|leak| leak.msg.as_str())
     }
 }
 
-/// Runs every check of every VRF. An error is a failure to ask the kernel (no answer, no
-/// permission), not a failed check.
-pub fn assert_vrfs(kernel: &mut impl Kernel, checks: &[VrfCheck]) -> anyhow::Result<Report> {
+/// Runs every check of every declared VRF, then inspects the undeclared ones when asked. An
+/// error is a failure to ask the kernel (no answer, no permission) or a forbidden interface
+/// the node does not have, not a failed check.
+pub fn assert_vrfs(kernel: &mut impl Kernel, plan: &Plan) -> anyhow::Result<Report> {
     let links = kernel.links()?;
-    let mut report = Report::default();
-    for check in checks {
-        let (found, actual, msg) = find_vrf(&links, &check.name);
+    let mut main = NodeTables::default();
+    let mut report = Report::new(plan.undeclared_vrfs);
+    for check in &plan.vrfs {
+        assert_vrf(kernel, &links, &mut main, check, &mut report)?;
+    }
+    if plan.undeclared_vrfs != UndeclaredVrfs::Ignore {
+        let declared: BTreeSet<&str> = plan.vrfs.iter().map(|c| c.name.as_str()).collect();
+        report.leaking_vrfs = fall_through::undeclared_leaks(kernel, &links, &mut main, &declared)?;
+    }
+    Ok(report)
+}
+
+/// Where a VRF's lookups are made: its device and table, or the default VRF's main table.
+pub struct VrfView<'a> {
+    pub name: &'a str,
+    pub table: u32,
+    /// The device lookups are pinned to; `None` for the default VRF.
+    pub device: Option<&'a Link>,
+}
+
+impl VrfView<'_> {
+    /// The table whose answers are the VRF's own (anything else is fall-through); `None` for
+    /// the default VRF, whose lookups go wherever the node's rules send them.
+    pub fn own_table(&self) -> Option<u32> {
+        self.device.map(|_| self.table)
+    }
+}
+
+fn assert_vrf(
+    kernel: &mut impl Kernel,
+    links: &Links,
+    main: &mut NodeTables,
+    check: &VrfCheck,
+    report: &mut Report,
+) -> anyhow::Result<()> {
+    let view = if check.is_default_vrf() {
+        report.checks.push(CheckResult {
+            vrf: check.name.clone(),
+            check: "vrf".into(),
+            ok: true,
+            expected: json!({"kind": "vrf"}),
+            actual: json!({"kind": "default", "table": 254}),
+            msg: format!(
+                "{}: the default VRF (table main, lookups without a VRF)",
+                check.name
+            ),
+        });
+        VrfView {
+            name: &check.name,
+            table: 254,
+            device: None,
+        }
+    } else {
+        let (found, actual, msg) = find_vrf(links, &check.name);
         report.checks.push(CheckResult {
             vrf: check.name.clone(),
             check: "vrf".into(),
@@ -101,44 +174,82 @@ pub fn assert_vrfs(kernel: &mut impl Kernel, checks: &[VrfCheck]) -> anyhow::Res
             msg,
         });
         // No other check means anything without the VRF.
-        let Some((vrf, table)) = found else {
-            continue;
+        let Some((device, table)) = found else {
+            return Ok(());
         };
-        let mut routes = kernel.routes(Family::V4, table)?;
-        routes.extend(kernel.routes(Family::V6, table)?);
-        let state = vrf_state(&links, vrf, table, &routes);
-
-        // The interfaces the checked routes leave by, for the forwarding checks.
-        let mut exits: BTreeSet<(Family, String)> = BTreeSet::new();
-        if let Some(expectation) = &check.default_route {
-            let (result, family) = check_default(&check.name, &state, expectation);
-            report.checks.push(result);
-            exits.extend(
-                state
-                    .defaults
-                    .iter()
-                    .filter(|d| d.family == family.name() && d.kind == "unicast")
-                    .filter_map(|d| d.dev.clone())
-                    .map(|dev| (family, dev)),
-            );
+        VrfView {
+            name: &check.name,
+            table,
+            device: Some(device),
         }
-        for lookup in &check.lookups {
-            let answer = kernel.route_get(lookup.dst, Some(vrf.index))?;
-            let (result, exit) = check_lookup(&check.name, table, &links, lookup, &answer);
-            report.checks.push(result);
-            exits.extend(exit);
-        }
-        if check.forwarding {
-            for (family, dev) in &exits {
-                let value = kernel.forwarding(*family, dev)?;
-                report
-                    .checks
-                    .push(check_forwarding(&check.name, *family, dev, value));
-            }
-        }
-        report.vrfs.push(state);
+    };
+    let mut routes = Vec::new();
+    for family in [Family::V4, Family::V6] {
+        routes.extend(match view.device {
+            Some(_) => kernel.routes(family, view.table)?,
+            None => main.routes(kernel, family)?.to_vec(),
+        });
     }
-    Ok(report)
+    let state = defaults::vrf_state(links, &view, &routes);
+
+    // The interfaces the checked routes leave by, for the forwarding and rp_filter checks.
+    let mut exits: BTreeSet<(Family, String)> = BTreeSet::new();
+    for expectation in &check.defaults {
+        let mut result = defaults::check_default(&view, &state, expectation);
+        if view.device.is_none() && !result.ok {
+            defaults::explain_single_stack(&state, expectation, &mut result);
+        }
+        report.checks.push(result);
+        exits.extend(state.unicast_exits(expectation.family));
+    }
+    if check.no_fall_through {
+        for family in check.families() {
+            let result =
+                fall_through::check_no_fall_through(kernel, main, links, &view, &routes, family)?;
+            report.checks.push(result);
+        }
+    }
+    let generated = connected::forbidden_lookups(kernel, links, main, check)?;
+    report.notes.extend(generated.notes);
+    let lookups = check
+        .lookups
+        .iter()
+        .map(|lookup| (lookup.clone(), None))
+        .chain(
+            generated
+                .lookups
+                .into_iter()
+                .map(|g| (g.lookup, Some(g.prefix))),
+        );
+    for (lookup, prefix) in lookups {
+        let answer = kernel.route_get(lookup.dst, view.device.map(|d| d.index))?;
+        let (result, exit) = lookup::check_lookup(&view, links, &lookup, prefix.as_ref(), &answer);
+        report.checks.push(result);
+        exits.extend(exit);
+    }
+    if check.forwarding {
+        for (family, dev) in &exits {
+            let value = kernel.forwarding(*family, dev)?;
+            report
+                .checks
+                .push(exits::check_forwarding(&check.name, *family, dev, value));
+        }
+    }
+    if check.asymmetric_returns {
+        let all = kernel.rp_filter("all")?;
+        // rp_filter is IPv4's; IPv6 has no reverse-path sysctl.
+        for (_, dev) in exits.iter().filter(|(family, _)| *family == Family::V4) {
+            let own = kernel.rp_filter(dev)?;
+            report.checks.push(exits::check_rp_filter(
+                &check.name,
+                dev,
+                all.as_deref(),
+                own.as_deref(),
+            ));
+        }
+    }
+    report.vrfs.push(state);
+    Ok(())
 }
 
 /// The VRF device and its table when `name` is one; what was found (the result's `actual`)
@@ -175,292 +286,6 @@ fn find_vrf<'a>(links: &'a Links, name: &str) -> (Option<(&'a Link, u32)>, Value
                 format!("{no_vrf} ({name} is a {kind}, not a VRF)"),
             )
         }
-    }
-}
-
-fn vrf_state(links: &Links, vrf: &Link, table: u32, routes: &[Route]) -> VrfState {
-    let defaults: Vec<DefaultRoute> = routes
-        .iter()
-        .filter(|r| r.is_default())
-        .flat_map(|route| default_routes(links, route))
-        .collect();
-    let catch_all = |family: Family| {
-        routes
-            .iter()
-            .any(|r| r.is_default() && r.family == family && r.kind == RouteKind::Unreachable)
-    };
-    VrfState {
-        name: vrf.name.clone(),
-        ifindex: vrf.index,
-        table,
-        defaults,
-        unreachable_catch_all: catch_all(Family::V4),
-        unreachable_catch_all_ipv6: catch_all(Family::V6),
-    }
-}
-
-/// A default route as reported: one entry per path of a multipath route.
-fn default_routes(links: &Links, route: &Route) -> Vec<DefaultRoute> {
-    route
-        .paths()
-        .into_iter()
-        .map(|(gateway, oif)| DefaultRoute {
-            family: route.family.name(),
-            kind: route.kind.name(),
-            gateway,
-            dev: oif.map(|index| links.name_of(index)),
-            metric: route.metric,
-            protocol: protocol_name(route.protocol),
-        })
-        .collect()
-}
-
-fn describe_default(route: &DefaultRoute) -> String {
-    let mut text = match route.kind.as_str() {
-        "unicast" => "default".to_string(),
-        kind => format!("{kind} default"),
-    };
-    if let Some(gateway) = route.gateway {
-        text.push_str(&format!(" via {gateway}"));
-    }
-    if let Some(dev) = &route.dev {
-        text.push_str(&format!(" dev {dev}"));
-    }
-    if let Some(metric) = route.metric {
-        text.push_str(&format!(" metric {metric}"));
-    }
-    text
-}
-
-fn describe_expected_default(expectation: &DefaultExpectation) -> String {
-    let mut parts = Vec::new();
-    if let Some(via) = expectation.via {
-        parts.push(format!("via {via}"));
-    }
-    if let Some(dev) = &expectation.dev {
-        parts.push(format!("dev {dev}"));
-    }
-    parts.join(" ")
-}
-
-/// The default-route check, and the family it looked at (the gateway's, IPv4 without one).
-fn check_default(
-    vrf: &str,
-    state: &VrfState,
-    expectation: &DefaultExpectation,
-) -> (CheckResult, Family) {
-    let family = expectation
-        .via
-        .as_ref()
-        .map(Family::of)
-        .unwrap_or(Family::V4);
-    let of_family: Vec<&DefaultRoute> = state
-        .defaults
-        .iter()
-        .filter(|d| d.family == family.name())
-        .collect();
-    let usable: Vec<&&DefaultRoute> = of_family.iter().filter(|d| d.kind == "unicast").collect();
-    let matches = |d: &DefaultRoute| {
-        expectation.via.is_none_or(|via| d.gateway == Some(via))
-            && expectation
-                .dev
-                .as_ref()
-                .is_none_or(|dev| d.dev.as_ref() == Some(dev))
-    };
-    let ok = usable.iter().any(|d| matches(d));
-    let wanted = describe_expected_default(expectation);
-    let table = state.table;
-    let catch_all = match family {
-        Family::V4 => state.unreachable_catch_all,
-        Family::V6 => state.unreachable_catch_all_ipv6,
-    };
-    let msg = if ok {
-        format!("{vrf}: default {wanted} (table {table})")
-    } else if !usable.is_empty() {
-        let found: Vec<String> = usable.iter().map(|d| describe_default(d)).collect();
-        format!(
-            "{vrf}: table {table} has {}, expected default {wanted}",
-            found.join(" and ")
-        )
-    } else if catch_all {
-        let found: Vec<String> = of_family.iter().map(|d| describe_default(d)).collect();
-        format!(
-            "{vrf}: table {table} has only the catch-all ({}), no usable {} default; expected \
-             default {wanted}",
-            found.join(", "),
-            family.name()
-        )
-    } else if of_family.is_empty() {
-        format!(
-            "{vrf}: table {table} has no {} default route and no unreachable catch-all, so \
-             lookups fall through to the main table; expected default {wanted}",
-            family.name()
-        )
-    } else {
-        let found: Vec<String> = of_family.iter().map(|d| describe_default(d)).collect();
-        format!(
-            "{vrf}: table {table} has no usable {} default ({}); expected default {wanted}",
-            family.name(),
-            found.join(", ")
-        )
-    };
-    let result = CheckResult {
-        vrf: vrf.to_string(),
-        check: "default_route".into(),
-        ok,
-        expected: json!({
-            "family": family.name(),
-            "via": expectation.via,
-            "dev": expectation.dev,
-        }),
-        actual: json!(of_family),
-        msg,
-    };
-    (result, family)
-}
-
-/// The lookup check, and the interface the answer leaves by (when traffic leaves).
-fn check_lookup(
-    vrf: &str,
-    vrf_table: u32,
-    links: &Links,
-    lookup: &LookupCheck,
-    answer: &Lookup,
-) -> (CheckResult, Option<(Family, String)>) {
-    let dst = lookup.dst;
-    let mut unmet: Vec<String> = Vec::new();
-    let (actual, text, exit) = match answer {
-        Lookup::Route(route) => {
-            let dev = route.oif.map(|index| links.name_of(index));
-            let fall_through = route.table != vrf_table;
-            let table_text = match (route.table, fall_through) {
-                (0, _) => "no table matched: assumed on-link, fall-through".to_string(),
-                (table, true) => format!("table {}: fall-through", table_name(table)),
-                (table, false) => format!("table {}", table_name(table)),
-            };
-            let path = match (&route.gateway, &dev) {
-                (Some(gateway), Some(dev)) => format!("via {gateway} dev {dev}"),
-                (Some(gateway), None) => format!("via {gateway}"),
-                (None, Some(dev)) => format!("via dev {dev}"),
-                (None, None) => "with no interface".to_string(),
-            };
-            let verb = match route.kind {
-                RouteKind::Unicast => "resolves".to_string(),
-                RouteKind::Local => "is local to the node, delivered".to_string(),
-                other => format!("resolves as {}", other.name()),
-            };
-            if lookup.reachable == Some(false) {
-                unmet.push("unreachable".into());
-            }
-            if let Some(via) = lookup.via {
-                if route.gateway != Some(via) {
-                    unmet.push(format!("via {via}"));
-                }
-            }
-            if let Some(expected) = &lookup.dev {
-                if dev.as_ref() != Some(expected) {
-                    unmet.push(format!("dev {expected}"));
-                }
-            }
-            if let Some(forbidden) = &lookup.not_dev {
-                if dev.as_ref() == Some(forbidden) {
-                    unmet.push(format!("not dev {forbidden}"));
-                }
-            }
-            match lookup.table {
-                Some(table) if route.table != table => {
-                    unmet.push(format!("table {}", table_name(table)))
-                }
-                None if fall_through && unmet.is_empty() => unmet.push(format!(
-                    "an answer from table {} (the VRF's own)",
-                    table_name(vrf_table)
-                )),
-                _ => {}
-            }
-            let actual = json!({
-                "type": route.kind.name(),
-                "via": route.gateway,
-                "dev": dev,
-                "table": route.table,
-                "fall_through": fall_through,
-            });
-            let exit = match (route.kind, dev) {
-                // A local answer leaves by no interface.
-                (RouteKind::Local, _) | (_, None) => None,
-                (_, Some(dev)) => Some((route.family, dev)),
-            };
-            (actual, format!("{verb} {path} ({table_text})"), exit)
-        }
-        Lookup::Refused(refusal) => {
-            if lookup.reachable == Some(true) {
-                unmet.push("reachable".into());
-            }
-            if let Some(via) = lookup.via {
-                unmet.push(format!("via {via}"));
-            }
-            if let Some(dev) = &lookup.dev {
-                unmet.push(format!("dev {dev}"));
-            }
-            if let Some(table) = lookup.table {
-                // A refusal names no table, so the expectation cannot be confirmed.
-                unmet.push(format!("an answer from table {}", table_name(table)));
-            }
-            let actual = json!({"type": "refused", "reason": refusal.describe()});
-            (actual, format!("is {}", refusal.describe()), None)
-        }
-    };
-    let ok = unmet.is_empty();
-    let msg = if ok {
-        format!("{vrf}: {dst} {text}")
-    } else {
-        format!("{vrf}: {dst} {text}, expected {}", unmet.join(", "))
-    };
-    let mut expected = Map::new();
-    if let Some(via) = lookup.via {
-        expected.insert("via".into(), json!(via));
-    }
-    for (key, value) in [("dev", &lookup.dev), ("not_dev", &lookup.not_dev)] {
-        if let Some(value) = value {
-            expected.insert(key.into(), json!(value));
-        }
-    }
-    expected.insert("table".into(), json!(lookup.table.unwrap_or(vrf_table)));
-    if let Some(reachable) = lookup.reachable {
-        expected.insert("reachable".into(), json!(reachable));
-    }
-    let result = CheckResult {
-        vrf: vrf.to_string(),
-        check: format!("lookup {dst}"),
-        ok,
-        expected: Value::Object(expected),
-        actual,
-        msg,
-    };
-    (result, exit)
-}
-
-fn check_forwarding(vrf: &str, family: Family, dev: &str, value: Option<String>) -> CheckResult {
-    let key = match family {
-        Family::V4 => deevnet_runtime::sysctl::SysctlKey::ipv4_conf(dev, "forwarding"),
-        Family::V6 => deevnet_runtime::sysctl::SysctlKey::ipv6_conf(dev, "forwarding"),
-    };
-    let ok = value.as_deref() == Some("1");
-    let msg = match value.as_deref() {
-        Some("1") => format!("{vrf}: {dev} forwards {} ({key} = 1)", family.name()),
-        Some(other) => format!(
-            "{vrf}: {dev} has {} forwarding off ({key} = {other}), expected 1: tenant traffic \
-             leaves by it and replies coming back by it are not forwarded",
-            family.name()
-        ),
-        None => format!("{vrf}: {dev} has no {key} (the interface vanished?), expected 1",),
-    };
-    CheckResult {
-        vrf: vrf.to_string(),
-        check: format!("forwarding {dev}"),
-        ok,
-        expected: json!("1"),
-        actual: json!(value),
-        msg,
     }
 }
 

@@ -7,8 +7,8 @@
 
 use deevnet_runtime::{Context, Failure, Module, Outcome};
 use vrf_route_assert::kernel::NodeKernel;
-use vrf_route_assert::plan::{plan, Params, SPEC};
-use vrf_route_assert::{assert_vrfs, Report};
+use vrf_route_assert::plan::{plan, Params, UndeclaredVrfs, SPEC};
+use vrf_route_assert::settle::{settle, Settled, SystemClock};
 
 static MODULE: Module = Module {
     name: "vrf_route_assert",
@@ -18,35 +18,55 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx: &mut Context, params: Params| {
-        let checks = plan(params).map_err(Failure::new)?;
-        if checks.is_empty() {
+        let plan = plan(params).map_err(Failure::new)?;
+        if plan.vrfs.is_empty() && plan.undeclared_vrfs == UndeclaredVrfs::Ignore {
             ctx.warn("vrfs is empty: no VRF was checked");
         }
         let mut kernel = NodeKernel::connect()?;
-        let report = assert_vrfs(&mut kernel, &checks)?;
-        finish(report)
+        let settled = settle(&mut kernel, &plan, &mut SystemClock::start())?;
+        for warning in settled.report.warnings() {
+            ctx.warn(warning);
+        }
+        finish(settled)
     })
 }
 
-fn finish(report: Report) -> Result<Outcome, Failure> {
+fn finish(settled: Settled) -> Result<Outcome, Failure> {
+    let Settled {
+        report,
+        attempts,
+        settled_after,
+    } = settled;
+    // Seconds, to the millisecond.
+    let settled_after = (settled_after.as_secs_f64() * 1000.0).round() / 1000.0;
     let failures = report.failures();
     if !failures.is_empty() {
         return Err(Failure::new(failures.join("\n"))
             .with("changed", false)
             .with("vrfs", &report.vrfs)
-            .with("checks", &report.checks));
+            .with("checks", &report.checks)
+            .with("leaking_vrfs", &report.leaking_vrfs)
+            .with("settled_after", settled_after)
+            .with("attempts", attempts));
+    }
+    let vrfs = report.vrfs.len();
+    let mut msg = format!(
+        "all {} checks passed in {vrfs} VRF{}",
+        report.checks.len(),
+        if vrfs == 1 { "" } else { "s" }
+    );
+    if attempts > 1 {
+        msg.push_str(&format!(" after {settled_after} s ({attempts} attempts)"));
     }
     let mut outcome = Outcome {
         changed: false,
-        msg: format!(
-            "all {} checks passed in {} VRF{}",
-            report.checks.len(),
-            report.vrfs.len(),
-            if report.vrfs.len() == 1 { "" } else { "s" }
-        ),
+        msg,
         ..Outcome::default()
     };
     outcome.set("vrfs", &report.vrfs);
     outcome.set("checks", &report.checks);
+    outcome.set("leaking_vrfs", &report.leaking_vrfs);
+    outcome.set("settled_after", settled_after);
+    outcome.set("attempts", attempts);
     Ok(outcome)
 }

@@ -3,11 +3,19 @@
 //! error names the parameter's location, the value and the fix.
 
 use deevnet_runtime::ifname;
+use deevnet_runtime::netlink::Family;
 use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::{Kind, OptionSpec};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::net::IpAddr;
+use std::time::Duration;
+
+/// The VRF name that means the default VRF: the main table, lookups made without a VRF.
+pub const DEFAULT_VRF: &str = "default";
+
+/// The range of `settle_timeout`, in seconds.
+pub const SETTLE_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 0..=600;
 
 static LOOKUP_OPTIONS: [OptionSpec; 6] = [
     OptionSpec::new("dst", Kind::Str).required(),
@@ -18,20 +26,30 @@ static LOOKUP_OPTIONS: [OptionSpec; 6] = [
     OptionSpec::new("reachable", Kind::Bool),
 ];
 static LOOKUP: OptionSpec = OptionSpec::new("lookup", Kind::Dict(&LOOKUP_OPTIONS));
+static INTERFACE: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
-static VRF_OPTIONS: [OptionSpec; 5] = [
+/// `forwarding` has no default here: it is on for tenant VRFs and off for the default VRF,
+/// where giving it is refused.
+static VRF_OPTIONS: [OptionSpec; 10] = [
     OptionSpec::new("name", Kind::Str).required(),
     OptionSpec::new("default_via", Kind::Str),
     OptionSpec::new("default_dev", Kind::Str),
+    OptionSpec::new("ipv6_default_via", Kind::Str),
+    OptionSpec::new("ipv6_default_dev", Kind::Str),
     OptionSpec::new("lookups", Kind::List(&LOOKUP)).default(DefaultValue::EmptyList),
-    OptionSpec::new("forwarding", Kind::Bool).default(DefaultValue::Bool(true)),
+    OptionSpec::new("forwarding", Kind::Bool),
+    OptionSpec::new("no_fall_through", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("forbidden_interfaces", Kind::List(&INTERFACE))
+        .default(DefaultValue::EmptyList),
+    OptionSpec::new("asymmetric_returns", Kind::Bool).default(DefaultValue::Bool(false)),
 ];
 static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 
 /// Every option of the module, in the order `--argument-spec` prints them: `vrfs`, or the
-/// short form: `vrf` with the same keys at the top level. The top-level `forwarding` has no
-/// default here so that giving it next to `vrfs` can be refused.
-pub static SPEC: [OptionSpec; 11] = [
+/// short form: `vrf` with the same keys at the top level; then what applies to the whole node.
+/// The short form's `forwarding` and `no_fall_through` have no default here so that giving
+/// them next to `vrfs` can be refused.
+pub static SPEC: [OptionSpec; 14] = [
     OptionSpec::new("vrfs", Kind::List(&VRF)),
     OptionSpec::new("vrf", Kind::Str),
     OptionSpec::new("dst", Kind::Str),
@@ -43,6 +61,11 @@ pub static SPEC: [OptionSpec; 11] = [
     OptionSpec::new("default_via", Kind::Str),
     OptionSpec::new("default_dev", Kind::Str),
     OptionSpec::new("forwarding", Kind::Bool),
+    OptionSpec::new("no_fall_through", Kind::Bool),
+    OptionSpec::new("undeclared_vrfs", Kind::Str)
+        .choices(&["fail", "warn", "ignore"])
+        .default(DefaultValue::Str("ignore")),
+    OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
 ];
 
 /// The module's arguments, as the runtime validated and coerced them.
@@ -59,6 +82,9 @@ pub struct Params {
     pub default_via: Option<String>,
     pub default_dev: Option<String>,
     pub forwarding: Option<bool>,
+    pub no_fall_through: Option<bool>,
+    pub undeclared_vrfs: String,
+    pub settle_timeout: i64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -66,8 +92,13 @@ pub struct VrfParams {
     pub name: String,
     pub default_via: Option<String>,
     pub default_dev: Option<String>,
+    pub ipv6_default_via: Option<String>,
+    pub ipv6_default_dev: Option<String>,
     pub lookups: Vec<LookupParams>,
-    pub forwarding: bool,
+    pub forwarding: Option<bool>,
+    pub no_fall_through: bool,
+    pub forbidden_interfaces: Vec<String>,
+    pub asymmetric_returns: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,19 +111,92 @@ pub struct LookupParams {
     pub reachable: Option<bool>,
 }
 
+/// Everything the task asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub vrfs: Vec<VrfCheck>,
+    pub undeclared_vrfs: UndeclaredVrfs,
+    /// How long to re-check before the findings stand (zero: check once).
+    pub settle_timeout: Duration,
+}
+
+impl Plan {
+    /// These checks, once, with the VRFs nobody declared left alone.
+    pub fn of(vrfs: Vec<VrfCheck>) -> Self {
+        Plan {
+            vrfs,
+            undeclared_vrfs: UndeclaredVrfs::Ignore,
+            settle_timeout: Duration::ZERO,
+        }
+    }
+}
+
+/// What to do about a VRF of the node that `vrfs` does not list and whose lookups fall through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UndeclaredVrfs {
+    Fail,
+    Warn,
+    Ignore,
+}
+
 /// What must hold in one VRF.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VrfCheck {
     pub name: String,
-    pub default_route: Option<DefaultExpectation>,
+    /// Where the entry's options are (`vrfs[0]`), for the messages about them.
+    pub location: String,
+    /// The usable default routes the VRF's table must have, at most one per family.
+    pub defaults: Vec<DefaultExpectation>,
     pub lookups: Vec<LookupCheck>,
     /// Check that the interfaces the checked routes leave by forward.
     pub forwarding: bool,
+    /// The VRF's table stops every lookup: a default route or a catch-all, per checked family.
+    pub no_fall_through: bool,
+    /// Interfaces whose connected prefixes the VRF's lookups must not reach through them.
+    pub forbidden_interfaces: Vec<String>,
+    /// The entry checks IPv6 (an IPv6 default, gateway or destination), so the family-wide
+    /// checks (no_fall_through, forbidden_interfaces, the default VRF's default) cover IPv6.
+    pub ipv6: bool,
+    /// The interfaces the checked routes leave by accept returns that arrive there although
+    /// the VRF routes them (rp_filter 0).
+    pub asymmetric_returns: bool,
 }
 
-/// The VRF's own table has a usable default route through these.
+impl VrfCheck {
+    /// A VRF that must exist, with nothing else to check but forwarding.
+    pub fn new(name: &str) -> Self {
+        VrfCheck {
+            name: name.to_string(),
+            location: "vrf".to_string(),
+            defaults: Vec::new(),
+            lookups: Vec::new(),
+            forwarding: true,
+            no_fall_through: false,
+            forbidden_interfaces: Vec::new(),
+            ipv6: false,
+            asymmetric_returns: false,
+        }
+    }
+
+    /// The default VRF: the main table, lookups without a VRF.
+    pub fn is_default_vrf(&self) -> bool {
+        self.name == DEFAULT_VRF
+    }
+
+    /// The families the family-wide checks cover.
+    pub fn families(&self) -> Vec<Family> {
+        if self.ipv6 {
+            vec![Family::V4, Family::V6]
+        } else {
+            vec![Family::V4]
+        }
+    }
+}
+
+/// The VRF's own table has a usable default route of this family through these.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DefaultExpectation {
+    pub family: Family,
     pub via: Option<IpAddr>,
     pub dev: Option<String>,
 }
@@ -110,17 +214,61 @@ pub struct LookupCheck {
     pub reachable: Option<bool>,
 }
 
+impl LookupCheck {
+    /// A lookup with no expectation but the VRF's own table.
+    pub fn of(dst: IpAddr) -> Self {
+        LookupCheck {
+            dst,
+            via: None,
+            dev: None,
+            not_dev: None,
+            table: None,
+            reachable: None,
+        }
+    }
+}
+
 /// The checks the arguments ask for, or the message that says what to fix.
-pub fn plan(params: Params) -> Result<Vec<VrfCheck>, String> {
+pub fn plan(params: Params) -> Result<Plan, String> {
+    let settle_timeout = settle_timeout(params.settle_timeout)?;
+    let undeclared_vrfs = match params.undeclared_vrfs.as_str() {
+        "fail" => UndeclaredVrfs::Fail,
+        "warn" => UndeclaredVrfs::Warn,
+        _ => UndeclaredVrfs::Ignore,
+    };
+    let vrfs = vrf_checks(params)?;
+    Ok(Plan {
+        vrfs,
+        undeclared_vrfs,
+        settle_timeout,
+    })
+}
+
+fn settle_timeout(seconds: i64) -> Result<Duration, String> {
+    if SETTLE_TIMEOUT_RANGE.contains(&seconds) {
+        return Ok(Duration::from_secs(seconds.unsigned_abs()));
+    }
+    Err(format!(
+        "settle_timeout: {seconds} is out of range; give a number of seconds from {} (check \
+         once) to {}",
+        SETTLE_TIMEOUT_RANGE.start(),
+        SETTLE_TIMEOUT_RANGE.end()
+    ))
+}
+
+fn vrf_checks(params: Params) -> Result<Vec<VrfCheck>, String> {
     match (params.vrfs.is_some(), params.vrf.is_some()) {
         (true, true) => Err(
             "vrf and vrfs are mutually exclusive: give one VRF with vrf (the short form, with \
              dst, via, dev, …), or a list of VRFs with vrfs"
                 .into(),
         ),
+        // Only the node-wide inspection: every VRF is undeclared.
+        (false, false) if params.undeclared_vrfs != "ignore" => Ok(Vec::new()),
         (false, false) => Err(
-            "nothing to check: give vrfs (a list of VRFs, each with name and its checks) or vrf \
-             (one VRF, the short form: vrf=vrf_tdemo dst=10.20.99.5 dev=vmbr0.50)"
+            "nothing to check: give vrfs (a list of VRFs, each with name and its checks), vrf \
+             (one VRF, the short form: vrf=vrf_tdemo dst=10.20.99.5 dev=vmbr0.50) or \
+             undeclared_vrfs=fail to inspect every VRF of the node"
                 .into(),
         ),
         (true, false) => {
@@ -130,7 +278,8 @@ pub fn plan(params: Params) -> Result<Vec<VrfCheck>, String> {
                     "{key} belongs to the short form (with vrf); with vrfs, put it inside the \
                      entry ({})",
                     match *key {
-                        "default_via" | "default_dev" | "forwarding" => format!("vrfs[].{key}"),
+                        "default_via" | "default_dev" | "forwarding" | "no_fall_through" =>
+                            format!("vrfs[].{key}"),
                         _ => format!("vrfs[].lookups[].{key}"),
                     }
                 ));
@@ -165,6 +314,7 @@ fn short_form_keys_given(params: &Params) -> Vec<&'static str> {
         ("default_via", params.default_via.is_some()),
         ("default_dev", params.default_dev.is_some()),
         ("forwarding", params.forwarding.is_some()),
+        ("no_fall_through", params.no_fall_through.is_some()),
     ];
     given
         .iter()
@@ -206,11 +356,16 @@ fn short_form(params: Params) -> Result<VrfCheck, String> {
         name: params.vrf.unwrap_or_default(),
         default_via: params.default_via,
         default_dev: params.default_dev,
+        ipv6_default_via: None,
+        ipv6_default_dev: None,
         lookups,
-        forwarding: params.forwarding.unwrap_or(true),
+        forwarding: params.forwarding,
+        no_fall_through: params.no_fall_through.unwrap_or(false),
+        forbidden_interfaces: Vec::new(),
+        asymmetric_returns: false,
     };
     // Short-form keys sit at the top level: name them so.
-    vrf_check_at(entry, |field| match field {
+    vrf_check_at(String::new(), entry, |field| match field {
         "name" => "vrf".to_string(),
         "lookups[0].dst" => "dst".to_string(),
         other => other.trim_start_matches("lookups[0].").to_string(),
@@ -218,56 +373,195 @@ fn short_form(params: Params) -> Result<VrfCheck, String> {
 }
 
 fn vrf_check(location: &str, entry: VrfParams) -> Result<VrfCheck, String> {
-    vrf_check_at(entry, |field| format!("{location}.{field}"))
+    vrf_check_at(location.to_string(), entry, |field| {
+        format!("{location}.{field}")
+    })
 }
 
-fn vrf_check_at(entry: VrfParams, at: impl Fn(&str) -> String) -> Result<VrfCheck, String> {
-    ifname::validate(&at("name"), &entry.name)?;
+fn vrf_check_at(
+    location: String,
+    entry: VrfParams,
+    at: impl Fn(&str) -> String,
+) -> Result<VrfCheck, String> {
+    let is_default_vrf = entry.name == DEFAULT_VRF;
+    if !is_default_vrf {
+        ifname::validate(&at("name"), &entry.name)?;
+    }
+    let interface = |field: &str, value: Option<String>| {
+        value
+            .map(|name| ifname::validate(&at(field), &name).map(|()| name))
+            .transpose()
+    };
     let default_via = entry
         .default_via
         .as_deref()
         .map(|text| address(&at("default_via"), text))
         .transpose()?;
-    let default_dev = entry
-        .default_dev
-        .map(|name| ifname::validate(&at("default_dev"), &name).map(|()| name))
+    let default_dev = interface("default_dev", entry.default_dev)?;
+    let ipv6_default_via = entry
+        .ipv6_default_via
+        .as_deref()
+        .map(|text| ipv6_address(&at("ipv6_default_via"), text))
         .transpose()?;
-    let default_route =
-        (default_via.is_some() || default_dev.is_some()).then_some(DefaultExpectation {
+    let ipv6_default_dev = interface("ipv6_default_dev", entry.ipv6_default_dev)?;
+    let mut defaults = Vec::new();
+    if default_via.is_some() || default_dev.is_some() {
+        let family = default_via.as_ref().map(Family::of).unwrap_or(Family::V4);
+        if family == Family::V6 && (ipv6_default_via.is_some() || ipv6_default_dev.is_some()) {
+            return Err(format!(
+                "{}: '{}' is an IPv6 gateway, and the IPv6 default is already given by \
+                 ipv6_default_via/ipv6_default_dev; give the IPv4 gateway here, or move the \
+                 IPv6 one to ipv6_default_via",
+                at("default_via"),
+                entry.default_via.unwrap_or_default()
+            ));
+        }
+        defaults.push(DefaultExpectation {
+            family,
             via: default_via,
-            dev: default_dev,
+            dev: default_dev.clone(),
         });
+    }
+    if ipv6_default_via.is_some() || ipv6_default_dev.is_some() {
+        defaults.push(DefaultExpectation {
+            family: Family::V6,
+            via: ipv6_default_via,
+            dev: ipv6_default_dev.clone(),
+        });
+    }
     let mut lookups = Vec::with_capacity(entry.lookups.len());
     for (i, lookup) in entry.lookups.into_iter().enumerate() {
-        let field = |name: &str| at(&format!("lookups[{i}].{name}"));
-        let interface = |name: &str, value: Option<String>| {
-            value
-                .map(|v| ifname::validate(&field(name), &v).map(|()| v))
-                .transpose()
-        };
+        let field = |name: &str| format!("lookups[{i}].{name}");
         lookups.push(LookupCheck {
-            dst: address(&field("dst"), &lookup.dst)?,
+            dst: address(&at(&field("dst")), &lookup.dst)?,
             via: lookup
                 .via
                 .as_deref()
-                .map(|text| address(&field("via"), text))
+                .map(|text| address(&at(&field("via")), text))
                 .transpose()?,
-            dev: interface("dev", lookup.dev)?,
-            not_dev: interface("not_dev", lookup.not_dev)?,
+            dev: interface(&field("dev"), lookup.dev)?,
+            not_dev: interface(&field("not_dev"), lookup.not_dev)?,
             table: lookup
                 .table
                 .as_deref()
-                .map(|text| table(&field("table"), text))
+                .map(|text| table(&at(&field("table")), text))
                 .transpose()?,
             reachable: lookup.reachable,
         });
     }
+    let forbidden_interfaces = forbidden_interfaces(
+        &at("forbidden_interfaces"),
+        entry.forbidden_interfaces,
+        &defaults,
+        &lookups,
+    )?;
+    let ipv6 =
+        defaults.iter().any(|d| d.family == Family::V6) || lookups.iter().any(|l| l.dst.is_ipv6());
+    if is_default_vrf {
+        refuse_for_default_vrf(
+            &at,
+            [
+                ("no_fall_through", entry.no_fall_through),
+                ("forbidden_interfaces", !forbidden_interfaces.is_empty()),
+                ("forwarding", entry.forwarding == Some(true)),
+                ("asymmetric_returns", entry.asymmetric_returns),
+            ],
+        )?;
+        // In the default VRF, the defaults themselves are the assertion: "the IPv4 default
+        // is here" (and the IPv6 one when the entry checks IPv6), whatever their gateway.
+        let mut families = vec![Family::V4];
+        if ipv6 {
+            families.push(Family::V6);
+        }
+        for family in families {
+            if !defaults.iter().any(|d| d.family == family) {
+                defaults.push(DefaultExpectation {
+                    family,
+                    via: None,
+                    dev: None,
+                });
+            }
+        }
+        defaults.sort_by_key(|d| d.family);
+    }
     Ok(VrfCheck {
         name: entry.name,
-        default_route,
+        location,
+        defaults,
         lookups,
-        forwarding: entry.forwarding,
+        forwarding: entry.forwarding.unwrap_or(!is_default_vrf),
+        no_fall_through: entry.no_fall_through,
+        forbidden_interfaces,
+        ipv6,
+        asymmetric_returns: entry.asymmetric_returns,
     })
+}
+
+/// The checks that are about tenant traffic leaving the node mean nothing for the default VRF.
+/// `given` says, for each of these options, whether the entry sets it.
+fn refuse_for_default_vrf(
+    at: &impl Fn(&str) -> String,
+    given: [(&str, bool); 4],
+) -> Result<(), String> {
+    let why = |key: &str| match key {
+        "no_fall_through" => {
+            "the default VRF is the main table, where the lookups of other VRFs fall through to; \
+             there is nothing further to fall through to"
+        }
+        "forbidden_interfaces" => {
+            "the node's own traffic reaches the prefixes connected on an interface by that \
+             interface"
+        }
+        "forwarding" => {
+            "the node's own traffic is not forwarded; tenant traffic is, so check forwarding in \
+             the tenant VRF whose routes leave by the default VRF's interfaces"
+        }
+        _ => {
+            "returns of the node's own traffic are not forwarded; set it on the tenant VRF whose \
+             routes leave by the default VRF's interfaces"
+        }
+    };
+    match given.into_iter().find(|(_, is_given)| *is_given) {
+        Some((key, _)) => Err(format!(
+            "{}: not for the default VRF ({} is the main table): {}; remove {key} from this \
+             entry",
+            at(key),
+            DEFAULT_VRF,
+            why(key)
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The forbidden interfaces, each a valid name, given once, and not also an interface that
+/// the entry expects its traffic to leave by.
+fn forbidden_interfaces(
+    location: &str,
+    names: Vec<String>,
+    defaults: &[DefaultExpectation],
+    lookups: &[LookupCheck],
+) -> Result<Vec<String>, String> {
+    let mut seen = HashSet::new();
+    for (i, name) in names.iter().enumerate() {
+        ifname::validate(&format!("{location}[{i}]"), name)?;
+        if !seen.insert(name) {
+            return Err(format!(
+                "{location}[{i}]: {name} is listed twice; list each interface once"
+            ));
+        }
+        let expected_exit = defaults
+            .iter()
+            .map(|d| (d.dev.as_ref(), "a default_dev"))
+            .chain(lookups.iter().map(|l| (l.dev.as_ref(), "a lookup's dev")))
+            .find(|(dev, _)| *dev == Some(name));
+        if let Some((_, what)) = expected_exit {
+            return Err(format!(
+                "{location}[{i}]: {name} is also {what} of this entry: tenant traffic cannot \
+                 both leave by it and never leave by it; remove it from one of them"
+            ));
+        }
+    }
+    Ok(names)
 }
 
 /// One IPv4 or IPv6 address; a prefix or a name is refused with what to give instead.
@@ -290,6 +584,16 @@ fn address(location: &str, text: &str) -> Result<IpAddr, String> {
     ))
 }
 
+fn ipv6_address(location: &str, text: &str) -> Result<IpAddr, String> {
+    match address(location, text)? {
+        IpAddr::V4(_) => Err(format!(
+            "{location}: '{text}' is an IPv4 address; give the IPv6 gateway (such as \
+             fe80::1 or 2001:db8:50::1), or use default_via for the IPv4 default"
+        )),
+        v6 => Ok(v6),
+    }
+}
+
 /// A routing table: `main`, `local`, `default` or its number, as in `ip route show table`.
 fn table(location: &str, text: &str) -> Result<u32, String> {
     match text.trim() {
@@ -307,180 +611,4 @@ fn table(location: &str, text: &str) -> Result<u32, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn params() -> Params {
-        Params {
-            vrfs: None,
-            vrf: None,
-            dst: None,
-            via: None,
-            dev: None,
-            not_dev: None,
-            table: None,
-            reachable: None,
-            default_via: None,
-            default_dev: None,
-            forwarding: None,
-        }
-    }
-
-    fn lookup(dst: &str) -> LookupParams {
-        LookupParams {
-            dst: dst.into(),
-            via: None,
-            dev: None,
-            not_dev: None,
-            table: None,
-            reachable: None,
-        }
-    }
-
-    fn entry(name: &str, lookups: Vec<LookupParams>) -> VrfParams {
-        VrfParams {
-            name: name.into(),
-            default_via: None,
-            default_dev: None,
-            lookups,
-            forwarding: true,
-        }
-    }
-
-    #[test]
-    fn the_short_form_is_one_vrf_with_one_lookup() {
-        let checks = plan(Params {
-            vrf: Some("vrf_tdemo".into()),
-            dst: Some("10.20.99.5".into()),
-            dev: Some("vmbr0.50".into()),
-            not_dev: Some("vmbr0".into()),
-            table: Some("1001".into()),
-            ..params()
-        })
-        .unwrap();
-        assert_eq!(
-            checks,
-            vec![VrfCheck {
-                name: "vrf_tdemo".into(),
-                default_route: None,
-                lookups: vec![LookupCheck {
-                    dst: "10.20.99.5".parse().unwrap(),
-                    via: None,
-                    dev: Some("vmbr0.50".into()),
-                    not_dev: Some("vmbr0".into()),
-                    table: Some(1001),
-                    reachable: None,
-                }],
-                forwarding: true,
-            }]
-        );
-    }
-
-    #[test]
-    fn short_form_errors_name_the_top_level_key() {
-        let error = plan(Params {
-            vrf: Some("vrf_tdemo".into()),
-            dst: Some("10.20.99.300".into()),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(
-            error.starts_with("dst: '10.20.99.300' is not an IP address;"),
-            "{error}"
-        );
-        let error = plan(Params {
-            vrf: Some("vrf_tdemo_is_too_long".into()),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(
-            error.starts_with("vrf: 'vrf_tdemo_is_too_long' is not a valid interface name"),
-            "{error}"
-        );
-        let error = plan(Params {
-            vrf: Some("vrf_tdemo".into()),
-            dev: Some("vmbr0.50".into()),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(error.starts_with("dev needs dst"), "{error}");
-    }
-
-    #[test]
-    fn vrf_and_vrfs_together_or_neither_are_refused() {
-        let error = plan(Params {
-            vrf: Some("a".into()),
-            vrfs: Some(vec![]),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(error.starts_with("vrf and vrfs are mutually exclusive"));
-        assert!(plan(params()).unwrap_err().starts_with("nothing to check"));
-        let error = plan(Params {
-            vrfs: Some(vec![entry("a", vec![])]),
-            dst: Some("10.0.0.1".into()),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(error.contains("vrfs[].lookups[].dst"), "{error}");
-    }
-
-    #[test]
-    fn list_errors_name_the_entry() {
-        let mut bad_table = lookup("10.0.0.1");
-        bad_table.table = Some("mian".into());
-        let error = plan(Params {
-            vrfs: Some(vec![
-                entry("a", vec![]),
-                entry("b", vec![lookup("10.0.0.1"), bad_table]),
-            ]),
-            ..params()
-        })
-        .unwrap_err();
-        assert_eq!(
-            error,
-            "vrfs[1].lookups[1].table: 'mian' is not a routing table; give main, local, default \
-             or a table number from 1 to 4294967295, such as 1001"
-        );
-        let error = plan(Params {
-            vrfs: Some(vec![entry("a", vec![lookup("10.20.99.0/24")])]),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(
-            error.starts_with("vrfs[0].lookups[0].dst: '10.20.99.0/24' is a prefix;"),
-            "{error}"
-        );
-        let error = plan(Params {
-            vrfs: Some(vec![entry("a", vec![]), entry("a", vec![])]),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(
-            error.starts_with("vrfs[1].name: a is declared twice"),
-            "{error}"
-        );
-        let mut bad_dev = entry("a", vec![]);
-        bad_dev.default_dev = Some("vmbr0:1".into());
-        let error = plan(Params {
-            vrfs: Some(vec![bad_dev]),
-            ..params()
-        })
-        .unwrap_err();
-        assert!(
-            error.starts_with("vrfs[0].default_dev: 'vmbr0:1'"),
-            "{error}"
-        );
-    }
-
-    #[test]
-    fn tables_by_name_or_number() {
-        assert_eq!(table("t", "main"), Ok(254));
-        assert_eq!(table("t", " 1001 "), Ok(1001));
-        assert!(table("t", "0").is_err());
-        assert_eq!(
-            address("x", " fd00::1 "),
-            Ok("fd00::1".parse::<IpAddr>().unwrap())
-        );
-    }
-}
+mod tests;

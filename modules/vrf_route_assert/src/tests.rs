@@ -3,8 +3,8 @@
 //! vmbr0 on 10.20.99.0/24, before and after each fault is fixed.
 
 use super::*;
-use crate::plan::{DefaultExpectation, LookupCheck, VrfCheck};
-use deevnet_runtime::netlink::{Link, Refusal};
+use crate::plan::{DefaultExpectation, LookupCheck, Plan, VrfCheck};
+use deevnet_runtime::netlink::{Link, Refusal, RouteKind};
 use std::collections::HashMap;
 
 const VRF_INDEX: u32 = 10;
@@ -63,6 +63,41 @@ fn connected_routes() -> Vec<Route> {
     vec![subnet, local]
 }
 
+/// hv02's main table: the management subnet on vmbr0 and its default via 10.20.99.1, the
+/// transit subnet on vmbr0.50, as `ip route show table main` lists them.
+fn main_table() -> Vec<Route> {
+    let connected = |prefix: &str, oif: u32, own: &str| {
+        let mut route = Route::new(Family::V4, 254, RouteKind::Unicast);
+        route.destination = prefix.parse().unwrap();
+        route.oif = Some(oif);
+        route.protocol = 2;
+        route.pref_source = Some(ip(own));
+        route
+    };
+    let mut default = Route::new(Family::V4, 254, RouteKind::Unicast);
+    default.gateway = Some(ip("10.20.99.1"));
+    default.oif = Some(VMBR0);
+    default.protocol = 3;
+    vec![
+        default,
+        connected("10.20.99.0/24", VMBR0, "10.20.99.2"),
+        connected("10.20.50.0/24", TRANSIT, "10.20.50.2"),
+    ]
+}
+
+/// The node's own addresses (table local).
+fn local_table() -> Vec<Route> {
+    ["10.20.99.2", "10.20.50.2"]
+        .into_iter()
+        .map(|own| {
+            let mut route = Route::new(Family::V4, 255, RouteKind::Local);
+            route.destination = format!("{own}/32").parse().unwrap();
+            route.protocol = 2;
+            route
+        })
+        .collect()
+}
+
 /// The leaked default `0.0.0.0/0 via 10.20.50.1 dev vmbr0.50` (nexthop-vrf default).
 fn transit_default() -> Route {
     let mut default = route(Family::V4, RouteKind::Unicast);
@@ -91,6 +126,7 @@ struct RecordedKernel {
     routes: Vec<Route>,
     lookups: HashMap<IpAddr, Lookup>,
     forwarding: HashMap<String, String>,
+    rp_filter: HashMap<String, String>,
     asked: Vec<(IpAddr, Option<u32>)>,
 }
 
@@ -99,15 +135,22 @@ impl RecordedKernel {
     fn faulty() -> Self {
         RecordedKernel {
             links: hv02_links(),
-            routes: connected_routes(),
+            routes: [connected_routes(), main_table(), local_table()].concat(),
             lookups: HashMap::from([
                 // No default and no catch-all in 1001: main answers, by the management bridge.
                 (ip("10.20.99.5"), answer(254, None, VMBR0)),
                 (ip("8.8.8.8"), answer(254, Some("10.20.99.1"), VMBR0)),
+                (ip("10.20.99.1"), answer(254, None, VMBR0)),
             ]),
             forwarding: HashMap::from([
                 ("vmbr0".to_string(), "1".to_string()),
                 ("vmbr0.50".to_string(), "0".to_string()),
+            ]),
+            // Debian's default: loose on every interface.
+            rp_filter: HashMap::from([
+                ("all".to_string(), "2".to_string()),
+                ("vmbr0".to_string(), "2".to_string()),
+                ("vmbr0.50".to_string(), "2".to_string()),
             ]),
             asked: Vec::new(),
         }
@@ -119,7 +162,7 @@ impl RecordedKernel {
         kernel.routes.push(transit_default());
         kernel.routes.push(catch_all(Family::V4));
         kernel.routes.push(catch_all(Family::V6));
-        for dst in ["10.20.99.5", "8.8.8.8"] {
+        for dst in ["10.20.99.5", "8.8.8.8", "10.20.99.1"] {
             kernel
                 .lookups
                 .insert(ip(dst), answer(VRF_TABLE, Some("10.20.50.1"), TRANSIT));
@@ -130,7 +173,7 @@ impl RecordedKernel {
     fn leaked_default(&mut self) -> &mut Route {
         self.routes
             .iter_mut()
-            .find(|r| r.gateway.is_some())
+            .find(|r| r.table == VRF_TABLE && r.gateway.is_some())
             .unwrap()
     }
 
@@ -164,6 +207,9 @@ impl Kernel for RecordedKernel {
         assert_eq!(family, Family::V4, "{dev}: only IPv4 is recorded");
         Ok(self.forwarding.get(dev).cloned())
     }
+    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+        Ok(self.rp_filter.get(dev).cloned())
+    }
 }
 
 fn lookup(dst: &str) -> LookupCheck {
@@ -182,11 +228,11 @@ fn lookup(dst: &str) -> LookupCheck {
 /// management bridge; and the internet resolves from the VRF's own table.
 fn mission_checks() -> Vec<VrfCheck> {
     vec![VrfCheck {
-        name: "vrf_tdemo".into(),
-        default_route: Some(DefaultExpectation {
+        defaults: vec![DefaultExpectation {
+            family: Family::V4,
             via: Some(ip("10.20.50.1")),
             dev: Some("vmbr0.50".into()),
-        }),
+        }],
         lookups: vec![
             LookupCheck {
                 dev: Some("vmbr0.50".into()),
@@ -196,11 +242,12 @@ fn mission_checks() -> Vec<VrfCheck> {
             lookup("8.8.8.8"),
         ],
         forwarding: true,
+        ..VrfCheck::new("vrf_tdemo")
     }]
 }
 
 fn run(kernel: &mut RecordedKernel, checks: &[VrfCheck]) -> Report {
-    assert_vrfs(kernel, checks).unwrap()
+    assert_vrfs(kernel, &Plan::of(checks.to_vec())).unwrap()
 }
 
 #[test]
@@ -372,16 +419,14 @@ fn a_missing_vrf_says_the_tenant_has_none_here() {
     let mut kernel = RecordedKernel::fixed();
     let mut checks = mission_checks();
     checks.push(VrfCheck {
-        name: "vrf_tother".into(),
-        default_route: None,
         lookups: vec![lookup("8.8.8.8")],
         forwarding: true,
+        ..VrfCheck::new("vrf_tother")
     });
     checks.push(VrfCheck {
-        name: "vmbr0".into(),
-        default_route: None,
         lookups: vec![],
         forwarding: true,
+        ..VrfCheck::new("vmbr0")
     });
     let report = run(&mut kernel, &checks);
     assert_eq!(
@@ -410,14 +455,13 @@ fn reachable_false_and_not_dev_hold_for_a_refused_lookup() {
         .lookups
         .insert(ip("10.20.99.5"), Lookup::Refused(Refusal::Unreachable));
     let checks = vec![VrfCheck {
-        name: "vrf_tdemo".into(),
-        default_route: None,
         lookups: vec![LookupCheck {
             reachable: Some(false),
             not_dev: Some("vmbr0".into()),
             ..lookup("10.20.99.5")
         }],
         forwarding: true,
+        ..VrfCheck::new("vrf_tdemo")
     }];
     let report = run(&mut kernel, &checks);
     assert!(report.failures().is_empty(), "{:#?}", report.checks);
@@ -442,13 +486,12 @@ fn an_expected_table_replaces_the_fall_through_check() {
     let mut kernel = RecordedKernel::faulty();
     let checks = |table: u32| {
         vec![VrfCheck {
-            name: "vrf_tdemo".into(),
-            default_route: None,
             lookups: vec![LookupCheck {
                 table: Some(table),
                 ..lookup("8.8.8.8")
             }],
             forwarding: false,
+            ..VrfCheck::new("vrf_tdemo")
         }]
     };
     let report = run(&mut kernel, &checks(254));
@@ -472,8 +515,6 @@ fn via_expectations_and_local_answers() {
     local.oif = Some(VRF_INDEX);
     kernel.lookups.insert(ip("10.77.0.1"), Lookup::Route(local));
     let checks = vec![VrfCheck {
-        name: "vrf_tdemo".into(),
-        default_route: None,
         lookups: vec![
             LookupCheck {
                 via: Some(ip("10.20.50.2")),
@@ -482,6 +523,7 @@ fn via_expectations_and_local_answers() {
             lookup("10.77.0.1"),
         ],
         forwarding: true,
+        ..VrfCheck::new("vrf_tdemo")
     }];
     let report = run(&mut kernel, &checks);
     assert_eq!(
@@ -522,6 +564,9 @@ fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
             self.1.push((family, dev.to_string()));
             Ok(Some("0".into()))
         }
+        fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+            self.0.rp_filter(dev)
+        }
     }
     let mut recorded = RecordedKernel::faulty();
     let mut default = Route::new(Family::V6, VRF_TABLE, RouteKind::Unicast);
@@ -534,15 +579,16 @@ fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
         .insert(ip("2001:db8::1"), Lookup::Route(default));
     let mut kernel = V6Kernel(recorded, Vec::new());
     let checks = vec![VrfCheck {
-        name: "vrf_tdemo".into(),
-        default_route: Some(DefaultExpectation {
+        defaults: vec![DefaultExpectation {
+            family: Family::V6,
             via: Some(ip("fd00:50::1")),
             dev: None,
-        }),
+        }],
         lookups: vec![lookup("2001:db8::1")],
         forwarding: true,
+        ..VrfCheck::new("vrf_tdemo")
     }];
-    let report = assert_vrfs(&mut kernel, &checks).unwrap();
+    let report = assert_vrfs(&mut kernel, &Plan::of(checks)).unwrap();
     assert_eq!(
         report.failures(),
         vec![
@@ -560,6 +606,9 @@ fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
 fn a_kernel_that_cannot_answer_fails_the_run_instead_of_passing() {
     let mut kernel = RecordedKernel::fixed();
     kernel.lookups.clear();
-    let error = assert_vrfs(&mut kernel, &mission_checks()).unwrap_err();
+    let error = assert_vrfs(&mut kernel, &Plan::of(mission_checks())).unwrap_err();
     assert_eq!(error.to_string(), "no recorded answer for 10.20.99.5");
 }
+
+mod all_exit;
+mod fleet;

@@ -12,8 +12,14 @@
 #
 # Re-running it rebuilds everything from scratch. Only addresses inside the VM are used;
 # the "internet" is TEST-NET-3 (203.0.113.0/24), the QinQ segment TEST-NET-1 (192.0.2.0/24).
+#
+# --after-reboot (lab reboot): the topology only, as a node's network configuration builds it
+# at boot: no sysctl baseline (what the node persisted in sysctl.d applies, or nothing) and no
+# faults put back (FRR runs what it loaded at boot, frr.conf.local stays).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+after_reboot=0
+[ "${1:-}" = --after-reboot ] && after_reboot=1
 
 NAMESPACES=(mgmt1 mgmt5 transit internet tdemo-1 qinq-peer qinq-vm)
 NODE_LINKS=(vmbr0 vmbr1 bond0 tdemo0 vrf_tdemo mgmt1-port mgmt5-port transit-port tap101i0 qinq_a qinq_b qvm0)
@@ -38,7 +44,8 @@ install -m 644 "$here/frr.conf.generated" /etc/deevnet-lab/frr.conf.generated
 # ---------------------------------------------------------------- sysctl baseline
 # A Proxmox SDN node routes: forwarding is on globally. Devices created afterwards inherit
 # it from `default`; the transit VLAN is then switched off below (fault 1).
-sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.forwarding=1 net.ipv4.conf.default.forwarding=1
+[ "$after_reboot" = 1 ] ||
+  sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.forwarding=1 net.ipv4.conf.default.forwarding=1
 # VRF sockets: let services bound in the default VRF answer on VRF devices too (as Proxmox).
 sysctl -qw net.ipv4.tcp_l3mdev_accept=1 net.ipv4.udp_l3mdev_accept=1
 
@@ -152,6 +159,12 @@ ip -n qinq-peer link set pbond.40.201 up
 lab-qinq-peer tagged >/dev/null
 
 # ---------------------------------------------------------------- FRR and both faults
+if [ "$after_reboot" = 1 ]; then
+  # udev has run for every device made above (the role's rules included) before this returns.
+  udevadm settle
+  echo "topology rebuilt after the reboot; FRR and sysctl as the node booted them"
+  exit 0
+fi
 lab-reset-faults
 
 echo "provisioned: hv02 topology up, both faults present"

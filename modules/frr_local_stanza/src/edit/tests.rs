@@ -1,13 +1,7 @@
 use super::*;
 
 fn stanza(header: &str, lines: &[&str], mode: Mode) -> Stanza {
-    Stanza {
-        header: header.into(),
-        lines: lines.iter().map(|l| l.to_string()).collect(),
-        children: Vec::new(),
-        state: State::Present,
-        mode,
-    }
+    Stanza::present(header, lines, mode)
 }
 
 fn absent(header: &str) -> Stanza {

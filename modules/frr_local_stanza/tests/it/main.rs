@@ -19,6 +19,7 @@ mod input;
 mod spec_args;
 
 mod module;
+mod ownership;
 mod robustness;
 mod robustness_concurrency;
 mod robustness_crash;

@@ -132,11 +132,8 @@ fn any_file_parses_lints_and_round_trips() {
 
 fn stanza(header: &str, lines: &[&str], mode: Mode, state: State) -> Stanza {
     Stanza {
-        header: header.into(),
-        lines: lines.iter().map(|l| l.to_string()).collect(),
-        children: Vec::new(),
         state,
-        mode,
+        ..Stanza::present(header, lines, mode)
     }
 }
 

@@ -1,16 +1,10 @@
 //! Inputs the fuzz targets found breaking an invariant, kept as plain tests (TESTING.md).
 
 use frr_local_stanza::edit::apply;
-use frr_local_stanza::stanza::{check, Checks, Mode, Stanza, State};
+use frr_local_stanza::stanza::{check, Checks, Mode, Stanza};
 
 fn stanza(header: &str, lines: &[&str], mode: Mode) -> Stanza {
-    Stanza {
-        header: header.into(),
-        lines: lines.iter().map(|l| l.to_string()).collect(),
-        children: Vec::new(),
-        state: State::Present,
-        mode,
-    }
+    Stanza::present(header, lines, mode)
 }
 
 const LENIENT: Checks = Checks {

@@ -177,6 +177,15 @@ fn first_run_fixes_file_and_runtime_second_run_changes_nothing() {
         text.contains("\nnet.ipv4.conf.all.forwarding = 1\nnet.ipv4.conf.default.forwarding = 1\n"),
         "{text}"
     );
+    // The transit interface under its own key: a re-created device gets it from udev.
+    assert!(
+        text.contains("\n-net.ipv4.conf.vmbr0/50.forwarding = 1\n"),
+        "{text}"
+    );
+    assert_eq!(
+        result["boot"]["net.ipv4.conf.vmbr0/50.forwarding"]["value"],
+        json!("1")
+    );
     assert_eq!(node.proc("net/ipv4/conf/vmbr0.50/forwarding"), "1");
     assert_eq!(node.proc("net/ipv4/conf/all/forwarding"), "1");
     assert_eq!(node.proc("net/ipv4/conf/default/forwarding"), "1");
@@ -355,8 +364,14 @@ fn ipv6_off_reports_and_warns_when_ipv6_forwarding_is_on() {
     );
     assert!(result["warnings"]
         .to_string()
-        .contains("IPv6 forwarding is on"));
+        .contains("IPv6 forwarding is on (net.ipv6.conf.all.forwarding = 1) though ipv6 is off"));
     assert!(!fs::read_to_string(node.conf()).unwrap().contains("ipv6"));
+    // A role names the variable that controls the switch instead.
+    let args = node.args(json!({"ipv6_switch_name": "proxmox_node_network_ipv6"}));
+    let (_, result) = node.module(&args);
+    assert!(result["warnings"]
+        .to_string()
+        .contains("though proxmox_node_network_ipv6 is off: IPv6 is routed with no policy from this module; set proxmox_node_network_ipv6=true"), "{result}");
 }
 
 #[test]
@@ -370,6 +385,9 @@ fn ipv6_on_is_managed_like_ipv4() {
         .contains("net.ipv6.conf.all.forwarding = 1"));
     assert_eq!(node.proc("net/ipv6/conf/all/forwarding"), "1");
     assert_eq!(node.proc("net/ipv6/conf/vmbr0.50/forwarding"), "1");
+    assert!(fs::read_to_string(node.conf())
+        .unwrap()
+        .contains("\n-net.ipv6.conf.vmbr0/50.forwarding = 1\n"));
 }
 
 #[test]

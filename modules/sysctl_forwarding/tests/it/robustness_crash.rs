@@ -27,7 +27,7 @@ fn crash_setup(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, &'static 
     // The new content: the module's own rendering of the same options.
     let rp = std::collections::BTreeMap::from([("vmbr0.50".to_string(), 2u8)]);
     let new = sysctl_forwarding::managed_file::render(
-        &sysctl_forwarding::managed_file::desired_settings(false, &rp),
+        &sysctl_forwarding::managed_file::desired_settings(false, &[], &rp),
     );
     (args_file, target, old, new)
 }
@@ -152,7 +152,7 @@ fn an_interface_that_disappears_mid_run_fails_clearly() {
     // The file is whole (the new content), and no temporary file is left.
     let text = fs::read_to_string(&target).unwrap();
     assert!(
-        text.ends_with("net.ipv4.conf.default.forwarding = 1\n"),
+        text.ends_with("-net.ipv4.conf.vmbr0/50.forwarding = 1\n"),
         "{text}"
     );
     let names: Vec<String> = fs::read_dir(dir.path())

@@ -61,8 +61,9 @@ fn an_unknown_key_in_a_vrfs_entry_is_refused_with_the_supported_ones() {
     assert_eq!(
         msg,
         "Unsupported parameters for (deevnet.net.vrf_route_assert) module: default_gw found in \
-         vrfs[0]. Supported parameters include: default_dev, default_via, forwarding, lookups, \
-         name."
+         vrfs[0]. Supported parameters include: asymmetric_returns, default_dev, default_via, \
+         forbidden_interfaces, forwarding, ipv6_default_dev, ipv6_default_via, lookups, name, \
+         no_fall_through."
     );
 }
 
@@ -126,4 +127,45 @@ fn a_missing_args_file_is_a_json_failure() {
         .as_str()
         .unwrap()
         .starts_with("cannot read the arguments file /nonexistent/args.json"));
+}
+
+#[test]
+fn settle_timeout_and_undeclared_vrfs_out_of_range_are_refused() {
+    let msg = failure(json!({"vrf": "vrf_tdemo", "settle_timeout": 900}));
+    assert_eq!(
+        msg,
+        "settle_timeout: 900 is out of range; give a number of seconds from 0 (check once) to 600"
+    );
+    let msg = failure(json!({"vrf": "vrf_tdemo", "undeclared_vrfs": "report"}));
+    assert_eq!(
+        msg,
+        "value of undeclared_vrfs must be one of: fail, warn, ignore, got: report"
+    );
+}
+
+#[test]
+fn the_default_vrf_refuses_the_tenant_checks() {
+    let msg = failure(json!({"vrfs": [{"name": "default", "forbidden_interfaces": ["vmbr0"]}]}));
+    assert!(
+        msg.starts_with(
+            "vrfs[0].forbidden_interfaces: not for the default VRF (default is the main table)"
+        ),
+        "{msg}"
+    );
+    let msg = failure(json!({"vrf": "default", "forwarding": true}));
+    assert!(
+        msg.starts_with("forwarding: not for the default VRF")
+            && msg.ends_with("remove forwarding from this entry"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn ipv6_defaults_take_ipv6_gateways_only() {
+    let msg = failure(json!({"vrfs": [{"name": "vrf_tdemo", "ipv6_default_via": "10.20.50.1"}]}));
+    assert_eq!(
+        msg,
+        "vrfs[0].ipv6_default_via: '10.20.50.1' is an IPv4 address; give the IPv6 gateway (such \
+         as fe80::1 or 2001:db8:50::1), or use default_via for the IPv4 default"
+    );
 }

@@ -12,7 +12,7 @@ use deevnet_runtime::test_support::TestNamespace;
 use serde_json::{json, Value};
 use std::net::IpAddr;
 use vrf_route_assert::kernel::NodeKernel;
-use vrf_route_assert::plan::{DefaultExpectation, LookupCheck, VrfCheck};
+use vrf_route_assert::plan::{DefaultExpectation, LookupCheck, Plan, VrfCheck};
 use vrf_route_assert::{assert_vrfs, Kernel, Report};
 
 const VRF_TABLE: u32 = 1001;
@@ -20,22 +20,34 @@ const VRF_TABLE: u32 = 1001;
 const EMULATED_VRF_INDEX: u32 = 9999;
 
 /// A namespace of the test's own (deleted on drop), with what these tests do in it.
-struct Namespace(TestNamespace);
+pub struct Namespace {
+    namespace: TestNamespace,
+    /// VRF devices emulated beside vrf_tdemo: (name, table).
+    pub extra_vrfs: Vec<(String, u32)>,
+}
 
 impl std::ops::Deref for Namespace {
     type Target = TestNamespace;
     fn deref(&self) -> &TestNamespace {
-        &self.0
+        &self.namespace
     }
 }
 
 impl Namespace {
-    fn new() -> Self {
-        Namespace(TestNamespace::new("dvn-vra"))
+    pub fn new() -> Self {
+        Namespace {
+            namespace: TestNamespace::new("dvn-vra"),
+            extra_vrfs: Vec::new(),
+        }
     }
 
-    fn set_forwarding(&self, dev: &str, value: &str) {
-        let path = format!("/proc/sys/net/ipv4/conf/{dev}/forwarding");
+    pub fn set_forwarding(&self, dev: &str, value: &str) {
+        self.set_ipv4_conf(dev, "forwarding", value);
+    }
+
+    /// `net.ipv4.conf.DEV.LEAF` in the namespace's own /proc/sys/net.
+    pub fn set_ipv4_conf(&self, dev: &str, leaf: &str, value: &str) {
+        let path = format!("/proc/sys/net/ipv4/conf/{dev}/{leaf}");
         let status = self
             .command("sh")
             .arg("-c")
@@ -46,7 +58,7 @@ impl Namespace {
     }
 
     /// The module binary, as Ansible would run it on a node whose namespace this is.
-    fn run_module(&self, args: Value) -> Value {
+    pub fn run_module(&self, args: Value) -> Value {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("args.json");
         std::fs::write(&path, args.to_string()).unwrap();
@@ -59,19 +71,29 @@ impl Namespace {
 
     /// Runs the checks in-process, on a thread that entered the namespace (setns is per thread
     /// and netlink sockets bind to the namespace they are created in).
-    fn assert(&self, checks: Vec<VrfCheck>) -> Report {
+    pub fn assert(&self, checks: Vec<VrfCheck>) -> Report {
+        self.assert_plan(Plan::of(checks)).unwrap()
+    }
+
+    /// The plan, once, with the VRF devices `vrf_tdemo` (table 1001) and `extra_vrfs`
+    /// emulated; an error is the run's error (a bad forbidden interface, no answer).
+    pub fn assert_plan(&self, plan: Plan) -> anyhow::Result<Report> {
+        let extra_vrfs = self.extra_vrfs.clone();
         self.enter(move || {
             let mut kernel = EmulatedVrf {
                 node: NodeKernel::connect().unwrap(),
+                extra_vrfs,
             };
-            assert_vrfs(&mut kernel, &checks).unwrap()
+            assert_vrfs(&mut kernel, &plan)
         })
     }
 }
 
-/// The node's kernel plus the VRF device `vrf_tdemo` (table 1001) it cannot create.
-struct EmulatedVrf {
-    node: NodeKernel,
+/// The node's kernel plus the VRF device `vrf_tdemo` (table 1001) it cannot create, and any
+/// other VRF devices (name, table) whose tables are only read, never looked up in.
+pub struct EmulatedVrf {
+    pub node: NodeKernel,
+    pub extra_vrfs: Vec<(String, u32)>,
 }
 
 impl Kernel for EmulatedVrf {
@@ -84,16 +106,24 @@ impl Kernel for EmulatedVrf {
             vrf_table: Some(VRF_TABLE),
             ..Link::default()
         });
+        for (i, (name, table)) in self.extra_vrfs.iter().enumerate() {
+            links.push(Link {
+                index: EMULATED_VRF_INDEX + 1 + i as u32,
+                name: name.clone(),
+                kind: Some("vrf".into()),
+                vrf_table: Some(*table),
+                ..Link::default()
+            });
+        }
         Ok(Links::new(links))
     }
     fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
         self.node.routes(family, table)
     }
     fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
-        assert_eq!(
-            oif,
-            Some(EMULATED_VRF_INDEX),
-            "lookups are pinned to the VRF"
+        assert!(
+            oif.is_none() || oif == Some(EMULATED_VRF_INDEX),
+            "lookups are pinned to vrf_tdemo, or made in the default VRF"
         );
         // The rule that stands in for the l3mdev rule steers the unpinned lookup.
         self.node.route_get(destination, None)
@@ -101,12 +131,15 @@ impl Kernel for EmulatedVrf {
     fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
         self.node.forwarding(family, dev)
     }
+    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+        self.node.rp_filter(dev)
+    }
 }
 
 /// hv02 in miniature, both faults present: the management bridge vmbr0 (10.20.99.2/24, the
 /// main table's default via 10.20.99.1), the transit vmbr0.50 (10.20.50.2/24, gateway
 /// 10.20.50.1) with forwarding 0, and table 1001 with only the tenant's subnet.
-fn hv02() -> Namespace {
+pub fn hv02() -> Namespace {
     let ns = Namespace::new();
     for command in [
         "link add vmbr0 type veth peer name mgmt-peer",
@@ -132,7 +165,7 @@ fn hv02() -> Namespace {
     ns
 }
 
-fn fix_routes(ns: &Namespace) {
+pub fn fix_routes(ns: &Namespace) {
     ns.ip("route add default via 10.20.50.1 dev vmbr0.50 table 1001");
     ns.ip("route add unreachable default metric 4278198272 table 1001");
 }
@@ -141,13 +174,13 @@ fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
 }
 
-fn mission_checks() -> Vec<VrfCheck> {
+pub fn mission_checks() -> Vec<VrfCheck> {
     vec![VrfCheck {
-        name: "vrf_tdemo".into(),
-        default_route: Some(DefaultExpectation {
+        defaults: vec![DefaultExpectation {
+            family: Family::V4,
             via: Some(ip("10.20.50.1")),
             dev: Some("vmbr0.50".into()),
-        }),
+        }],
         lookups: vec![
             LookupCheck {
                 dst: ip("10.20.99.5"),
@@ -167,6 +200,7 @@ fn mission_checks() -> Vec<VrfCheck> {
             },
         ],
         forwarding: true,
+        ..VrfCheck::new("vrf_tdemo")
     }]
 }
 
