@@ -1,6 +1,6 @@
 """deevnet.net.vrf_route_assert through Ansible: its documentation holds to the binary, and an ad
 hoc check on a node without the tenant's VRF fails naming it (what step 1 of the role relies
-on). Lookups in real VRFs are tested in the lab VM (tests/lab/tests/vrf_route_assert.sh): this
+on); the default VRF, settle_timeout and undeclared_vrfs ad hoc, and the new options' refusals. Lookups in real VRFs are tested in the lab VM (tests/lab/tests/vrf_route_assert.sh): this
 machine's kernel has no VRF."""
 from __future__ import annotations
 
@@ -29,3 +29,35 @@ def test_bad_input_is_refused_on_the_controller(node, ansible_env):
     proc, (status, result) = adhoc(node, ansible_env, "vrf=vrf_tdemo bogus=1")
     assert status == "FAILED!", proc.stdout
     assert result["msg"].startswith(f"Unsupported parameters for ({MODULE}) module: bogus")
+
+
+def test_the_default_vrf_and_settle_timeout_ad_hoc(node, ansible_env):
+    """The default VRF needs no VRF device, so its assertion runs here; ad hoc strings become
+    the int and the choice."""
+    node.ip("link", "set", node.transit, "up")
+    node.ip("addr", "add", "10.20.50.2/24", "dev", node.transit)
+    proc, (status, result) = adhoc(node, ansible_env, "vrf=default default_via=10.20.50.1 settle_timeout=2")
+    assert status == "FAILED!", proc.stdout
+    assert result["msg"] == (
+        "default: table main has no IPv4 default route; expected default via 10.20.50.1"
+    ), result["msg"]
+    assert result["attempts"] == 5, result  # at 0, 0.5, 1, 1.5 and 2 s
+    assert result["settled_after"] >= 2.0, result
+
+    node.ip("route", "add", "default", "via", "10.20.50.1")
+    proc, (status, result) = adhoc(node, ansible_env, "vrf=default default_via=10.20.50.1 undeclared_vrfs=fail")
+    assert status == "SUCCESS", proc.stdout
+    assert result["msg"] == "all 2 checks passed in 1 VRF; no undeclared VRF falls through", result
+    assert result["attempts"] == 1 and result["leaking_vrfs"] == [], result
+    assert result["vrfs"][0]["defaults"][0]["gateway"] == "10.20.50.1", result
+
+
+def test_new_options_refuse_bad_values_naming_them(node, ansible_env):
+    for args, start in [
+        ("vrf=default settle_timeout=900", "settle_timeout: 900 is out of range;"),
+        ("vrf=default forwarding=true", "forwarding: not for the default VRF"),
+        ("vrf=vrf_tdemo undeclared_vrfs=sometimes", "value of undeclared_vrfs must be one of: fail, warn, ignore"),
+    ]:
+        proc, (status, result) = adhoc(node, ansible_env, args)
+        assert status == "FAILED!", proc.stdout
+        assert result["msg"].startswith(start), (args, result["msg"])

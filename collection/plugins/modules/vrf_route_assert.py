@@ -40,7 +40,8 @@ description:
   - Two forms. O(vrfs) lists VRFs, each with its checks. The short form, for ad-hoc checks,
     names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(via),
     O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
-    O(forwarding)). O(vrf) and O(vrfs) are mutually exclusive.
+    O(forwarding), O(no_fall_through)). O(vrf) and O(vrfs) are mutually exclusive.
+    O(undeclared_vrfs) and O(settle_timeout) apply to either form.
   - Read-only; C(changed) is always C(false). Reading routes needs no privilege.
 author:
   - deevnet.net maintainers (@deevnet)
@@ -167,7 +168,9 @@ options:
             by (after C(import vrf default), or with ECMP returns in an all-exit fabric). Check
             that every interface the checked routes leave by has an effective C(rp_filter) of
             V(0) - the larger of C(net.ipv4.conf.all.rp_filter) and the interface's, as the
-            kernel applies it - else returns are dropped. IPv4 only (IPv6 has no such sysctl).
+            kernel applies it - else returns are dropped. IPv4 only (IPv6 has no such sysctl);
+            with no checked IPv4 route (an IPv4 default or lookup) there is nothing to check, and
+            the task warns.
           - Refused for the V(default) VRF.
         type: bool
         default: false
@@ -324,8 +327,9 @@ EXAMPLES = r'''
       - name: default
         default_dev: nic5
         ipv6_default_dev: nic5
+      # After `import vrf default`, the VRF's IPv4 default is `via inet6 fe80::... dev nic5`.
       - name: vrf_evpn
-        ipv6_default_dev: nic5
+        default_dev: nic5
         asymmetric_returns: true
 
 - name: A route leaked into the main table on purpose
@@ -435,7 +439,10 @@ attempts:
   sample: 6
 msg:
   description:
-    - On failure, every failed check on a line of its own; otherwise how many checks passed.
+    - On failure, every failed check on a line of its own (and, with O(undeclared_vrfs=fail),
+      every undeclared VRF that falls through); otherwise how many checks passed, whether an
+      undeclared VRF falls through (when they were inspected) and, when O(settle_timeout) made
+      more than one attempt, after how long.
   returned: always
   type: str
   sample: "vrf_tdemo: 10.20.99.5 resolves via dev vmbr0 (table main: fall-through), expected dev vmbr0.50, not dev vmbr0"

@@ -235,10 +235,22 @@ fn assert_vrf(
                 .push(exits::check_forwarding(&check.name, *family, dev, value));
         }
     }
-    if check.asymmetric_returns {
+    // rp_filter is IPv4's; IPv6 has no reverse-path sysctl.
+    let v4_exits: Vec<&String> = exits
+        .iter()
+        .filter(|(family, _)| *family == Family::V4)
+        .map(|(_, dev)| dev)
+        .collect();
+    if check.asymmetric_returns && v4_exits.is_empty() {
+        report.notes.push(format!(
+            "{}: asymmetric_returns checked no interface: no checked IPv4 route leaves the node; \
+             check the IPv4 default (default_via or default_dev) or an IPv4 lookup",
+            check.name
+        ));
+    }
+    if check.asymmetric_returns && !v4_exits.is_empty() {
         let all = kernel.rp_filter("all")?;
-        // rp_filter is IPv4's; IPv6 has no reverse-path sysctl.
-        for (_, dev) in exits.iter().filter(|(family, _)| *family == Family::V4) {
+        for dev in v4_exits {
             let own = kernel.rp_filter(dev)?;
             report.checks.push(exits::check_rp_filter(
                 &check.name,

@@ -9,6 +9,7 @@ use deevnet_runtime::{Context, Failure, Module, Outcome};
 use vrf_route_assert::kernel::NodeKernel;
 use vrf_route_assert::plan::{plan, Params, UndeclaredVrfs, SPEC};
 use vrf_route_assert::settle::{settle, Settled, SystemClock};
+use vrf_route_assert::Report;
 
 static MODULE: Module = Module {
     name: "vrf_route_assert",
@@ -27,11 +28,38 @@ fn main() {
         for warning in settled.report.warnings() {
             ctx.warn(warning);
         }
-        finish(settled)
+        finish(settled, plan.undeclared_vrfs)
     })
 }
 
-fn finish(settled: Settled) -> Result<Outcome, Failure> {
+/// What passed: the declared VRFs' checks, and the undeclared VRFs when they were inspected.
+fn summary(report: &Report, undeclared_vrfs: UndeclaredVrfs) -> String {
+    let vrfs = report.vrfs.len();
+    let mut parts = Vec::new();
+    if !report.checks.is_empty() || undeclared_vrfs == UndeclaredVrfs::Ignore {
+        parts.push(format!(
+            "all {} checks passed in {vrfs} VRF{}",
+            report.checks.len(),
+            if vrfs == 1 { "" } else { "s" }
+        ));
+    }
+    let leaks: Vec<String> = report
+        .leaking_vrfs
+        .iter()
+        .map(|leak| format!("{} ({})", leak.name, leak.family))
+        .collect();
+    match undeclared_vrfs {
+        UndeclaredVrfs::Ignore => {}
+        _ if leaks.is_empty() => parts.push("no undeclared VRF falls through".to_string()),
+        _ => parts.push(format!(
+            "undeclared VRFs falling through, see the warnings: {}",
+            leaks.join(", ")
+        )),
+    }
+    parts.join("; ")
+}
+
+fn finish(settled: Settled, undeclared_vrfs: UndeclaredVrfs) -> Result<Outcome, Failure> {
     let Settled {
         report,
         attempts,
@@ -49,12 +77,7 @@ fn finish(settled: Settled) -> Result<Outcome, Failure> {
             .with("settled_after", settled_after)
             .with("attempts", attempts));
     }
-    let vrfs = report.vrfs.len();
-    let mut msg = format!(
-        "all {} checks passed in {vrfs} VRF{}",
-        report.checks.len(),
-        if vrfs == 1 { "" } else { "s" }
-    );
+    let mut msg = summary(&report, undeclared_vrfs);
     if attempts > 1 {
         msg.push_str(&format!(" after {settled_after} s ({attempts} attempts)"));
     }

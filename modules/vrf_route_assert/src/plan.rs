@@ -143,7 +143,8 @@ pub enum UndeclaredVrfs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VrfCheck {
     pub name: String,
-    /// Where the entry's options are (`vrfs[0]`), for the messages about them.
+    /// Where the entry's options are (`vrfs[0]`; empty for the short form), for the messages
+    /// about them.
     pub location: String,
     /// The usable default routes the VRF's table must have, at most one per family.
     pub defaults: Vec<DefaultExpectation>,
@@ -167,7 +168,7 @@ impl VrfCheck {
     pub fn new(name: &str) -> Self {
         VrfCheck {
             name: name.to_string(),
-            location: "vrf".to_string(),
+            location: String::new(),
             defaults: Vec::new(),
             lookups: Vec::new(),
             forwarding: true,

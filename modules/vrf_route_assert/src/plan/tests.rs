@@ -76,7 +76,6 @@ fn the_short_form_is_one_vrf_with_one_lookup() {
     assert_eq!(
         plan.vrfs,
         vec![VrfCheck {
-            location: String::new(),
             lookups: vec![LookupCheck {
                 dev: Some("vmbr0.50".into()),
                 not_dev: Some("vmbr0".into()),

@@ -194,3 +194,21 @@ fn asymmetric_returns_need_an_effective_rp_filter_of_zero() {
     kernel.rp_filter.clear();
     assert!(run(&mut kernel, &mission_checks()).failures().is_empty());
 }
+
+#[test]
+fn asymmetric_returns_with_no_ipv4_exit_to_check_warn_instead_of_passing_silently() {
+    let mut kernel = RecordedKernel::fixed();
+    let checks = vec![VrfCheck {
+        asymmetric_returns: true,
+        ..VrfCheck::new("vrf_tdemo")
+    }];
+    let report = run(&mut kernel, &checks);
+    assert!(report.failures().is_empty());
+    assert_eq!(
+        report.warnings(),
+        vec![
+            "vrf_tdemo: asymmetric_returns checked no interface: no checked IPv4 route leaves \
+             the node; check the IPv4 default (default_via or default_dev) or an IPv4 lookup"
+        ]
+    );
+}

@@ -224,3 +224,15 @@ fn the_default_vrf_with_only_an_ipv6_default_names_the_ipv6_only_fabric() {
         ]
     );
 }
+
+#[test]
+fn undeclared_vrfs_alone_inspects_the_node_and_says_what_passed() {
+    let ns = bare_node();
+    // This kernel has no VRF devices: nothing to report, and the run says so.
+    let result = ns.run_module(json!({"undeclared_vrfs": "fail"}));
+    assert_eq!(result["failed"], Value::Null, "{result}");
+    assert_eq!(result["msg"], json!("no undeclared VRF falls through"));
+    assert_eq!(result["leaking_vrfs"], json!([]));
+    assert_eq!(result["checks"], json!([]));
+    assert_eq!(result["warnings"], Value::Null, "{result}");
+}
