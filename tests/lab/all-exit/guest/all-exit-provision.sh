@@ -114,9 +114,21 @@ for i in 1 2 3; do
   podman exec "$n" sh -c 'chmod 755 /usr/local/sbin/lab-sdn-apply && lab-sdn-apply --print >/etc/frr/frr.conf'
 done
 for c in "${CONTAINERS[@]}"; do
-  podman exec "$c" sh -c 'chown frr:frr /etc/frr/frr.conf && /usr/lib/frr/frrinit.sh start' >/dev/null 2>&1 &
+  podman exec "$c" sh -c 'chown frr:frr /etc/frr/frr.conf && /usr/lib/frr/frrinit.sh start' >"/tmp/frr-start-$c.log" 2>&1 &
 done
 wait
+# Under heavy load frrinit.sh can give up waiting before it loads the configuration (`vtysh -b`),
+# leaving the daemons up with none ("% BGP instance not found"): load it then.
+for c in "${CONTAINERS[@]}"; do
+  for _ in $(seq 30); do
+    podman exec "$c" vtysh -c 'show running-config' 2>/dev/null | grep -q '^router bgp' && continue 2
+    podman exec "$c" vtysh -b >>"/tmp/frr-start-$c.log" 2>&1 || true
+    sleep 2
+  done
+  echo "all-exit-provision: FRR on $c has no BGP configuration:" >&2
+  cat "/tmp/frr-start-$c.log" >&2
+  exit 1
+done
 
 # The core's deterministic cross-node returns: workload N's /32 via the next hypervisor's nic5
 # (its link-local address is fixed by the MAC veth() gave it).
