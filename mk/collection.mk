@@ -71,3 +71,16 @@ molecule: stage-with-scenarios venv
 molecule-fabric: stage-with-scenarios venv
 	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-fabric ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
 	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test -s fabric
+
+# The all-exit fabric: three exit nodes on an IPv6 BGP-unnumbered underlay, in podman containers
+# inside the fabric lab's VM (tests/lab/all-exit/README.md). molecule-all-exit-faults stops after
+# prepare: the topology and the field report's faults, shown before any role runs. About 5 min
+# warm (tests/lab/all-exit/README.md); in make test.
+ALL_EXIT_MOLECULE = cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-all-exit \
+	  ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule
+.PHONY: molecule-all-exit molecule-all-exit-faults
+molecule-all-exit: stage-with-scenarios venv
+	$(ALL_EXIT_MOLECULE) test -s all-exit
+molecule-all-exit-faults: stage-with-scenarios venv
+	$(ALL_EXIT_MOLECULE) destroy -s all-exit
+	$(ALL_EXIT_MOLECULE) create -s all-exit && $(ALL_EXIT_MOLECULE) prepare -s all-exit; rc=$$?; $(ALL_EXIT_MOLECULE) destroy -s all-exit; exit $$rc

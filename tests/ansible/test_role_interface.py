@@ -137,3 +137,33 @@ def test_an_exit_node_without_a_management_interface_is_told_what_it_lacks(node,
     assert "missing for: tdemo)" in proc.stdout, proc.stdout
     assert "management_interface" in proc.stdout
 
+
+
+IMPORT_DESIGN = """\
+proxmox_node_network_tenant_egress:
+  transit_interface: nic5
+  leak: import
+  core_peer: bgpv6
+  fabric_ipv6_only: true
+  management_interface: vmbr0
+  tenants:
+    - name: tdemo
+"""
+
+
+def test_the_import_design_needs_the_asn_and_is_told_so(node, ansible_env, tmp_path):
+    playbook, tags = play(tmp_path, IMPORT_DESIGN, "tenant-egress")
+    proc = run(node, ansible_env, playbook, tags)
+    assert proc.returncode != 0
+    assert "asn with a tenant of the import leak design or with core_peer (asn given: False)" in proc.stdout, proc.stdout
+    # No transit gateway is asked for: the import design's default comes from the core over BGP.
+    assert "missing for: none)" in proc.stdout, proc.stdout
+
+
+def test_the_import_design_with_its_asn_reaches_the_modules(node, ansible_env, tmp_path):
+    playbook, tags = play(tmp_path, IMPORT_DESIGN.replace("  leak: import\n", "  leak: import\n  asn: 45689\n"),
+                          "tenant-egress")
+    proc = run(node, ansible_env, playbook, tags)
+    assert proc.returncode != 0
+    assert "vrf_tdemo" in proc.stdout, proc.stdout
+    assert "needs transit_gateway" not in proc.stdout, proc.stdout
