@@ -81,10 +81,16 @@ pub fn attach(netlink: &Netlink, index: u32, bridge: u32) -> Result<(), NetlinkE
 
 /// Deletes the link named `name`; `Ok(false)` when it is already gone.
 pub fn delete_link(netlink: &Netlink, name: &str) -> Result<bool, NetlinkError> {
-    let Some(link) = netlink.links()?.by_name(name).cloned() else {
-        return Ok(false);
-    };
-    match netlink.block_on(netlink.handle().link().del(link.index).execute()) {
+    match netlink.links()?.by_name(name) {
+        Some(link) => delete_link_at(netlink, link.index, name),
+        None => Ok(false),
+    }
+}
+
+/// Deletes link `index` (named `name`, for messages), found in a dump the caller already has;
+/// `Ok(false)` when it is already gone.
+pub fn delete_link_at(netlink: &Netlink, index: u32, name: &str) -> Result<bool, NetlinkError> {
+    match netlink.block_on(netlink.handle().link().del(index).execute()) {
         Ok(()) => Ok(true),
         Err(error) => {
             let error = NetlinkError::from_rtnetlink(format!("deleting {name}"), error);

@@ -55,10 +55,14 @@ pub fn process_alive(pid: u32) -> bool {
 
 /// Removes the interfaces killed runs left; returns their names.
 pub fn sweep_leftovers(netlink: &Netlink) -> Result<Vec<String>, NetlinkError> {
+    let links = netlink.links()?;
     let mut removed = Vec::new();
-    for name in leftovers(&netlink.links()?, process_alive) {
+    for name in leftovers(&links, process_alive) {
+        let Some(link) = links.by_name(&name) else {
+            continue;
+        };
         // The kernel may finish its own teardown meanwhile: gone is as good as deleted.
-        if node::delete_link(netlink, &name)? {
+        if node::delete_link_at(netlink, link.index, &name)? {
             removed.push(name);
         }
     }
