@@ -9,6 +9,7 @@
 
 use crate::node;
 use deevnet_runtime::netlink::{Links, Netlink, NetlinkError};
+use deevnet_runtime::sysctl::SysctlKey;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 
@@ -82,11 +83,14 @@ impl Namespace {
             nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
                 .map_err(|e| format!("creating the workload's network namespace: {e}"))?;
             for key in ["all", "default"] {
-                let path = format!("/proc/sys/net/ipv6/conf/{key}/disable_ipv6");
+                let path = SysctlKey::ipv6_conf(key, "disable_ipv6").proc_path();
                 match std::fs::write(&path, "1") {
                     // A kernel without IPv6 has nothing to switch off.
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(format!("switching IPv6 off in the workload ({path}): {e}"))
+                        return Err(format!(
+                            "switching IPv6 off in the workload ({}): {e}",
+                            path.display()
+                        ))
                     }
                     _ => {}
                 }

@@ -24,7 +24,8 @@ const BLACKHOLE: &str = "198.51.100.9";
 
 struct Lab {
     node: TestNamespace,
-    router: TestNamespace,
+    /// Held so the namespace lives as long as the lab; never read.
+    _router: TestNamespace,
     _internet: TestNamespace,
     _mgmt: TestNamespace,
     _vm: TestNamespace,
@@ -81,7 +82,7 @@ impl Lab {
         serve(&internet);
         Lab {
             node,
-            router,
+            _router: router,
             _internet: internet,
             _mgmt: mgmt,
             _vm: vm,
@@ -338,7 +339,6 @@ fn kill_9_mid_probe_then_a_second_run_leaves_nothing() {
     }
     assert_eq!(lab.probe_links(), Vec::<String>::new());
     assert_eq!(lab.state(), before);
-    let _ = &lab.router;
 }
 
 #[test]
@@ -365,5 +365,6 @@ fn sigterm_mid_probe_leaves_nothing_even_without_a_next_run() {
     while !lab.probe_links().is_empty() && settled.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(50));
     }
+    assert_eq!(lab.probe_links(), Vec::<String>::new());
     assert_eq!(lab.state(), before);
 }
