@@ -140,11 +140,13 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
                 validate_staged(validator, &target.real, &edited.text)?;
             }
         }
-        if let Some((owner, record, recorded)) = owned.as_mut() {
-            let both = ownership::union(recorded, &declared);
-            record.write(&record.record.with_entries(&file_key, owner, both))?;
-        }
         if file_changed {
+            // Old and new entries recorded first: a crash between the two writes loses no
+            // claim. Without a file write there is nothing to interrupt, so one record write.
+            if let Some((owner, record, recorded)) = owned.as_mut() {
+                let both = ownership::union(recorded, &declared);
+                record.write(&record.record.with_entries(&file_key, owner, both))?;
+            }
             backup_file = write(&target, &edited.text, params.backup)?;
         }
         if let (Some((_, record, _)), Some(after)) = (owned.as_mut(), &record_after) {
