@@ -7,8 +7,8 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-struct Run {
-    result: Value,
+pub(super) struct Run {
+    pub(super) result: Value,
     success: bool,
 }
 
@@ -35,7 +35,7 @@ fn run_with_env(dir: &Path, args: Value, env: &[(&str, &str)]) -> Run {
     }
 }
 
-fn run(dir: &Path, args: Value) -> Run {
+pub(super) fn run(dir: &Path, args: Value) -> Run {
     run_with_env(dir, args, &[])
 }
 

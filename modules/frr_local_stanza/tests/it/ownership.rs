@@ -1,23 +1,14 @@
 //! `owner` and `owner_record`: the built binary takes back what an owner wrote and no longer
 //! declares, in check mode and diff mode too, and touches nothing it did not write.
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+/// A run of the built binary (its exit status checked against `failed`), as the other tests.
 fn run(dir: &Path, args: Value) -> Value {
-    let args_file = dir.join("args.json");
-    fs::write(&args_file, args.to_string()).unwrap();
-    let output = Command::cargo_bin("frr_local_stanza")
-        .unwrap()
-        .arg(&args_file)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|e| panic!("not one JSON result ({e}): {stdout}"))
+    super::module::run(dir, args).result
 }
 
 fn tenant(vrf: &str) -> Value {
