@@ -26,7 +26,7 @@ fn main() {
         let plan = tenant::resolve(&request, &node).map_err(Failure::new)?;
         // Before the in-use check: a killed run's workload still answers ARP for its address
         // until its veth is gone (the kernel tears a dead namespace down asynchronously).
-        let swept = workload::sweep_leftovers(&netlink)?;
+        let swept = workload::sweep_leftovers(&netlink, &node.links)?;
         if !swept.is_empty() {
             ctx.warn(format!(
                 "removed what killed earlier runs left: {}",

@@ -54,11 +54,11 @@ pub fn process_alive(pid: u32) -> bool {
         .unwrap_or_else(|errno| errno != nix::errno::Errno::ESRCH)
 }
 
-/// Removes the interfaces killed runs left; returns their names.
-pub fn sweep_leftovers(netlink: &Netlink) -> Result<Vec<String>, NetlinkError> {
-    let links = netlink.links()?;
+/// Removes the interfaces killed runs left, found in `links` (the node dump this run already
+/// read); returns their names.
+pub fn sweep_leftovers(netlink: &Netlink, links: &Links) -> Result<Vec<String>, NetlinkError> {
     let mut removed = Vec::new();
-    for name in leftovers(&links, process_alive) {
+    for name in leftovers(links, process_alive) {
         let Some(link) = links.by_name(&name) else {
             continue;
         };
