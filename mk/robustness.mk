@@ -18,9 +18,9 @@ ROBUSTNESS_CRATES := -p deevnet_runtime -p frr_local_stanza -p sysctl_forwarding
 
 .PHONY: fuzz fuzz-smoke robustness cargo-fuzz
 fuzz-smoke:
-	cargo test --locked $(ROBUSTNESS_CRATES) --test it robustness_fuzz_smoke::
+	cargo test --locked -p deevnet_fuzz_invariants
 
-robustness:
+robustness: fuzz-smoke
 	cargo test --locked $(ROBUSTNESS_CRATES) --test it robustness
 
 cargo-fuzz:

@@ -1,3 +1,3 @@
-//! Arbitrary bytes as frr.conf.local: parse, lint, write back (deevnet_fuzz::frr).
+//! Arbitrary bytes as frr.conf.local: parse, lint, write back (deevnet_fuzz_invariants::frr).
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| deevnet_fuzz::frr::check_file_bytes(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| deevnet_fuzz_invariants::frr::check_file_bytes(data));

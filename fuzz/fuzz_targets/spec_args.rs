@@ -1,8 +1,8 @@
 //! Arguments against every module's declared spec and a spec with every kind of option
-//! (deevnet_fuzz::spec_args). The first byte picks the spec.
+//! (deevnet_fuzz_invariants::spec_args). The first byte picks the spec.
 #![no_main]
-use deevnet_fuzz::spec_args::{check_args, REPRESENTATIVE};
-use deevnet_fuzz::{frr, specs, sysctl_d};
+use deevnet_fuzz_invariants::spec_args::{check_args, REPRESENTATIVE};
+use deevnet_fuzz_invariants::{frr, specs, sysctl_d};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Some((&which, rest)) = data.split_first() else {

@@ -1,3 +1,3 @@
-//! `FILE \0 DECISIONS`: the sysctl.d reader and the module's writer (deevnet_fuzz::sysctl_d).
+//! `FILE \0 DECISIONS`: the sysctl.d reader and the module's writer (deevnet_fuzz_invariants::sysctl_d).
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| deevnet_fuzz::sysctl_d::check_bytes(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| deevnet_fuzz_invariants::sysctl_d::check_bytes(data));

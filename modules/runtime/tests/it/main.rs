@@ -2,16 +2,5 @@
 //! one link instead of one per file). Each former `tests/*.rs` is a module here; filter by
 //! its path, e.g. `cargo test -p deevnet_runtime --test it panic_hook::`.
 
-// The fuzz crate's invariant code (fuzz/src), included by path: that is how the stable smoke
-// tests share it with `make fuzz` (the fuzz crate is outside the workspace). Its files refer
-// to each other as `crate::input`, so they sit at this binary's root.
-#[allow(dead_code)] // parts serve only the fuzz targets
-#[path = "../../../../fuzz/src/input.rs"]
-mod input;
-#[allow(dead_code)] // parts serve only the fuzz targets
-#[path = "../../../../fuzz/src/spec_args.rs"]
-mod spec_args;
-
 mod panic_hook;
-mod robustness_fuzz_smoke;
 mod robustness_security;

@@ -69,7 +69,7 @@ pub fn split_at_nul(data: &[u8]) -> (&[u8], &[u8]) {
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -77,12 +77,12 @@ impl Rng {
     }
 
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     /// `len` random bytes.
     pub fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
+        (0..len).map(|_| self.next_u64() as u8).collect()
     }
 
     /// A libFuzzer-like mutation of `seed`: byte flips, inserts, deletes, splices of itself.
@@ -95,7 +95,7 @@ impl Rng {
                     let i = self.below(out.len());
                     out[i] ^= 1 << self.below(8);
                 }
-                1 => out.insert(at, self.next() as u8),
+                1 => out.insert(at, self.next_u64() as u8),
                 2 if at < out.len() => {
                     out.remove(at);
                 }

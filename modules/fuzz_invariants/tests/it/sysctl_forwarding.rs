@@ -1,15 +1,11 @@
-//! The stable smoke run of the fuzz targets on this crate (`sysctl_d`, and `spec_args` with the
+//! The stable smoke run of the fuzz targets on sysctl_forwarding (`sysctl_d`, and `spec_args` with the
 //! module's real spec): the seed corpus, the kept regressions and a bounded number of generated
-//! inputs through the same invariant code as `make fuzz` (`fuzz/src/`).
+//! inputs through the same invariant code as `make fuzz` (`deevnet_fuzz_invariants`).
 //! `DEEVNET_FUZZ_CASES=N` runs N generated inputs instead of the default.
 
-use crate::{input, spec_args, sysctl_d};
+use crate::fuzz_root;
+use deevnet_fuzz_invariants::{input, spec_args, sysctl_d};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn fuzz_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
-}
 
 #[test]
 fn fuzz_smoke_sysctl_d() {

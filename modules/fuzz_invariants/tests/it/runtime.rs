@@ -1,15 +1,14 @@
 //! The stable smoke run of the fuzz target `spec_args` on the runtime's argument validation,
 //! with a spec that uses every kind of option (no_log ones among them): the seed corpus, the
 //! kept regressions and a bounded number of generated inputs through the same invariant code as
-//! `make fuzz` (`fuzz/src/`). `DEEVNET_FUZZ_CASES=N` runs N generated inputs.
+//! `make fuzz` (`deevnet_fuzz_invariants`). `DEEVNET_FUZZ_CASES=N` runs N generated inputs.
 
-use crate::{input, spec_args};
-use std::path::Path;
+use crate::fuzz_root;
+use deevnet_fuzz_invariants::{input, spec_args};
 
 #[test]
 fn fuzz_smoke_spec_args_with_every_kind_of_option() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz");
-    input::smoke(&root, "spec_args", input::case_count(5000), |data| {
+    input::smoke(&fuzz_root(), "spec_args", input::case_count(5000), |data| {
         spec_args::check_args(
             "deevnet.net.probe",
             &spec_args::REPRESENTATIVE,

@@ -1,14 +1,10 @@
-//! The stable smoke run of the fuzz targets on this crate (`frr_file`, `frr_stanzas`, and
+//! The stable smoke run of the fuzz targets on frr_local_stanza (`frr_file`, `frr_stanzas`, and
 //! `spec_args` with the module's real spec): the seed corpus, the kept regressions and a
 //! bounded number of generated inputs through the same invariant code as `make fuzz`
-//! (`fuzz/src/`). `DEEVNET_FUZZ_CASES=N` runs N generated inputs instead of the default.
+//! (`deevnet_fuzz_invariants`). `DEEVNET_FUZZ_CASES=N` runs N generated inputs instead of the default.
 
-use crate::{frr, input, spec_args};
-use std::path::{Path, PathBuf};
-
-fn fuzz_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
-}
+use crate::fuzz_root;
+use deevnet_fuzz_invariants::{frr, input, spec_args};
 
 #[test]
 fn fuzz_smoke_frr_file() {
