@@ -126,7 +126,10 @@ pub fn plan(ctx: &mut Context, params: &Params) -> Result<Plan, Failure> {
     let settings =
         managed_file::desired_settings(params.ipv6, &params.interfaces, &params.rp_filter);
     let after_file = match params.state {
-        State::Present => Some(managed_file::render(&settings)),
+        State::Present => {
+            boot::check_read_at_boot("path", &params.path).map_err(Failure::new)?;
+            Some(managed_file::render(&settings))
+        }
         State::Absent => None,
     };
     let boot = boot_settings(ctx, params, &settings, after_file.as_deref())?;
