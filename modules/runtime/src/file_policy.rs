@@ -54,11 +54,11 @@ pub static LOCK_TIMEOUT: OptionSpec =
 pub const LOCK_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 1..=3600;
 
 /// `lock_timeout` as a duration, or the one message for a value outside its range.
-pub fn lock_timeout(seconds: i64) -> Result<Duration> {
+pub fn lock_timeout(seconds: i64) -> std::result::Result<Duration, String> {
     if LOCK_TIMEOUT_RANGE.contains(&seconds) {
         return Ok(Duration::from_secs(seconds.unsigned_abs()));
     }
-    Err(anyhow!(
+    Err(format!(
         "lock_timeout={seconds} is out of range; give a number of seconds from {} to {}",
         LOCK_TIMEOUT_RANGE.start(),
         LOCK_TIMEOUT_RANGE.end()
