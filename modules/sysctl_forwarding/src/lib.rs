@@ -14,4 +14,4 @@ pub mod params;
 pub mod report;
 pub mod sysctl_d;
 
-pub use params::{BootConflict, Params, Request, State, SPEC};
+pub use params::{BootConflict, Options, Params, Request, State, SPEC};

@@ -24,14 +24,17 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx, params: Params| {
-        let request = Request::from_params(params)?;
+        let Request {
+            options,
+            lock_timeout,
+        } = Request::from_params(params)?;
         // The file policy first (check mode too): a masked, untrusted or non-regular file fails
         // here, before any runtime value is read or set.
-        let target = file_policy::resolve("path", &request.path, request.follow_untrusted_links)?;
-        let _lock = FileLock::acquire(&target, request.lock_timeout)?;
+        let target = file_policy::resolve("path", &options.path, options.follow_untrusted_links)?;
+        let _lock = FileLock::acquire(&target, lock_timeout)?;
 
         let before_file = file_policy::read_text(&target)?;
-        let plan = node::plan(ctx, &request)?;
+        let plan = node::plan(ctx, &options)?;
         let file_changes = before_file != plan.after_file;
         if !ctx.check_mode {
             for target in plan.to_apply() {
@@ -47,7 +50,7 @@ fn main() {
         let mut backup_file = None;
         if file_changes {
             outcome.diff.push(FileDiff::of_file(
-                &request.path,
+                &options.path,
                 before_file.as_deref().unwrap_or(""),
                 plan.after_file.as_deref().unwrap_or(""),
             ));
@@ -56,10 +59,10 @@ fn main() {
                     Some(text) => atomic_file::replace(
                         &target,
                         text.as_bytes(),
-                        request.backup,
+                        options.backup,
                         atomic_file::PUBLIC_FILE,
                     )?,
-                    None => atomic_file::remove(&target, request.backup)?,
+                    None => atomic_file::remove(&target, options.backup)?,
                 };
             }
         }
@@ -69,15 +72,15 @@ fn main() {
             }
         }
 
-        let runtime = node::runtime_report(ctx, &request, &plan.targets)?;
+        let runtime = node::runtime_report(ctx, &options, &plan.targets)?;
         outcome.set_report(&Report {
-            interfaces: report::interfaces_report(&request, &runtime),
+            interfaces: report::interfaces_report(&options, &runtime),
             runtime,
             boot: plan.boot,
-            path: request.path.clone(),
+            path: options.path.clone(),
             backup_file,
         });
-        outcome.msg = report::summary(&request, file_changes, applied, ctx.check_mode);
+        outcome.msg = report::summary(&options, file_changes, applied, ctx.check_mode);
         Ok(outcome)
     })
 }

@@ -4,7 +4,7 @@
 
 use crate::boot::{self, BootSetting};
 use crate::managed_file::{self, Setting};
-use crate::params::{BootConflict, Request, State};
+use crate::params::{BootConflict, Options, State};
 use crate::report::BeforeAfter;
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::{Context, Failure};
@@ -38,19 +38,19 @@ impl Plan {
 
 /// The desired file, its boot-time precedence and the runtime values to set. Fails on a boot
 /// conflict (unless boot_conflict=warn) or a missing interface, before anything changes.
-pub fn plan(ctx: &mut Context, request: &Request) -> Result<Plan, Failure> {
+pub fn plan(ctx: &mut Context, options: &Options) -> Result<Plan, Failure> {
     let settings =
-        managed_file::desired_settings(request.ipv6, &request.interfaces, &request.rp_filter);
-    let after_file = match request.state {
+        managed_file::desired_settings(options.ipv6, &options.interfaces, &options.rp_filter);
+    let after_file = match options.state {
         State::Present => {
-            boot::check_read_at_boot("path", &request.path)?;
+            boot::check_read_at_boot("path", &options.path)?;
             Some(managed_file::render(&settings))
         }
         State::Absent => None,
     };
-    let boot = boot_settings(ctx, request, &settings, after_file.as_deref())?;
-    let targets = match request.state {
-        State::Present => runtime_targets(request, &settings)?,
+    let boot = boot_settings(ctx, options, &settings, after_file.as_deref())?;
+    let targets = match options.state {
+        State::Present => runtime_targets(options, &settings)?,
         State::Absent => Vec::new(),
     };
     Ok(Plan {
@@ -64,17 +64,17 @@ pub fn plan(ctx: &mut Context, request: &Request) -> Result<Plan, Failure> {
 /// winning at boot fails the task (or warns, with boot_conflict=warn) before anything changes.
 fn boot_settings(
     ctx: &mut Context,
-    request: &Request,
+    options: &Options,
     settings: &[Setting],
     after_file: Option<&str>,
 ) -> Result<BTreeMap<String, BootSetting>, Failure> {
-    if request.state == State::Absent {
+    if options.state == State::Absent {
         return Ok(BTreeMap::new());
     }
     let (files, unread) = boot::config_files(
-        &request.sysctl_dirs,
-        (&request.path, after_file),
-        request.follow_untrusted_links,
+        &options.sysctl_dirs,
+        (&options.path, after_file),
+        options.follow_untrusted_links,
     );
     for problem in unread {
         ctx.warn(format!(
@@ -90,7 +90,7 @@ fn boot_settings(
                 (None, _) => format!(
                     "{} is set by no file that systemd-sysctl reads (is path={} inside sysctl_dirs?)",
                     setting.key,
-                    request.path.display()
+                    options.path.display()
                 ),
                 (Some(file), Some(value)) => format!(
                     "{} = {value} from {}:{} wins at boot over {} from {}",
@@ -98,14 +98,14 @@ fn boot_settings(
                     file.display(),
                     winner.line.unwrap_or(0),
                     setting.value,
-                    request.path.display()
+                    options.path.display()
                 ),
                 (Some(file), None) => format!(
                     "{} is excluded at {}:{}, so {} never applies it at boot",
                     setting.key,
                     file.display(),
                     winner.line.unwrap_or(0),
-                    request.path.display()
+                    options.path.display()
                 ),
             });
         }
@@ -118,7 +118,7 @@ fn boot_settings(
         "at boot another file would undo this module: {}. Remove or change that file, give path a name that sorts after it, or set boot_conflict=warn",
         conflicts.join("; ")
     );
-    match request.boot_conflict {
+    match options.boot_conflict {
         BootConflict::Warn => {
             ctx.warn(message);
             Ok(report)
@@ -129,7 +129,7 @@ fn boot_settings(
 
 /// Every runtime key this run manages, with its current value. A missing interface fails here,
 /// before anything changes.
-fn runtime_targets(request: &Request, settings: &[Setting]) -> Result<Vec<RuntimeTarget>, Failure> {
+fn runtime_targets(options: &Options, settings: &[Setting]) -> Result<Vec<RuntimeTarget>, Failure> {
     // The parameter that named a per-interface key, for the message when it is missing.
     let keys: Vec<(SysctlKey, String, &str)> = settings
         .iter()
@@ -146,7 +146,7 @@ fn runtime_targets(request: &Request, settings: &[Setting]) -> Result<Vec<Runtim
     let mut targets = Vec::with_capacity(keys.len());
     for (key, desired, parameter) in keys {
         let before = key.read()?;
-        if before.is_none() && request.apply {
+        if before.is_none() && options.apply {
             let interface = &key.components()[3];
             let why = if managed_file::is_global_conf(interface) {
                 format!("{key} does not exist on this kernel (is IPv6 disabled?); set ipv6=false or apply=false")
@@ -158,7 +158,7 @@ fn runtime_targets(request: &Request, settings: &[Setting]) -> Result<Vec<Runtim
             };
             return Err(why.into());
         }
-        let apply = request.apply && before.as_deref() != Some(desired.as_str());
+        let apply = options.apply && before.as_deref() != Some(desired.as_str());
         targets.push(RuntimeTarget {
             key,
             desired,
@@ -172,7 +172,7 @@ fn runtime_targets(request: &Request, settings: &[Setting]) -> Result<Vec<Runtim
 /// `runtime`: each managed key before and after; with ipv6=false, IPv6 forwarding as observed.
 pub fn runtime_report(
     ctx: &mut Context,
-    request: &Request,
+    options: &Options,
     targets: &[RuntimeTarget],
 ) -> Result<BTreeMap<String, BeforeAfter>, Failure> {
     let mut report = BTreeMap::new();
@@ -194,13 +194,13 @@ pub fn runtime_report(
             },
         );
     }
-    if !request.ipv6 {
+    if !options.ipv6 {
         let key = SysctlKey::ipv6_conf("all", "forwarding");
         let value = key.read()?;
         if value.as_deref() == Some("1") {
             ctx.warn(format!(
                 "IPv6 forwarding is on ({key} = 1) though {switch} is off: IPv6 is routed with no policy from this module; set {switch}=true to manage it, or turn it off",
-                switch = request.ipv6_switch_name
+                switch = options.ipv6_switch_name
             ));
         }
         report.insert(
@@ -211,8 +211,8 @@ pub fn runtime_report(
             },
         );
     }
-    if let Some(all) = request.rp_filter.get("all") {
-        for (name, mode) in &request.rp_filter {
+    if let Some(all) = options.rp_filter.get("all") {
+        for (name, mode) in &options.rp_filter {
             if !managed_file::is_global_conf(name) && mode < all {
                 ctx.warn(format!(
                     "rp_filter: {name}={mode} has no effect while all={all}: the kernel applies the larger of the two; lower rp_filter.all as well"

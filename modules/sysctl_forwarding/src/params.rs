@@ -56,6 +56,14 @@ choices! {
 /// The module's parameters, as the argument spec validated them.
 #[derive(Deserialize)]
 pub struct Params {
+    #[serde(flatten)]
+    pub options: Options,
+    pub lock_timeout: i64,
+}
+
+/// Every option but `lock_timeout`, whose type validation does not change.
+#[derive(Deserialize)]
+pub struct Options {
     pub path: PathBuf,
     pub state: State,
     pub ipv6: bool,
@@ -66,51 +74,31 @@ pub struct Params {
     pub backup: bool,
     pub boot_conflict: BootConflict,
     pub sysctl_dirs: Vec<PathBuf>,
-    pub lock_timeout: i64,
     pub follow_untrusted_links: bool,
 }
 
 /// The validated options: interface names safe in `/proc/sys` paths and sysctl.d lines, the
 /// lock timeout in range.
 pub struct Request {
-    pub path: PathBuf,
-    pub state: State,
-    pub ipv6: bool,
-    pub ipv6_switch_name: String,
-    pub interfaces: Vec<String>,
-    pub rp_filter: BTreeMap<String, u8>,
-    pub apply: bool,
-    pub backup: bool,
-    pub boot_conflict: BootConflict,
-    pub sysctl_dirs: Vec<PathBuf>,
+    pub options: Options,
     pub lock_timeout: Duration,
-    pub follow_untrusted_links: bool,
 }
 
 impl Request {
     /// Checks every option on its own; the error names the option, the value and the fix.
     /// Interface names reach `/proc/sys` paths: they are checked by the kernel's rules first.
     pub fn from_params(params: Params) -> Result<Request, String> {
-        for name in &params.interfaces {
+        let options = params.options;
+        for name in &options.interfaces {
             managed_file::check_interface_name("interfaces", name)?;
         }
-        for name in params.rp_filter.keys() {
+        for name in options.rp_filter.keys() {
             managed_file::check_interface_name("rp_filter", name)?;
         }
         let lock_timeout = file_policy::lock_timeout(params.lock_timeout)?;
         Ok(Request {
-            path: params.path,
-            state: params.state,
-            ipv6: params.ipv6,
-            ipv6_switch_name: params.ipv6_switch_name,
-            interfaces: params.interfaces,
-            rp_filter: params.rp_filter,
-            apply: params.apply,
-            backup: params.backup,
-            boot_conflict: params.boot_conflict,
-            sysctl_dirs: params.sysctl_dirs,
+            options,
             lock_timeout,
-            follow_untrusted_links: params.follow_untrusted_links,
         })
     }
 }

@@ -2,7 +2,7 @@
 //! once for success and failure) and its summary line. Pure.
 
 use crate::boot::BootSetting;
-use crate::params::{Request, State};
+use crate::params::{Options, State};
 use deevnet_runtime::sysctl::SysctlKey;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -32,10 +32,10 @@ pub struct Report {
 
 /// `interfaces`: each listed interface's IPv4 forwarding before and after.
 pub fn interfaces_report(
-    request: &Request,
+    options: &Options,
     runtime: &BTreeMap<String, BeforeAfter>,
 ) -> BTreeMap<String, BeforeAfter> {
-    request
+    options
         .interfaces
         .iter()
         .filter_map(|name| {
@@ -48,12 +48,12 @@ pub fn interfaces_report(
 }
 
 /// `msg`: what happened to the file and how many runtime values were set.
-pub fn summary(request: &Request, file_changed: bool, applied: usize, check_mode: bool) -> String {
+pub fn summary(options: &Options, file_changed: bool, applied: usize, check_mode: bool) -> String {
     let would = if check_mode { "would be " } else { "" };
-    let file = match (file_changed, request.state) {
-        (false, _) => format!("{} unchanged", request.path.display()),
-        (true, State::Present) => format!("{} {would}written", request.path.display()),
-        (true, State::Absent) => format!("{} {would}removed", request.path.display()),
+    let file = match (file_changed, options.state) {
+        (false, _) => format!("{} unchanged", options.path.display()),
+        (true, State::Present) => format!("{} {would}written", options.path.display()),
+        (true, State::Absent) => format!("{} {would}removed", options.path.display()),
     };
     format!("{file}; {applied} runtime value(s) {would}set")
 }
