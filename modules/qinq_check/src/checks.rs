@@ -1,8 +1,8 @@
 //! The checks, run on what was read ([`evaluate`]), and the slaves whose txvlan to switch off.
 
 use crate::observation::Observed;
+use crate::params::Request;
 use crate::report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
-use crate::request::Request;
 use crate::stack::Stack;
 use crate::TAG_LEN;
 use deevnet_runtime::netlink::{FdbEntry, FdbState, Link, OperState, PortVlans};
@@ -26,6 +26,7 @@ pub fn evaluate(request: &Request, stack: &Stack, observed: &Observed) -> Report
         slaves,
         mtu,
         fdb_vlan1,
+        configured_slaves: observed.configured_slaves.clone(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The uplink stack the request names, found in the node's links or refused as bad input
 //! ([`Stack::resolve`]), and the hops of the zone's path.
 
-use crate::request::Request;
+use crate::params::Request;
 use crate::TAG_LEN;
 use deevnet_runtime::netlink::ethtool::{TX_VLAN_HW_INSERT, TX_VLAN_STAG_HW_INSERT};
 use deevnet_runtime::netlink::{BondRole, Link, Links, VlanProtocol};

@@ -140,7 +140,7 @@ impl Failure {
 
 // The error rule (ARCHITECTURE.md, "Errors"): pure validation returns `String`, the message
 // being the product; the kernel and file side returns `Failure`. Each error type a module meets
-// converts here once, so call sites write `?`, never `.map_err(Failure::new)`.
+// converts here once, so call sites write `?` and never convert by hand.
 
 /// A validation message (a `String` error) fails the run with that message.
 impl From<String> for Failure {

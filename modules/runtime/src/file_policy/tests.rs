@@ -147,7 +147,9 @@ fn read_trusted_refuses_what_another_user_could_have_written() {
         Some("auto lo\n")
     );
     let refused = |why: &str| {
-        let msg = read_trusted("interfaces_file", &file).unwrap_err().to_string();
+        let msg = read_trusted("interfaces_file", &file)
+            .unwrap_err()
+            .to_string();
         assert!(
             msg.starts_with(&format!(
                 "interfaces_file={} could have been written by another user than root ({why}",
