@@ -285,7 +285,10 @@ fn check_mtu(request: &Request, stack: &Stack, checks: &mut Vec<Check>) -> MtuRe
                 ok,
                 format!(
                     "MTU of {} ({}) at least {} ({})",
-                    hop.link.name, hop.role, hop.required, hop.why
+                    hop.link.name,
+                    hop.role,
+                    hop.required,
+                    hop.role.why()
                 ),
                 match hop.link.mtu {
                     Some(mtu) => format!("{mtu}"),

@@ -18,7 +18,7 @@ pub use checks::{evaluate, txvlan_to_switch_off};
 pub use observation::{Observed, SlaveState};
 pub use params::{Params, Peer, Request, SPEC};
 pub use report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
-pub use stack::{Hop, Stack};
+pub use stack::{Hop, HopRole, Stack};
 
 /// The inner tag travels as payload inside the outer VLAN.
 pub const TAG_LEN: u32 = 4;

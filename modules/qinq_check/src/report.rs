@@ -1,6 +1,7 @@
 //! What the module reports: each check's outcome and the result's `slaves`, `mtu`,
 //! `fdb_vlan1` and `configured_slaves`.
 
+use crate::stack::HopRole;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -66,7 +67,7 @@ pub struct SlaveReport {
 /// One hop in `mtu.hops`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HopReport {
-    pub role: &'static str,
+    pub role: HopRole,
     pub mtu: Option<u32>,
     pub required: u32,
 }

@@ -1,8 +1,8 @@
-//! An option whose value is one of a few words, as an enum: [`choices!`](crate::choices)
-//! declares the enum, its words (`CHOICES`, which the option's spec gives to
-//! [`OptionSpec::choices`](crate::OptionSpec::choices)) and its deserializer from the same
-//! list, so a word the spec accepts always reads back and a typo can never fall into a
-//! catch-all arm.
+//! A value that is one of a few words, as an enum: [`choices!`](crate::choices) declares the
+//! enum, its words (`CHOICES`, which an option's spec gives to
+//! [`OptionSpec::choices`](crate::OptionSpec::choices)), its deserializer from the same list
+//! (a word the spec accepts always reads back, and a typo can never fall into a catch-all
+//! arm), and `Serialize`/`Display` as the word (for a closed set in a module's result).
 //!
 //! ```
 //! deevnet_runtime::choices! {
@@ -14,9 +14,12 @@
 //! let policy: Policy = serde_json::from_str("\"ignore\"").unwrap();
 //! assert_eq!(policy, Policy::Ignore);
 //! assert!(serde_json::from_str::<Policy>("\"ignroe\"").is_err());
+//! assert_eq!(serde_json::to_string(&Policy::Fail).unwrap(), "\"fail\"");
+//! assert_eq!(Policy::Warn.to_string(), "warn");
 //! ```
 
-/// Declares a choice enum: variants with their words, `CHOICES`, `as_str` and `Deserialize`.
+/// Declares a choice enum: variants with their words, `CHOICES`, `as_str`, `Deserialize`,
+/// `Serialize` and `Display`.
 #[macro_export]
 macro_rules! choices {
     (
@@ -56,6 +59,21 @@ macro_rules! choices {
                         Self::CHOICES,
                     )),
                 }
+            }
+        }
+
+        impl $crate::__serde::Serialize for $name {
+            fn serialize<S: $crate::__serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
             }
         }
     };

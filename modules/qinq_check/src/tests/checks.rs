@@ -181,7 +181,7 @@ fn an_mtu_one_byte_short_on_one_hop_fails_that_hop() {
     assert_eq!(
         report.mtu.hops["vmbr1"],
         HopReport {
-            role: "zone bridge",
+            role: HopRole::ZoneBridge,
             mtu: Some(1495),
             required: 1496
         }
