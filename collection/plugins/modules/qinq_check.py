@@ -105,6 +105,19 @@ options:
         job, not this module's.
     type: bool
     default: false
+  interfaces_file:
+    description:
+      - The ifupdown2 configuration whose C(iface) stanzas of O(bond) list its configured slaves
+        (C(bond-slaves), C(slaves) or C(bond_slaves) lines), returned in RV(configured_slaves) so
+        that the rule keeping the offload off also covers a NIC that is configured but not
+        enslaved now. C(source)d files are not followed.
+      - Read only if nobody but root could have written it (the file and every folder above it
+        owned by root, not writable by group or others), since the names end up in a root udev
+        rule; otherwise the task fails and nothing is changed. A missing file lists no slave.
+      - A listed name with a character other than letters, digits, C(.), C(_) and C(-) (a glob,
+        a quote) is left out of RV(configured_slaves), with a warning.
+    type: path
+    default: /etc/network/interfaces
 extends_documentation_fragment:
   - deevnet.net.module
 attributes:
@@ -245,6 +258,14 @@ fdb_vlan1:
   type: list
   elements: dict
   sample: [{"mac": "bc:24:11:5e:0a:01", "vlan": 1}]
+configured_slaves:
+  description:
+    - The slaves the C(iface) stanzas of O(bond) in O(interfaces_file) list, in file order, each
+      once (C(none) is no slave); empty when the file is missing or lists none.
+  returned: when the options are valid and the stack exists
+  type: list
+  elements: str
+  sample: [eno1, eno2]
 changed:
   description: Whether O(fix_txvlan) switched the offload off on some slave (would, in check mode).
   returned: always

@@ -31,6 +31,11 @@ options:
   path:
     description:
       - The sysctl.d file this module owns, replaced as a whole. Its folder must exist.
+      - With O(state=present) its name must be one systemd-sysctl reads, and it reads only
+        C(*.conf) files, not hidden ones, in C(/etc/sysctl.d), C(/run/sysctl.d), C(/usr/local/lib/sysctl.d),
+        C(/usr/lib/sysctl.d) and C(/lib/sysctl.d). Any other name (C(90-deevnet-tenant-fabric),
+        C(.90-x.conf)) is refused before anything changes, since forwarding would be lost at
+        the next boot.
       - Expanded on the target and held to the file policy, as the notes say.
     type: path
     default: /etc/sysctl.d/90-deevnet-tenant-fabric.conf

@@ -8,5 +8,5 @@ use deevnet_runtime::OptionSpec;
 /// (module name, its spec), for the `spec_args` target.
 pub static ALL: &[(&str, &[OptionSpec])] = &[
     ("frr_local_stanza", &frr_local_stanza::params::SPEC),
-    ("sysctl_forwarding", &sysctl_forwarding::run::SPEC),
+    ("sysctl_forwarding", &sysctl_forwarding::SPEC),
 ];

@@ -5,8 +5,8 @@
 use crate::input::{split_at_nul, Input};
 use std::collections::BTreeMap;
 use sysctl_forwarding::managed_file::{check_interface_name, desired_settings, render};
-use sysctl_forwarding::run::Params;
 use sysctl_forwarding::sysctl_d::{glob_matches, parse, Target};
+use sysctl_forwarding::Params;
 
 /// Target `sysctl_d`: `FILE \0 DECISIONS`. The file is parsed as systemd-sysctl reads it; the
 /// decisions pick the module's own options, whose rendered file must read back exactly.

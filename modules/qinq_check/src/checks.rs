@@ -1,8 +1,8 @@
 //! The checks, run on what was read ([`evaluate`]), and the slaves whose txvlan to switch off.
 
 use crate::observation::Observed;
+use crate::params::Request;
 use crate::report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
-use crate::request::Request;
 use crate::stack::Stack;
 use crate::TAG_LEN;
 use deevnet_runtime::netlink::{FdbEntry, FdbState, Link, OperState, PortVlans};
@@ -26,6 +26,7 @@ pub fn evaluate(request: &Request, stack: &Stack, observed: &Observed) -> Report
         slaves,
         mtu,
         fdb_vlan1,
+        configured_slaves: observed.configured_slaves.clone(),
     }
 }
 
@@ -284,7 +285,10 @@ fn check_mtu(request: &Request, stack: &Stack, checks: &mut Vec<Check>) -> MtuRe
                 ok,
                 format!(
                     "MTU of {} ({}) at least {} ({})",
-                    hop.link.name, hop.role, hop.required, hop.why
+                    hop.link.name,
+                    hop.role,
+                    hop.required,
+                    hop.role.why()
                 ),
                 match hop.link.mtu {
                     Some(mtu) => format!("{mtu}"),

@@ -1,20 +1,24 @@
 //! The logic of `qinq_check`, apart from its netlink I/O, so that it runs on recorded data:
-//! what the operator asked for ([`Request`]), the uplink stack it names, found in the node's
-//! links or refused as bad input ([`Stack::resolve`]), and each check on what the kernel
-//! reported ([`evaluate`]).
+//! what the operator asked for ([`params`]: [`SPEC`], [`Params`], the validated [`Request`]),
+//! the uplink stack it names, found in the node's links or refused as bad input
+//! ([`Stack::resolve`]), the bond's configured slaves read from the interfaces file
+//! ([`interfaces`]), and each check on what the kernel reported ([`evaluate`]). The kernel
+//! and file side is [`node`].
 
 mod checks;
+pub mod interfaces;
+pub mod node;
 mod observation;
+pub mod params;
 mod report;
-mod request;
 mod stack;
 pub mod vlan_set;
 
 pub use checks::{evaluate, txvlan_to_switch_off};
 pub use observation::{Observed, SlaveState};
+pub use params::{Params, Peer, Request, SPEC};
 pub use report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
-pub use request::{Params, Peer, RawRequest, Request, SPEC};
-pub use stack::{Hop, Stack};
+pub use stack::{Hop, HopRole, Stack};
 
 /// The inner tag travels as payload inside the outer VLAN.
 pub const TAG_LEN: u32 = 4;

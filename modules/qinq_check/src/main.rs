@@ -8,18 +8,15 @@
 //! does not filter VLANs or lacks some of the zone's.
 //!
 //! Flow: validate the options → read the links → resolve the stack (bad input fails here,
-//! before anything changes) → read bridge VLANs, fdb, each slave's features → switch txvlan off
-//! where asked → check → result.
+//! before anything changes) → read the bond's configured slaves from the interfaces file →
+//! read bridge VLANs, fdb, each slave's features → switch txvlan off where asked → check →
+//! result.
 
 use deevnet_runtime::netlink::ethtool::Ethtool;
 use deevnet_runtime::netlink::Netlink;
-use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::{Context, Failure, FileDiff, Module, Outcome};
-use qinq_check::SPEC;
-use qinq_check::{
-    evaluate, txvlan_to_switch_off, Observed, Params, Report, Request, SlaveState, Stack,
-};
-use std::collections::BTreeMap;
+use qinq_check::node::{observe, read_configured_slaves, switch_txvlan_off};
+use qinq_check::{evaluate, txvlan_to_switch_off, Params, Report, Request, Stack, SPEC};
 
 static MODULE: Module = Module {
     name: "qinq_check",
@@ -29,16 +26,20 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx, params: Params| {
-        let request = Request::validate(&params.request).map_err(Failure::new)?;
+        let request = Request::from_params(params)?;
 
         let netlink = Netlink::connect()?;
         let links = netlink.links()?;
-        let stack = Stack::resolve(&request, &links).map_err(Failure::new)?;
+        let stack = Stack::resolve(&request, &links)?;
+        let configured = read_configured_slaves(&request)?;
+        for left_out in configured.left_out {
+            ctx.warn(left_out);
+        }
 
         let mut ethtool = Ethtool::connect()?;
-        let mut observed = observe(&netlink, &mut ethtool, &stack)?;
+        let mut observed = observe(&netlink, &mut ethtool, &stack, configured.names)?;
 
-        let to_switch = if params.fix_txvlan {
+        let to_switch = if request.fix_txvlan {
             txvlan_to_switch_off(&stack, &observed)
         } else {
             Vec::new()
@@ -73,60 +74,7 @@ fn main() {
     })
 }
 
-/// Reads what the checks need beyond the links.
-fn observe(netlink: &Netlink, ethtool: &mut Ethtool, stack: &Stack) -> Result<Observed, Failure> {
-    let feature = stack.txvlan_feature();
-    let mut slaves = BTreeMap::new();
-    for (slave, _) in &stack.slaves {
-        slaves.insert(
-            slave.name.clone(),
-            SlaveState {
-                driver: ethtool.driver(&slave.name)?,
-                feature: ethtool.features(&slave.name)?.get(feature),
-                changed: false,
-            },
-        );
-    }
-    let disable_ipv6 = SysctlKey::ipv6_conf(&stack.bridge.name, "disable_ipv6");
-    Ok(Observed {
-        port_vlans: netlink.bridge_vlans()?,
-        fdb: netlink.fdb(stack.bridge.index)?,
-        slaves,
-        bridge_disable_ipv6: disable_ipv6.read()?,
-    })
-}
-
-/// Switches the feature off on each named slave (in check mode, only records that it would)
-/// and reads it back: a driver may accept the request and keep the feature on.
-fn switch_txvlan_off(
-    ctx: &Context,
-    ethtool: &mut Ethtool,
-    stack: &Stack,
-    observed: &mut Observed,
-    names: &[String],
-) -> Result<(), Failure> {
-    let feature = stack.txvlan_feature();
-    for name in names {
-        if !ctx.check_mode {
-            ethtool.set_feature(name, feature, false)?;
-        }
-        let after = if ctx.check_mode {
-            let mut predicted = observed.slaves.get(name).map(|s| s.feature);
-            if let Some(feature) = predicted.as_mut() {
-                feature.active = false;
-            }
-            predicted
-        } else {
-            Some(ethtool.features(name)?.get(feature))
-        };
-        if let (Some(state), Some(after)) = (observed.slaves.get_mut(name), after) {
-            state.changed = !after.active;
-            state.feature = after;
-        }
-    }
-    Ok(())
-}
-
+/// The result: every field of the report under its own name, on success and failure alike.
 fn finish(
     ctx: &Context,
     mut outcome: Outcome,
@@ -143,25 +91,13 @@ fn finish(
     if !failures.is_empty() {
         // One line per failed check; what this run switched off shows in those checks.
         let lines: Vec<String> = failures.iter().map(|c| c.line()).collect();
-        let mut failure = Failure::new(lines.join("\n")).with("changed", outcome.changed);
+        let mut failure = Failure::new(lines.join("\n"))
+            .with("changed", outcome.changed)
+            .with_report(report);
         failure.diff = std::mem::take(&mut outcome.diff);
-        for (key, value) in report_values(report) {
-            failure = failure.with(&key, value);
-        }
         return Err(failure);
     }
-    for (key, value) in report_values(report) {
-        outcome.set(&key, value);
-    }
+    outcome.set_report(report);
     outcome.msg = format!("all {} QinQ checks passed{fixed}", report.checks.len());
     Ok(outcome)
-}
-
-/// The result's values besides `changed` and `msg`: every field of the report, under its own
-/// name (so the report's type is the one list of them; tests/recorded.rs holds it to RETURN).
-fn report_values(report: &Report) -> serde_json::Map<String, serde_json::Value> {
-    match serde_json::to_value(report) {
-        Ok(serde_json::Value::Object(fields)) => fields,
-        _ => serde_json::Map::new(),
-    }
 }

@@ -1,5 +1,5 @@
 //! What the module read from the node beyond the links: bridge VLANs, fdb, each slave's
-//! driver and txvlan feature, the bridge's IPv6 switch.
+//! driver and txvlan feature, the bridge's IPv6 switch, the bond's configured slaves.
 
 use deevnet_runtime::netlink::ethtool::Feature;
 use deevnet_runtime::netlink::{FdbEntry, PortVlans};
@@ -14,6 +14,8 @@ pub struct Observed {
     pub slaves: BTreeMap<String, SlaveState>,
     /// `net.ipv6.conf.BRIDGE.disable_ipv6`; `None` when the kernel has no IPv6.
     pub bridge_disable_ipv6: Option<String>,
+    /// The slaves `interfaces_file` lists for the bond ([`crate::interfaces`]).
+    pub configured_slaves: Vec<String>,
 }
 
 /// One bond slave's driver and the state of the feature that matters.

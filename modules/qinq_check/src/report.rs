@@ -1,6 +1,7 @@
-//! What the module reports: each check's outcome and the result's `slaves`, `mtu` and
-//! `fdb_vlan1`.
+//! What the module reports: each check's outcome and the result's `slaves`, `mtu`,
+//! `fdb_vlan1` and `configured_slaves`.
 
+use crate::stack::HopRole;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -66,7 +67,7 @@ pub struct SlaveReport {
 /// One hop in `mtu.hops`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HopReport {
-    pub role: &'static str,
+    pub role: HopRole,
     pub mtu: Option<u32>,
     pub required: u32,
 }
@@ -89,13 +90,16 @@ pub struct LostTag {
     pub vlan: Option<u16>,
 }
 
-/// Everything the module reports.
+/// Everything the module reports: the result's keys besides `changed` and `msg`, for success
+/// and failure alike (tests/it/recorded.rs holds them to RETURN).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     pub checks: Vec<Check>,
     pub slaves: Vec<SlaveReport>,
     pub mtu: MtuReport,
     pub fdb_vlan1: Vec<LostTag>,
+    /// The slaves `interfaces_file` lists for the bond, in file order.
+    pub configured_slaves: Vec<String>,
 }
 
 impl Report {

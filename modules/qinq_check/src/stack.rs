@@ -1,8 +1,9 @@
 //! The uplink stack the request names, found in the node's links or refused as bad input
 //! ([`Stack::resolve`]), and the hops of the zone's path.
 
-use crate::request::Request;
+use crate::params::Request;
 use crate::TAG_LEN;
+use deevnet_runtime::choices;
 use deevnet_runtime::netlink::ethtool::{TX_VLAN_HW_INSERT, TX_VLAN_STAG_HW_INSERT};
 use deevnet_runtime::netlink::{BondRole, Link, Links, VlanProtocol};
 
@@ -79,7 +80,7 @@ impl Stack {
                         hop.link.name,
                         hop.role,
                         hop.required,
-                        hop.why,
+                        hop.role.why(),
                         zone_mtu.saturating_sub(hop.required - max)
                     ));
                 }
@@ -92,30 +93,15 @@ impl Stack {
     pub fn hops(&self, zone_mtu: u32) -> Vec<Hop<'_>> {
         let outer = zone_mtu + TAG_LEN;
         let mut hops = vec![
-            Hop::new(
-                &self.uplink,
-                "uplink VLAN device",
-                outer,
-                "zone MTU + 4, the inner tag is payload",
-            ),
-            Hop::new(
-                &self.bond,
-                "bond",
-                outer,
-                "it carries the uplink VLAN device",
-            ),
+            Hop::new(&self.uplink, HopRole::UplinkVlanDevice, outer),
+            Hop::new(&self.bond, HopRole::Bond, outer),
         ];
         for (slave, _) in &self.slaves {
-            hops.push(Hop::new(slave, "bond slave", outer, "it carries the bond"));
+            hops.push(Hop::new(slave, HopRole::BondSlave, outer));
         }
-        hops.push(Hop::new(
-            &self.bridge,
-            "zone bridge",
-            zone_mtu,
-            "the zone MTU",
-        ));
+        hops.push(Hop::new(&self.bridge, HopRole::ZoneBridge, zone_mtu));
         for trunk in &self.trunks {
-            hops.push(Hop::new(trunk, "trunk", zone_mtu, "the zone MTU"));
+            hops.push(Hop::new(trunk, HopRole::Trunk, zone_mtu));
         }
         hops
     }
@@ -130,22 +116,43 @@ impl Stack {
     }
 }
 
+choices! {
+    /// What a hop is in the zone's path (`mtu.hops[].role` in the result).
+    pub enum HopRole {
+        UplinkVlanDevice = "uplink VLAN device",
+        Bond = "bond",
+        BondSlave = "bond slave",
+        ZoneBridge = "zone bridge",
+        Trunk = "trunk",
+    }
+}
+
+impl HopRole {
+    /// Why a hop of this role needs its MTU.
+    pub fn why(self) -> &'static str {
+        match self {
+            HopRole::UplinkVlanDevice => "zone MTU + 4, the inner tag is payload",
+            HopRole::Bond => "it carries the uplink VLAN device",
+            HopRole::BondSlave => "it carries the bond",
+            HopRole::ZoneBridge | HopRole::Trunk => "the zone MTU",
+        }
+    }
+}
+
 /// One hop of the zone's path and the MTU it needs.
 #[derive(Debug, Clone)]
 pub struct Hop<'a> {
     pub link: &'a Link,
-    pub role: &'static str,
+    pub role: HopRole,
     pub required: u32,
-    pub why: &'static str,
 }
 
 impl<'a> Hop<'a> {
-    fn new(link: &'a Link, role: &'static str, required: u32, why: &'static str) -> Self {
+    fn new(link: &'a Link, role: HopRole, required: u32) -> Self {
         Hop {
             link,
             role,
             required,
-            why,
         }
     }
 }

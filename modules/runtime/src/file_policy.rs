@@ -1,7 +1,7 @@
 //! The one file-safety policy: which files a module may read or replace, how it finds them,
 //! and the lock that serialises runs on one file. Every module that reads or writes a file
 //! goes through here (sysctl_forwarding's managed file and its boot scan, frr_local_stanza's
-//! file); [`crate::atomic_file`] does the writing.
+//! file, qinq_check's `interfaces_file`); [`crate::atomic_file`] does the writing.
 //!
 //! The rules:
 //!
@@ -18,6 +18,9 @@
 //!   run as another user trusts that user as well as root. Otherwise the link is refused,
 //!   naming its owner, unless the task sets `follow_untrusted_links` ([`FOLLOW_UNTRUSTED_LINKS`]).
 //!   A trusted link is written through: its final target is replaced and the link stays.
+//! * **Another tool's file is read only when only root could have written it**
+//!   ([`read_trusted`]; qinq_check's `interfaces_file`): its owner root (or the running user),
+//!   not writable by group or others, and every folder above it the same.
 //! * **One lock per file, that only root can take**: `/run/lock/deevnet.net/<hash>.lock`
 //!   (folder 0700, file 0600, both root's, opened without following links), keyed by the
 //!   canonical path of the file, so a link and the real path share one lock and another user
@@ -54,11 +57,11 @@ pub static LOCK_TIMEOUT: OptionSpec =
 pub const LOCK_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 1..=3600;
 
 /// `lock_timeout` as a duration, or the one message for a value outside its range.
-pub fn lock_timeout(seconds: i64) -> Result<Duration> {
+pub fn lock_timeout(seconds: i64) -> std::result::Result<Duration, String> {
     if LOCK_TIMEOUT_RANGE.contains(&seconds) {
         return Ok(Duration::from_secs(seconds.unsigned_abs()));
     }
-    Err(anyhow!(
+    Err(format!(
         "lock_timeout={seconds} is out of range; give a number of seconds from {} to {}",
         LOCK_TIMEOUT_RANGE.start(),
         LOCK_TIMEOUT_RANGE.end()
@@ -235,6 +238,44 @@ pub fn read_text(target: &Target) -> Result<Option<String>> {
     let Some(file) = open_regular(target)? else {
         return Ok(None);
     };
+    read_open(target, file).map(Some)
+}
+
+/// Reads a file the module does not own but acts on as root (another tool's configuration,
+/// such as `/etc/network/interfaces`): resolved by [`resolve`]'s rules (no link followed
+/// unless trusted), and refused unless nobody but root (or the user the module runs as) could
+/// have written it: the file owned by such a user and not writable by group or others, every
+/// folder above it the same (a sticky folder counts when the file is root's). `None` when it
+/// does not exist.
+pub fn read_trusted(parameter: &str, path: &Path) -> Result<Option<String>> {
+    let target = resolve(parameter, path, false)?;
+    let Some(file) = open_regular(&target)? else {
+        return Ok(None);
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| anyhow!("{}: cannot inspect it: {e}", target.describe()))?;
+    let why = if !trusted_uid(meta.uid()) {
+        Some(format!("it is owned by {}", owner_name(meta.uid())))
+    } else if meta.mode() & 0o022 != 0 {
+        Some(format!(
+            "it is writable by its group or others (mode {:04o})",
+            meta.mode() & 0o7777
+        ))
+    } else {
+        untrusted_path(&target.real, meta.uid())
+    };
+    if let Some(why) = why {
+        return Err(anyhow!(
+            "{} could have been written by another user than root ({why}), so it is not read: what it says is acted on as root; have root own it and its folders, writable by root only; nothing was changed",
+            target.describe()
+        ));
+    }
+    read_open(&target, file).map(Some)
+}
+
+/// Reads an open regular file as UTF-8 text, up to [`MAX_READ`].
+fn read_open(target: &Target, file: File) -> Result<String> {
     let mut bytes = Vec::new();
     file.take(MAX_READ + 1)
         .read_to_end(&mut bytes)
@@ -247,7 +288,7 @@ pub fn read_text(target: &Target) -> Result<Option<String>> {
             target.parameter
         ));
     }
-    String::from_utf8(bytes).map(Some).map_err(|_| {
+    String::from_utf8(bytes).map_err(|_| {
         anyhow!(
             "{} is not UTF-8 text; fix or move it away",
             target.real.display()

@@ -10,6 +10,7 @@
 //! ([`ifname`]).
 
 pub mod atomic_file;
+pub mod choice;
 pub mod file_policy;
 pub mod ifname;
 #[cfg(feature = "netlink")]
@@ -20,5 +21,9 @@ pub mod sysctl;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 
-pub use protocol::{Context, Failure, FileDiff, Module, Outcome};
+pub use protocol::{report_keys, Context, Failure, FileDiff, Module, Outcome};
+
+// For `choices!`, so that a module crate's enum needs no serde of its own in scope.
+#[doc(hidden)]
+pub use serde as __serde;
 pub use spec::{Kind, OptionSpec};

@@ -85,6 +85,26 @@ impl Outcome {
         let value = serde_json::to_value(value).unwrap_or(Value::Null);
         self.data.insert(key.to_string(), value);
     }
+
+    /// Every field of `report` as a result key of its own: see [`report_keys`].
+    pub fn set_report(&mut self, report: &impl serde::Serialize) {
+        self.data.extend(report_keys(report));
+    }
+}
+
+/// The result keys of a module's report: each field of a `Serialize` struct under its own
+/// name. A module declares its RETURN keys once, as that struct, and spreads it into success
+/// ([`Outcome::set_report`]) and failure ([`Failure::with_report`]) alike, so no branch can
+/// forget one. A value that is not a struct or map (a bug) is kept whole under `report`.
+pub fn report_keys(report: &impl serde::Serialize) -> Map<String, Value> {
+    match serde_json::to_value(report) {
+        Ok(Value::Object(fields)) => fields,
+        Ok(other) => Map::from_iter([("report".to_string(), other)]),
+        Err(error) => Map::from_iter([(
+            "report".to_string(),
+            Value::String(format!("cannot serialise the report: {error}")),
+        )]),
+    }
 }
 
 /// A failed run: a message that names the parameter, the value and the fix. A run that changed
@@ -110,6 +130,23 @@ impl Failure {
         self.data.insert(key.to_string(), value);
         self
     }
+
+    /// Every field of `report` as a result key of its own: see [`report_keys`].
+    pub fn with_report(mut self, report: &impl serde::Serialize) -> Self {
+        self.data.extend(report_keys(report));
+        self
+    }
+}
+
+// The error rule (ARCHITECTURE.md, "Errors"): pure validation returns `String`, the message
+// being the product; the kernel and file side returns `Failure`. Each error type a module meets
+// converts here once, so call sites write `?` and never convert by hand.
+
+/// A validation message (a `String` error) fails the run with that message.
+impl From<String> for Failure {
+    fn from(msg: String) -> Self {
+        Failure::new(msg)
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -118,6 +155,21 @@ impl From<anyhow::Error> for Failure {
         Failure::new(format!("{error:#}"))
     }
 }
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Self {
+        Failure::new(error.to_string())
+    }
+}
+
+/// The message, as the run reports it.
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
+impl std::error::Error for Failure {}
 
 /// A module: its short name, whether it supports check mode, and its argument spec.
 pub struct Module {
@@ -493,6 +545,51 @@ mod tests {
         });
         assert!(r.failed);
         assert_eq!(r.json["diff"][0]["after"], json!("off\n"));
+    }
+
+    #[derive(serde::Serialize)]
+    struct Report {
+        checks: Vec<&'static str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        backup_file: Option<String>,
+    }
+
+    #[test]
+    fn a_report_spreads_into_success_and_failure_alike() {
+        let report = Report {
+            checks: vec!["a"],
+            backup_file: None,
+        };
+        let mut outcome = Outcome::default();
+        outcome.set_report(&report);
+        let failure = Failure::new("no").with_report(&report);
+        assert_eq!(outcome.data, failure.data);
+        assert_eq!(Value::Object(outcome.data), json!({"checks": ["a"]}));
+        // Not a struct (a bug): kept whole, never lost.
+        assert_eq!(
+            report_keys(&3),
+            Map::from_iter([("report".into(), json!(3))])
+        );
+    }
+
+    #[test]
+    fn errors_convert_to_failures_with_their_message() {
+        fn fails(kind: &str) -> Result<(), Failure> {
+            match kind {
+                "string" => Err(String::from("vlans: '0' is outside 1-4094"))?,
+                "io" => Err(std::io::Error::from_raw_os_error(libc::ENOSPC))?,
+                _ => Err(anyhow::anyhow!("disk full").context("writing /x"))?,
+            }
+        }
+        assert_eq!(
+            fails("string").unwrap_err().msg,
+            "vlans: '0' is outside 1-4094"
+        );
+        assert_eq!(
+            fails("io").unwrap_err().to_string(),
+            "No space left on device (os error 28)"
+        );
+        assert_eq!(fails("anyhow").unwrap_err().msg, "writing /x: disk full");
     }
 
     #[test]

@@ -21,6 +21,36 @@ pub const DEFAULT_SEARCH_DIRS: &[&str] = &[
     "/lib/sysctl.d",
 ];
 
+/// Whether systemd-sysctl reads a file of this name from its folders: `*.conf`, and not hidden
+/// (systemd's directory walk skips names starting with `.`).
+pub fn is_read_at_boot(name: &str) -> bool {
+    name.ends_with(".conf") && !name.starts_with('.')
+}
+
+/// Refuses a managed path systemd-sysctl would never read: what it holds would be reported as
+/// persisted while lost at the next boot.
+pub fn check_read_at_boot(parameter: &str, path: &Path) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if is_read_at_boot(&name) {
+        return Ok(());
+    }
+    let fix = match name.trim_start_matches('.') {
+        "" => "name it like 90-deevnet-tenant-fabric.conf".to_string(),
+        stem => format!(
+            "give it a .conf name, e.g. {}",
+            path.with_file_name(format!("{stem}.conf")).display()
+        ),
+    };
+    Err(format!(
+        "{parameter}: '{}' is never read at boot: systemd-sysctl reads only *.conf files (not hidden ones) in {}, so forwarding would be lost at the next boot; {fix}",
+        path.display(),
+        DEFAULT_SEARCH_DIRS.join(", ")
+    ))
+}
+
 /// A config file as systemd-sysctl would read it.
 #[derive(Debug, Clone)]
 pub struct ConfigFile {
@@ -57,16 +87,18 @@ pub fn config_files(
         };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".conf") {
+            if is_read_at_boot(&name) {
                 by_name.entry(name).or_insert_with(|| entry.path());
             }
         }
     }
-    // The managed file counts even before it exists, if it sits in a search folder.
+    // The managed file counts even before it exists, if it sits in a search folder under a
+    // name systemd-sysctl reads.
     if let (Some(name), Some(parent)) = (own.0.file_name(), own.0.parent()) {
         let name = name.to_string_lossy().into_owned();
         let parent_real = canonical(parent);
-        if let Some(rank) = dirs.iter().position(|d| canonical(d) == parent_real) {
+        let rank = dirs.iter().position(|d| canonical(d) == parent_real);
+        if let Some(rank) = rank.filter(|_| is_read_at_boot(&name)) {
             let masked_by_earlier = by_name.get(&name).is_some_and(|existing| {
                 dirs.iter()
                     .position(|d| {
@@ -242,6 +274,30 @@ mod tests {
         let (files, _) = config_files(&dirs(&t), (&elsewhere, Some(OURS)), false);
         let setting = setting_of(&files, &SysctlKey::ipv4_conf("all", "forwarding"));
         assert_eq!(setting.file, None);
+    }
+
+    /// Issue 29 item 9: a name without `.conf` (or a hidden one) is never read at boot, so it
+    /// never wins, whether it is the managed file or another.
+    #[test]
+    fn only_visible_conf_names_are_read_at_boot() {
+        let t = tree();
+        fs::write(t.etc.join("99-late"), "net.ipv4.conf.all.forwarding = 0\n").unwrap();
+        fs::write(
+            t.etc.join(".99-hidden.conf"),
+            "net.ipv4.conf.all.forwarding = 0\n",
+        )
+        .unwrap();
+        let key = SysctlKey::ipv4_conf("all", "forwarding");
+        let ours = t.etc.join("90-deevnet.conf");
+        let (files, _) = config_files(&dirs(&t), (&ours, Some(OURS)), false);
+        assert_eq!(
+            setting_of(&files, &key).file.as_deref(),
+            Some(ours.as_path())
+        );
+        let unread = t.etc.join("90-deevnet");
+        let (files, _) = config_files(&dirs(&t), (&unread, Some(OURS)), false);
+        assert_eq!(setting_of(&files, &key).file, None);
+        assert!(!is_read_at_boot(".conf") && !is_read_at_boot("90-x.conf~"));
     }
 
     #[test]

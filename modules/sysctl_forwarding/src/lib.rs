@@ -1,9 +1,17 @@
-//! The logic of `sysctl_forwarding` (the binary keeps the protocol and the writes): the sysctl.d
-//! format as systemd-sysctl reads it ([`sysctl_d`]), which file wins at boot ([`boot`]), the
-//! file this module owns ([`managed_file`]), and one run's parameters, plan, boot-conflict
-//! check, reports and summary ([`run`]).
+//! The logic of `sysctl_forwarding` (the binary keeps the protocol and the writes).
+//!
+//! - [`params`]: the options ([`SPEC`], [`Params`]) and the validated [`Request`].
+//! - The pure core: the sysctl.d format as systemd-sysctl reads it ([`sysctl_d`]), which file
+//!   wins at boot ([`boot`]; its folder scan reads files), the file this module owns
+//!   ([`managed_file`]), the result's keys and summary ([`report`]).
+//! - The node's side ([`node`]): the files and `/proc/sys` values read to plan the run and
+//!   to report it.
 
 pub mod boot;
 pub mod managed_file;
-pub mod run;
+pub mod node;
+pub mod params;
+pub mod report;
 pub mod sysctl_d;
+
+pub use params::{BootConflict, Options, Params, Request, State, SPEC};

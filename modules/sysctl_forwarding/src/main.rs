@@ -6,14 +6,15 @@
 //! `forwarding=0` (created after boot, it did not inherit `all`), so replies were dropped while
 //! the SNAT counter climbed.
 //!
-//! Flow: validate → lock → read the file → plan (the new file, which file wins at boot, the
-//! runtime values to set: [`sysctl_forwarding::run`]) → check every write is possible → write
-//! the file → apply → result.
+//! Flow: validate the options → lock → read the file → plan (the new file, which file wins at
+//! boot, the runtime values to set: [`node::plan`]) → check every write is possible → write
+//! the file → apply → read back → result.
 
 use deevnet_runtime::atomic_file;
 use deevnet_runtime::file_policy::{self, FileLock};
 use deevnet_runtime::{FileDiff, Module, Outcome};
-use sysctl_forwarding::run::{self, Params, SPEC};
+use sysctl_forwarding::report::{self, Report};
+use sysctl_forwarding::{node, Params, Request, SPEC};
 
 static MODULE: Module = Module {
     name: "sysctl_forwarding",
@@ -23,14 +24,17 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx, params: Params| {
-        run::validate_names(&params)?;
+        let Request {
+            options,
+            lock_timeout,
+        } = Request::from_params(params)?;
         // The file policy first (check mode too): a masked, untrusted or non-regular file fails
         // here, before any runtime value is read or set.
-        let target = file_policy::resolve("path", &params.path, params.follow_untrusted_links)?;
-        let _lock = FileLock::acquire(&target, file_policy::lock_timeout(params.lock_timeout)?)?;
+        let target = file_policy::resolve("path", &options.path, options.follow_untrusted_links)?;
+        let _lock = FileLock::acquire(&target, lock_timeout)?;
 
         let before_file = file_policy::read_text(&target)?;
-        let plan = run::plan(ctx, &params)?;
+        let plan = node::plan(ctx, &options)?;
         let file_changes = before_file != plan.after_file;
         if !ctx.check_mode {
             for target in plan.to_apply() {
@@ -43,25 +47,23 @@ fn main() {
             changed: file_changes || applied > 0,
             ..Outcome::default()
         };
+        let mut backup_file = None;
         if file_changes {
             outcome.diff.push(FileDiff::of_file(
-                &params.path,
+                &options.path,
                 before_file.as_deref().unwrap_or(""),
                 plan.after_file.as_deref().unwrap_or(""),
             ));
             if !ctx.check_mode {
-                let backup_file = match &plan.after_file {
+                backup_file = match &plan.after_file {
                     Some(text) => atomic_file::replace(
                         &target,
                         text.as_bytes(),
-                        params.backup,
+                        options.backup,
                         atomic_file::PUBLIC_FILE,
                     )?,
-                    None => atomic_file::remove(&target, params.backup)?,
+                    None => atomic_file::remove(&target, options.backup)?,
                 };
-                if let Some(backup_file) = backup_file {
-                    outcome.set("backup_file", backup_file);
-                }
             }
         }
         if !ctx.check_mode {
@@ -70,12 +72,15 @@ fn main() {
             }
         }
 
-        let runtime = run::runtime_report(ctx, &params, &plan.targets)?;
-        outcome.set("interfaces", run::interfaces_report(&params, &runtime));
-        outcome.set("runtime", &runtime);
-        outcome.set("boot", &plan.boot);
-        outcome.set("path", &params.path);
-        outcome.msg = run::summary(&params, file_changes, applied, ctx.check_mode);
+        let runtime = node::runtime_report(ctx, &options, &plan.targets)?;
+        outcome.set_report(&Report {
+            interfaces: report::interfaces_report(&options, &runtime),
+            runtime,
+            boot: plan.boot,
+            path: options.path.clone(),
+            backup_file,
+        });
+        outcome.msg = report::summary(&options, file_changes, applied, ctx.check_mode);
         Ok(outcome)
     })
 }

@@ -4,9 +4,10 @@
 //! kernel, no gateway) on those interfaces; IPv6 link-local and multicast ones are left out.
 
 use crate::fall_through::{is_link_scoped, NodeTables};
-use crate::plan::{LookupCheck, VrfCheck};
+use crate::params::{LookupCheck, VrfCheck};
 use crate::Kernel;
 use deevnet_runtime::netlink::{Links, RouteKind};
+use deevnet_runtime::Failure;
 use ipnet::IpNet;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -37,16 +38,16 @@ pub fn forbidden_lookups(
     links: &Links,
     main: &mut NodeTables,
     check: &VrfCheck,
-) -> anyhow::Result<ForbiddenLookups> {
+) -> Result<ForbiddenLookups, Failure> {
     let mut generated = ForbiddenLookups::default();
     for (i, dev) in check.forbidden_interfaces.iter().enumerate() {
         let Some(link) = links.by_name(dev) else {
-            anyhow::bail!(
+            return Err(Failure::new(format!(
                 "{}.forbidden_interfaces[{i}]: '{dev}' is no interface on this node; give the \
                  interfaces tenant traffic must never leave by as ip link names them (such as \
                  the management bridge vmbr0), or remove it",
                 check.location
-            );
+            )));
         };
         let before = generated.lookups.len();
         for family in check.families() {

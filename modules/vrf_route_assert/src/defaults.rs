@@ -1,6 +1,6 @@
 //! A VRF's table as found (its default routes and catch-alls) and the default-route checks.
 
-use crate::plan::DefaultExpectation;
+use crate::params::DefaultExpectation;
 use crate::{CheckResult, VrfView};
 use deevnet_runtime::netlink::{protocol_name, table_name, Family, Links, Route, RouteKind};
 use serde::Serialize;

@@ -6,6 +6,7 @@
 use crate::defaults::{default_routes, describe_default};
 use crate::{CheckResult, Kernel, VrfView};
 use deevnet_runtime::netlink::{table_name, Family, Links, Route, RouteKind};
+use deevnet_runtime::Failure;
 use ipnet::IpNet;
 use serde::Serialize;
 use serde_json::json;
@@ -30,7 +31,7 @@ impl NodeTables {
         &mut self,
         kernel: &mut impl Kernel,
         family: Family,
-    ) -> anyhow::Result<&BTreeSet<IpAddr>> {
+    ) -> Result<&BTreeSet<IpAddr>, Failure> {
         if let Entry::Vacant(entry) = self.own_addresses.entry(family) {
             let addresses = kernel
                 .routes(family, LOCAL_TABLE)?
@@ -43,7 +44,11 @@ impl NodeTables {
         Ok(&self.own_addresses[&family])
     }
 
-    pub fn routes(&mut self, kernel: &mut impl Kernel, family: Family) -> anyhow::Result<&[Route]> {
+    pub fn routes(
+        &mut self,
+        kernel: &mut impl Kernel,
+        family: Family,
+    ) -> Result<&[Route], Failure> {
         if let Entry::Vacant(entry) = self.routes.entry(family) {
             entry.insert(kernel.routes(family, MAIN_TABLE)?);
         }
@@ -57,7 +62,7 @@ impl NodeTables {
         kernel: &mut impl Kernel,
         links: &Links,
         family: Family,
-    ) -> anyhow::Result<LeavesBy> {
+    ) -> Result<LeavesBy, Failure> {
         let default = self
             .routes(kernel, family)?
             .iter()
@@ -78,7 +83,7 @@ impl NodeTables {
         &mut self,
         kernel: &mut impl Kernel,
         family: Family,
-    ) -> anyhow::Result<bool> {
+    ) -> Result<bool, Failure> {
         Ok(self
             .routes(kernel, family)?
             .iter()
@@ -170,7 +175,7 @@ pub fn check_no_fall_through(
     view: &VrfView,
     routes: &[Route],
     family: Family,
-) -> anyhow::Result<CheckResult> {
+) -> Result<CheckResult, Failure> {
     let vrf = view.name;
     let expected = json!({"family": family.name()});
     if let Some(route) = stopper(routes, family) {
@@ -215,7 +220,7 @@ pub fn undeclared_leaks(
     links: &Links,
     main: &mut NodeTables,
     declared: &BTreeSet<&str>,
-) -> anyhow::Result<Vec<LeakingVrf>> {
+) -> Result<Vec<LeakingVrf>, Failure> {
     let mut leaks = Vec::new();
     let undeclared = links
         .iter()

@@ -1,7 +1,7 @@
 //! `deevnet.net.vrf_route_assert`: where tenant traffic really goes, asked of the kernel.
 //!
 //! The evaluation here runs against a [`Kernel`]: the node's (netlink and `/proc/sys`, in
-//! [`kernel`]) or recorded answers in tests. For each declared VRF it checks that the VRF
+//! [`node`]) or recorded answers in tests. For each declared VRF it checks that the VRF
 //! exists, that its own table has the expected default routes (Proxmox's `unreachable default
 //! metric 4278198272` catch-all is reported, never taken for a usable default), that its lookups
 //! cannot fall through to the main table, how each destination resolves for traffic in the VRF
@@ -10,19 +10,24 @@
 //! else was expected — and that the interfaces those routes leave by forward and accept
 //! asymmetric returns. The VRF named `default` is the main table. VRFs nobody declared are
 //! inspected for fall-through on request; [`settle`] re-checks until all pass or time is up.
+//!
+//! The options and the validated [`Request`] they make are in [`params`]; the
+//! kernel side answers with [`Failure`], the one error of the
+//! kernel side, so the binary's `main.rs` only chains the steps.
 
 pub mod connected;
 pub mod defaults;
 pub mod exits;
 pub mod fall_through;
-pub mod kernel;
 pub mod lookup;
-pub mod plan;
+pub mod node;
+pub mod params;
 pub mod settle;
 
 use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route};
+use deevnet_runtime::Failure;
 use fall_through::{LeakingVrf, NodeTables};
-use plan::{Plan, UndeclaredVrfs, VrfCheck};
+use params::{Request, UndeclaredVrfs, VrfCheck};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -32,16 +37,16 @@ pub use defaults::{DefaultRoute, VrfState};
 
 /// What the checks ask of the node.
 pub trait Kernel {
-    fn links(&mut self) -> anyhow::Result<Links>;
+    fn links(&mut self) -> Result<Links, Failure>;
     /// Every route of one table and family.
-    fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>>;
+    fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure>;
     /// `ip route get DESTINATION`, pinned to `oif` (the VRF device's ifindex; `None` for the
     /// default VRF).
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup>;
+    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure>;
     /// The interface's `net.ipv4|ipv6.conf.<dev>.forwarding`; `None` when it has none.
-    fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>>;
+    fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure>;
     /// `net.ipv4.conf.<dev>.rp_filter` (`dev` may be `all`); `None` when it has none.
-    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>>;
+    fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure>;
 }
 
 /// One check and its outcome (the module's `checks` return value).
@@ -109,15 +114,15 @@ impl Report {
 /// Runs every check of every declared VRF, then inspects the undeclared ones when asked. An
 /// error is a failure to ask the kernel (no answer, no permission) or a forbidden interface
 /// the node does not have, not a failed check.
-pub fn assert_vrfs(kernel: &mut impl Kernel, plan: &Plan) -> anyhow::Result<Report> {
+pub fn assert_vrfs(kernel: &mut impl Kernel, request: &Request) -> Result<Report, Failure> {
     let links = kernel.links()?;
     let mut main = NodeTables::default();
-    let mut report = Report::new(plan.undeclared_vrfs);
-    for check in &plan.vrfs {
+    let mut report = Report::new(request.undeclared_vrfs);
+    for check in &request.vrfs {
         assert_vrf(kernel, &links, &mut main, check, &mut report)?;
     }
-    if plan.undeclared_vrfs != UndeclaredVrfs::Ignore {
-        let declared: BTreeSet<&str> = plan.vrfs.iter().map(|c| c.name.as_str()).collect();
+    if request.undeclared_vrfs != UndeclaredVrfs::Ignore {
+        let declared: BTreeSet<&str> = request.vrfs.iter().map(|c| c.name.as_str()).collect();
         report.leaking_vrfs = fall_through::undeclared_leaks(kernel, &links, &mut main, &declared)?;
     }
     Ok(report)
@@ -145,7 +150,7 @@ fn assert_vrf(
     main: &mut NodeTables,
     check: &VrfCheck,
     report: &mut Report,
-) -> anyhow::Result<()> {
+) -> Result<(), Failure> {
     let view = if check.is_default_vrf() {
         report.checks.push(CheckResult {
             vrf: check.name.clone(),

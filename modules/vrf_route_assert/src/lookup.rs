@@ -1,7 +1,7 @@
 //! The lookup check: how one destination resolves for traffic in the VRF.
 
 use crate::connected::ConnectedPrefix;
-use crate::plan::LookupCheck;
+use crate::params::LookupCheck;
 use crate::{CheckResult, VrfView};
 use deevnet_runtime::netlink::{table_name, Family, Links, Lookup, RouteKind};
 use serde_json::{json, Map, Value};

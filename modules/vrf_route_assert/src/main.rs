@@ -6,8 +6,8 @@
 //! catch-all, so its lookups fell through to the main table and left by the management bridge.
 
 use deevnet_runtime::{Context, Failure, Module, Outcome};
-use vrf_route_assert::kernel::NodeKernel;
-use vrf_route_assert::plan::{plan, Params, UndeclaredVrfs, SPEC};
+use vrf_route_assert::node::NodeKernel;
+use vrf_route_assert::params::{Params, Request, UndeclaredVrfs, SPEC};
 use vrf_route_assert::settle::{settle, Settled, SystemClock};
 use vrf_route_assert::Report;
 
@@ -19,16 +19,16 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx: &mut Context, params: Params| {
-        let plan = plan(params).map_err(Failure::new)?;
-        if plan.vrfs.is_empty() && plan.undeclared_vrfs == UndeclaredVrfs::Ignore {
+        let request = Request::from_params(params)?;
+        if request.vrfs.is_empty() && request.undeclared_vrfs == UndeclaredVrfs::Ignore {
             ctx.warn("vrfs is empty: no VRF was checked");
         }
         let mut kernel = NodeKernel::connect()?;
-        let settled = settle(&mut kernel, &plan, &mut SystemClock::start())?;
+        let settled = settle(&mut kernel, &request, &mut SystemClock::start())?;
         for warning in settled.report.warnings() {
             ctx.warn(warning);
         }
-        finish(settled, plan.undeclared_vrfs)
+        finish(settled, request.undeclared_vrfs)
     })
 }
 
@@ -60,36 +60,26 @@ fn summary(report: &Report, undeclared_vrfs: UndeclaredVrfs) -> String {
 }
 
 fn finish(settled: Settled, undeclared_vrfs: UndeclaredVrfs) -> Result<Outcome, Failure> {
-    let Settled {
-        report,
-        attempts,
-        settled_after,
-    } = settled;
-    // Seconds, to the millisecond.
-    let settled_after = (settled_after.as_secs_f64() * 1000.0).round() / 1000.0;
-    let failures = report.failures();
+    let failures = settled.report.failures();
     if !failures.is_empty() {
-        return Err(Failure::new(failures.join("\n"))
+        let msg = failures.join("\n");
+        return Err(Failure::new(msg)
             .with("changed", false)
-            .with("vrfs", &report.vrfs)
-            .with("checks", &report.checks)
-            .with("leaking_vrfs", &report.leaking_vrfs)
-            .with("settled_after", settled_after)
-            .with("attempts", attempts));
+            .with_report(&settled));
     }
-    let mut msg = summary(&report, undeclared_vrfs);
-    if attempts > 1 {
-        msg.push_str(&format!(" after {settled_after} s ({attempts} attempts)"));
+    let mut msg = summary(&settled.report, undeclared_vrfs);
+    if settled.attempts > 1 {
+        msg.push_str(&format!(
+            " after {} s ({} attempts)",
+            settled.settled_after_seconds(),
+            settled.attempts
+        ));
     }
     let mut outcome = Outcome {
         changed: false,
         msg,
         ..Outcome::default()
     };
-    outcome.set("vrfs", &report.vrfs);
-    outcome.set("checks", &report.checks);
-    outcome.set("leaking_vrfs", &report.leaking_vrfs);
-    outcome.set("settled_after", settled_after);
-    outcome.set("attempts", attempts);
+    outcome.set_report(&settled);
     Ok(outcome)
 }

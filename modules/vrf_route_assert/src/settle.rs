@@ -2,8 +2,10 @@
 //! are re-run, with short sleeps, until all pass or the timeout has passed. Each attempt
 //! re-reads the kernel.
 
-use crate::plan::Plan;
+use crate::params::Request;
 use crate::{assert_vrfs, Kernel, Report};
+use deevnet_runtime::Failure;
+use serde::{Serialize, Serializer};
 use std::time::{Duration, Instant};
 
 /// The pause between two attempts (shorter when less time is left).
@@ -32,30 +34,49 @@ impl Clock for SystemClock {
     }
 }
 
-/// The last attempt's report, how many attempts were made and when the last one ended.
+/// The last attempt's report, how many attempts were made and when the last one ended: the
+/// module's result keys (RETURN), declared once for success and failure.
+#[derive(Serialize)]
 pub struct Settled {
+    #[serde(flatten)]
     pub report: Report,
     pub attempts: u32,
+    /// Reported in seconds, to the millisecond.
+    #[serde(serialize_with = "seconds_to_the_millisecond")]
     pub settled_after: Duration,
+}
+
+impl Settled {
+    /// `settled_after` as reported: seconds, to the millisecond.
+    pub fn settled_after_seconds(&self) -> f64 {
+        (self.settled_after.as_secs_f64() * 1000.0).round() / 1000.0
+    }
+}
+
+fn seconds_to_the_millisecond<S: Serializer>(
+    duration: &Duration,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64((duration.as_secs_f64() * 1000.0).round() / 1000.0)
 }
 
 pub fn settle(
     kernel: &mut impl Kernel,
-    plan: &Plan,
+    request: &Request,
     clock: &mut impl Clock,
-) -> anyhow::Result<Settled> {
+) -> Result<Settled, Failure> {
     let mut attempts = 0;
     loop {
         attempts += 1;
-        let report = assert_vrfs(kernel, plan)?;
+        let report = assert_vrfs(kernel, request)?;
         let elapsed = clock.elapsed();
-        if report.failures().is_empty() || elapsed >= plan.settle_timeout {
+        if report.failures().is_empty() || elapsed >= request.settle_timeout {
             return Ok(Settled {
                 report,
                 attempts,
                 settled_after: elapsed,
             });
         }
-        clock.sleep(RETRY_INTERVAL.min(plan.settle_timeout - elapsed));
+        clock.sleep(RETRY_INTERVAL.min(request.settle_timeout - elapsed));
     }
 }

@@ -3,8 +3,9 @@
 //! vmbr0 on 10.20.99.0/24, before and after each fault is fixed.
 
 use super::*;
-use crate::plan::{DefaultExpectation, LookupCheck, Plan, VrfCheck};
+use crate::params::{DefaultExpectation, LookupCheck, Request, VrfCheck};
 use deevnet_runtime::netlink::{Link, Refusal, RouteKind};
+use deevnet_runtime::Failure;
 use std::collections::HashMap;
 
 const VRF_INDEX: u32 = 10;
@@ -185,10 +186,10 @@ impl RecordedKernel {
 }
 
 impl Kernel for RecordedKernel {
-    fn links(&mut self) -> anyhow::Result<Links> {
+    fn links(&mut self) -> Result<Links, Failure> {
         Ok(Links::new(self.links.clone()))
     }
-    fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
+    fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure> {
         Ok(self
             .routes
             .iter()
@@ -196,18 +197,18 @@ impl Kernel for RecordedKernel {
             .cloned()
             .collect())
     }
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
+    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
         self.asked.push((destination, oif));
         self.lookups
             .get(&destination)
             .cloned()
-            .ok_or_else(|| anyhow::anyhow!("no recorded answer for {destination}"))
+            .ok_or_else(|| Failure::new(format!("no recorded answer for {destination}")))
     }
-    fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
+    fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
         assert_eq!(family, Family::V4, "{dev}: only IPv4 is recorded");
         Ok(self.forwarding.get(dev).cloned())
     }
-    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+    fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         Ok(self.rp_filter.get(dev).cloned())
     }
 }
@@ -247,7 +248,7 @@ fn mission_checks() -> Vec<VrfCheck> {
 }
 
 fn run(kernel: &mut RecordedKernel, checks: &[VrfCheck]) -> Report {
-    assert_vrfs(kernel, &Plan::of(checks.to_vec())).unwrap()
+    assert_vrfs(kernel, &Request::of(checks.to_vec())).unwrap()
 }
 
 #[test]
@@ -551,20 +552,20 @@ fn via_expectations_and_local_answers() {
 fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
     struct V6Kernel(RecordedKernel, Vec<(Family, String)>);
     impl Kernel for V6Kernel {
-        fn links(&mut self) -> anyhow::Result<Links> {
+        fn links(&mut self) -> Result<Links, Failure> {
             self.0.links()
         }
-        fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
+        fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure> {
             self.0.routes(family, table)
         }
-        fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
+        fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
             self.0.route_get(destination, oif)
         }
-        fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
+        fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
             self.1.push((family, dev.to_string()));
             Ok(Some("0".into()))
         }
-        fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+        fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
             self.0.rp_filter(dev)
         }
     }
@@ -588,7 +589,7 @@ fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
         forwarding: true,
         ..VrfCheck::new("vrf_tdemo")
     }];
-    let report = assert_vrfs(&mut kernel, &Plan::of(checks)).unwrap();
+    let report = assert_vrfs(&mut kernel, &Request::of(checks)).unwrap();
     assert_eq!(
         report.failures(),
         vec![
@@ -606,7 +607,7 @@ fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
 fn a_kernel_that_cannot_answer_fails_the_run_instead_of_passing() {
     let mut kernel = RecordedKernel::fixed();
     kernel.lookups.clear();
-    let error = assert_vrfs(&mut kernel, &Plan::of(mission_checks())).unwrap_err();
+    let error = assert_vrfs(&mut kernel, &Request::of(mission_checks())).unwrap_err();
     assert_eq!(error.to_string(), "no recorded answer for 10.20.99.5");
 }
 

@@ -38,7 +38,7 @@ fn interface_names_that_sysctl_d_cannot_hold_read_back_or_are_refused() {
 
 #[test]
 fn fuzz_smoke_spec_args_with_the_real_spec() {
-    let spec = &sysctl_forwarding::run::SPEC;
+    let spec = &sysctl_forwarding::SPEC;
     input::smoke(&fuzz_root(), "spec_args", input::case_count(3000), |data| {
         sysctl_d::typed_arguments(spec_args::check_args(
             "deevnet.net.sysctl_forwarding",

@@ -181,7 +181,7 @@ fn an_mtu_one_byte_short_on_one_hop_fails_that_hop() {
     assert_eq!(
         report.mtu.hops["vmbr1"],
         HopReport {
-            role: "zone bridge",
+            role: HopRole::ZoneBridge,
             mtu: Some(1495),
             required: 1496
         }
@@ -197,7 +197,7 @@ fn a_zone_mtu_the_uplink_does_not_allow_names_both_fixes() {
     let node = Node::healthy();
     let mut raw = raw();
     raw.zone_mtu = Some(1500);
-    let report = node.report(&Request::validate(&raw).unwrap());
+    let report = node.report(&Request::from_params(raw.clone()).unwrap());
     let zone = check(&report, "zone_mtu");
     assert!(!zone.ok);
     assert_eq!(zone.actual, "MTU 1500, which allows 1496");
@@ -206,7 +206,7 @@ fn a_zone_mtu_the_uplink_does_not_allow_names_both_fixes() {
     ));
     // Without zone_mtu the hops are held to what the uplink allows.
     raw.zone_mtu = None;
-    let report = node.report(&Request::validate(&raw).unwrap());
+    let report = node.report(&Request::from_params(raw).unwrap());
     assert_eq!(report.failed_names(), Vec::<&str>::new());
     assert!(!report.checks.iter().any(|c| c.name == "zone_mtu"));
     assert_eq!(report.mtu.zone_mtu, None);

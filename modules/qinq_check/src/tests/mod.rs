@@ -3,7 +3,7 @@
 //! the checks (that state, then broken one fault at a time), of the request and of the stack.
 
 mod checks;
-mod request;
+mod params;
 mod stack;
 
 use super::*;
@@ -132,6 +132,7 @@ impl Node {
                 ("qinq_b".to_string(), slave_state("mlx4_en")),
             ]),
             bridge_disable_ipv6: Some("1".into()),
+            configured_slaves: vec!["qinq_a".into(), "qinq_b".into()],
         };
         Node { links, observed }
     }
@@ -160,8 +161,8 @@ fn fdb(port: u32, mac: &str, vlan: Option<u16>, state: FdbState) -> FdbEntry {
     }
 }
 
-fn raw() -> RawRequest {
-    RawRequest {
+fn raw() -> Params {
+    Params {
         bond: "bond0".into(),
         uplink_vlan: 40,
         bridge: "vmbr1".into(),
@@ -169,11 +170,12 @@ fn raw() -> RawRequest {
         zone_mtu: Some(1496),
         trunk_interfaces: vec!["eno2".into()],
         peers: vec![(PEER_MAC.to_uppercase(), 201)],
+        ..Params::default()
     }
 }
 
 fn request() -> Request {
-    Request::validate(&raw()).unwrap()
+    Request::from_params(raw()).unwrap()
 }
 
 fn check<'a>(report: &'a Report, name: &str) -> &'a Check {

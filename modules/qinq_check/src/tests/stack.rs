@@ -5,10 +5,11 @@ use super::*;
 #[test]
 fn a_stack_that_is_not_there_is_refused() {
     let node = Node::healthy();
-    let resolve = |change: fn(&mut RawRequest)| {
+    let resolve = |change: fn(&mut Params)| {
         let mut raw = raw();
         change(&mut raw);
-        node.resolve(&Request::validate(&raw).unwrap()).unwrap_err()
+        node.resolve(&Request::from_params(raw).unwrap())
+            .unwrap_err()
     };
     assert_eq!(
         resolve(|r| r.bond = "qinq_a".into()),
@@ -39,7 +40,7 @@ fn a_max_mtu_of_zero_is_no_limit() {
     }
     let mut raw = raw();
     raw.zone_mtu = Some(9000);
-    assert!(node.resolve(&Request::validate(&raw).unwrap()).is_ok());
+    assert!(node.resolve(&Request::from_params(raw).unwrap()).is_ok());
 }
 
 #[test]

@@ -18,7 +18,7 @@ use deevnet_runtime::netlink::netlink_packet_route::neighbour::NeighbourMessage;
 use deevnet_runtime::netlink::{
     fdb_entry_from_message, link_from_message, port_vlans_from_message, BondRole, Links,
 };
-use qinq_check::{evaluate, Observed, RawRequest, Request, SlaveState, Stack};
+use qinq_check::{evaluate, Observed, Params, Request, SlaveState, Stack};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -49,7 +49,7 @@ struct Recorded {
 }
 
 fn request(peer_mac: &str) -> Request {
-    Request::validate(&RawRequest {
+    Request::from_params(Params {
         bond: "bond0".into(),
         uplink_vlan: 40,
         bridge: "vmbr1".into(),
@@ -57,6 +57,7 @@ fn request(peer_mac: &str) -> Request {
         zone_mtu: Some(1496),
         trunk_interfaces: vec![],
         peers: vec![(peer_mac.into(), 201)],
+        ..Params::default()
     })
     .unwrap()
 }
@@ -101,6 +102,7 @@ fn load(state: &str, request: &Request) -> Recorded {
             fdb,
             slaves,
             bridge_disable_ipv6: Some("1".into()),
+            ..Observed::default()
         },
     }
 }

@@ -127,3 +127,43 @@ fn lock_times_out_with_a_clear_message_and_links_share_the_lock() {
         "{err}"
     );
 }
+
+/// What a non-root user could have written is not read; root's file in root's folders is.
+#[test]
+fn read_trusted_refuses_what_another_user_could_have_written() {
+    if !nix::unistd::geteuid().is_root() {
+        return; // ownership can only be given away as root
+    }
+    let nobody = nix::unistd::Uid::from_raw(65534);
+    let top = tempfile::tempdir().unwrap();
+    let dir = top.path().join("network");
+    fs::create_dir(&dir).unwrap();
+    let file = dir.join("interfaces");
+    assert_eq!(read_trusted("interfaces_file", &file).unwrap(), None);
+    fs::write(&file, "auto lo\n").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+    assert_eq!(
+        read_trusted("interfaces_file", &file).unwrap().as_deref(),
+        Some("auto lo\n")
+    );
+    let refused = |why: &str| {
+        let msg = read_trusted("interfaces_file", &file)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "interfaces_file={} could have been written by another user than root ({why}",
+                file.display()
+            )),
+            "{msg}"
+        );
+    };
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o666)).unwrap();
+    refused("it is writable by its group or others (mode 0666)");
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
+    nix::unistd::chown(&file, Some(nobody), None).unwrap();
+    refused("it is owned by ");
+    nix::unistd::chown(&file, Some(nix::unistd::Uid::from_raw(0)), None).unwrap();
+    nix::unistd::chown(&dir, Some(nobody), None).unwrap();
+    refused(&format!("the folder {} is owned by ", dir.display()));
+}

@@ -285,3 +285,36 @@ fn an_empty_folder_or_homeless_path_fails_in_check_mode_as_in_the_real_run() {
     }
     assert!(fs::read_dir(dir.path()).unwrap().next().is_none());
 }
+
+/// Issue 29 item 9: a managed path systemd-sysctl never reads (no `.conf`, or hidden) was
+/// written and reported as the boot-time winner, while forwarding was lost at the next boot.
+/// Now: refused in check mode and in the real run, naming the parameter, the value and the
+/// rule, and nothing is written.
+#[test]
+fn a_path_systemd_sysctl_never_reads_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["90-deevnet-tenant-fabric", ".90-deevnet-tenant-fabric.conf"] {
+        let path = dir.path().join(name);
+        for check_mode in [true, false] {
+            let args = json!({"path": path, "sysctl_dirs": [dir.path()], "apply": false,
+                              "_ansible_check_mode": check_mode});
+            let result = run_for(BINARY, &args, Duration::from_secs(20)).unwrap();
+            assert_eq!(
+                result["failed"],
+                json!(true),
+                "{name} check_mode={check_mode}: {result}"
+            );
+            let msg = result["msg"].as_str().unwrap();
+            assert!(
+                msg.contains(&format!("path: '{}' is never read at boot", path.display()))
+                    && msg.contains("systemd-sysctl reads only *.conf files (not hidden ones) in /etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d")
+                    && msg.contains(&format!(
+                        "e.g. {}",
+                        dir.path().join("90-deevnet-tenant-fabric.conf").display()
+                    )),
+                "{name}: {msg}"
+            );
+        }
+    }
+    assert!(fs::read_dir(dir.path()).unwrap().next().is_none());
+}

@@ -2,8 +2,9 @@
 //! no_fall_through, forbidden_interfaces, undeclared_vrfs and settle_timeout.
 
 use super::*;
-use crate::plan::UndeclaredVrfs;
+use crate::params::UndeclaredVrfs;
 use crate::settle::{settle, Clock};
+use deevnet_runtime::Failure;
 use std::time::Duration;
 
 const NEW_VRF_INDEX: u32 = 20;
@@ -156,7 +157,7 @@ fn a_forbidden_interface_without_a_prefix_is_a_warning_and_an_unknown_one_an_err
              main table, so no lookup was generated for it"
         ]
     );
-    let error = assert_vrfs(&mut kernel, &Plan::of(forbidden(&["vmbr0", "vmbr9"]))).unwrap_err();
+    let error = assert_vrfs(&mut kernel, &Request::of(forbidden(&["vmbr0", "vmbr9"]))).unwrap_err();
     assert_eq!(
         error.to_string(),
         "vrfs[0].forbidden_interfaces[1]: 'vmbr9' is no interface on this node; give the \
@@ -178,10 +179,10 @@ fn with_new_vrf(routes: Vec<Route>) -> RecordedKernel {
     kernel
 }
 
-fn plan_with(undeclared_vrfs: UndeclaredVrfs) -> Plan {
-    Plan {
+fn plan_with(undeclared_vrfs: UndeclaredVrfs) -> Request {
+    Request {
         undeclared_vrfs,
-        ..Plan::of(mission_checks())
+        ..Request::of(mission_checks())
     }
 }
 
@@ -225,17 +226,17 @@ fn an_undeclared_vrf_with_a_catch_all_or_a_declared_one_is_no_leak() {
 
     // The declared VRF is not inspected again, even when it leaks.
     let mut kernel = RecordedKernel::faulty();
-    let plan = Plan {
+    let plan = Request {
         undeclared_vrfs: UndeclaredVrfs::Fail,
-        ..Plan::of(vec![VrfCheck::new("vrf_tdemo")])
+        ..Request::of(vec![VrfCheck::new("vrf_tdemo")])
     };
     let report = assert_vrfs(&mut kernel, &plan).unwrap();
     assert!(report.leaking_vrfs.is_empty());
 
     // With no VRF declared at all, every VRF of the node is inspected.
-    let plan = Plan {
+    let plan = Request {
         undeclared_vrfs: UndeclaredVrfs::Fail,
-        ..Plan::of(vec![])
+        ..Request::of(vec![])
     };
     let report = assert_vrfs(&mut kernel, &plan).unwrap();
     assert_eq!(report.leaking_vrfs.len(), 1);
@@ -290,7 +291,7 @@ struct ArrivingKernel {
 }
 
 impl Kernel for ArrivingKernel {
-    fn links(&mut self) -> anyhow::Result<Links> {
+    fn links(&mut self) -> Result<Links, Failure> {
         // One links dump per attempt.
         self.attempt += 1;
         if self.attempt == self.fixed_at {
@@ -298,25 +299,25 @@ impl Kernel for ArrivingKernel {
         }
         self.kernel.links()
     }
-    fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
+    fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure> {
         self.kernel.routes(family, table)
     }
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
+    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
         self.kernel.route_get(destination, oif)
     }
-    fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
+    fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
         self.kernel.forwarding(family, dev)
     }
-    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+    fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         self.kernel.rp_filter(dev)
     }
 }
 
 #[test]
 fn settle_retries_until_the_routes_arrive_or_the_timeout_passes() {
-    let plan = Plan {
+    let plan = Request {
         settle_timeout: Duration::from_secs(3),
-        ..Plan::of(mission_checks())
+        ..Request::of(mission_checks())
     };
     let mut kernel = ArrivingKernel {
         kernel: RecordedKernel::faulty(),
@@ -331,7 +332,7 @@ fn settle_retries_until_the_routes_arrive_or_the_timeout_passes() {
 
     // Never fixed: attempts every 500 ms, the last sleep cut to the time left, then the
     // findings of the last attempt stand.
-    let plan = Plan {
+    let plan = Request {
         settle_timeout: Duration::from_millis(1200),
         ..plan
     };
@@ -354,7 +355,7 @@ fn settle_retries_until_the_routes_arrive_or_the_timeout_passes() {
     let mut clock = FakeClock::default();
     let settled = settle(
         &mut RecordedKernel::faulty(),
-        &Plan::of(mission_checks()),
+        &Request::of(mission_checks()),
         &mut clock,
     )
     .unwrap();

@@ -9,10 +9,11 @@
 
 use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route};
 use deevnet_runtime::test_support::TestNamespace;
+use deevnet_runtime::Failure;
 use serde_json::{json, Value};
 use std::net::IpAddr;
-use vrf_route_assert::kernel::NodeKernel;
-use vrf_route_assert::plan::{DefaultExpectation, LookupCheck, Plan, VrfCheck};
+use vrf_route_assert::node::NodeKernel;
+use vrf_route_assert::params::{DefaultExpectation, LookupCheck, Request, VrfCheck};
 use vrf_route_assert::{assert_vrfs, Kernel, Report};
 
 const VRF_TABLE: u32 = 1001;
@@ -72,12 +73,12 @@ impl Namespace {
     /// Runs the checks in-process, on a thread that entered the namespace (setns is per thread
     /// and netlink sockets bind to the namespace they are created in).
     pub fn assert(&self, checks: Vec<VrfCheck>) -> Report {
-        self.assert_plan(Plan::of(checks)).unwrap()
+        self.assert_plan(Request::of(checks)).unwrap()
     }
 
     /// The plan, once, with the VRF devices `vrf_tdemo` (table 1001) and `extra_vrfs`
     /// emulated; an error is the run's error (a bad forbidden interface, no answer).
-    pub fn assert_plan(&self, plan: Plan) -> anyhow::Result<Report> {
+    pub fn assert_plan(&self, plan: Request) -> Result<Report, Failure> {
         let extra_vrfs = self.extra_vrfs.clone();
         self.enter(move || {
             let mut kernel = EmulatedVrf {
@@ -97,7 +98,7 @@ pub struct EmulatedVrf {
 }
 
 impl Kernel for EmulatedVrf {
-    fn links(&mut self) -> anyhow::Result<Links> {
+    fn links(&mut self) -> Result<Links, Failure> {
         let mut links: Vec<Link> = self.node.links()?.iter().cloned().collect();
         links.push(Link {
             index: EMULATED_VRF_INDEX,
@@ -117,10 +118,10 @@ impl Kernel for EmulatedVrf {
         }
         Ok(Links::new(links))
     }
-    fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
+    fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure> {
         self.node.routes(family, table)
     }
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
+    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
         assert!(
             oif.is_none() || oif == Some(EMULATED_VRF_INDEX),
             "lookups are pinned to vrf_tdemo, or made in the default VRF"
@@ -128,10 +129,10 @@ impl Kernel for EmulatedVrf {
         // The rule that stands in for the l3mdev rule steers the unpinned lookup.
         self.node.route_get(destination, None)
     }
-    fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
+    fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
         self.node.forwarding(family, dev)
     }
-    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
+    fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         self.node.rp_filter(dev)
     }
 }

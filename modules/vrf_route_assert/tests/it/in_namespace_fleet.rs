@@ -6,7 +6,7 @@
 use crate::in_namespace::{fix_routes, hv02, mission_checks, Namespace};
 use serde_json::{json, Value};
 use std::time::Duration;
-use vrf_route_assert::plan::{Plan, UndeclaredVrfs, VrfCheck};
+use vrf_route_assert::params::{Request, UndeclaredVrfs, VrfCheck};
 
 fn guarded() -> Vec<VrfCheck> {
     vec![VrfCheck {
@@ -66,7 +66,7 @@ fn no_fall_through_and_forbidden_interfaces_catch_the_leak_then_pass() {
 
     let mut unknown = guarded();
     unknown[0].forbidden_interfaces.push("vmbr9".into());
-    let error = ns.assert_plan(Plan::of(unknown)).unwrap_err();
+    let error = ns.assert_plan(Request::of(unknown)).unwrap_err();
     assert!(
         error
             .to_string()
@@ -80,9 +80,9 @@ fn an_undeclared_vrf_without_a_catch_all_is_reported_and_one_with_it_is_not() {
     let mut ns = hv02();
     ns.extra_vrfs = vec![("vrf_tnew".into(), 1002)];
     fix_routes(&ns);
-    let plan = || Plan {
+    let plan = || Request {
         undeclared_vrfs: UndeclaredVrfs::Fail,
-        ..Plan::of(vec![VrfCheck {
+        ..Request::of(vec![VrfCheck {
             forwarding: false,
             ..VrfCheck::new("vrf_tdemo")
         }])

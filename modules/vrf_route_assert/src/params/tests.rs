@@ -14,7 +14,7 @@ fn params() -> Params {
         default_dev: None,
         forwarding: None,
         no_fall_through: None,
-        undeclared_vrfs: "ignore".into(),
+        undeclared_vrfs: UndeclaredVrfs::Ignore,
         settle_timeout: 0,
     }
 }
@@ -46,7 +46,7 @@ fn entry(name: &str, lookups: Vec<LookupParams>) -> VrfParams {
 }
 
 fn checks_of(vrfs: Vec<VrfParams>) -> Result<Vec<VrfCheck>, String> {
-    plan(Params {
+    Request::from_params(Params {
         vrfs: Some(vrfs),
         ..params()
     })
@@ -63,7 +63,7 @@ fn ip(text: &str) -> IpAddr {
 
 #[test]
 fn the_short_form_is_one_vrf_with_one_lookup() {
-    let plan = plan(Params {
+    let plan = Request::from_params(Params {
         vrf: Some("vrf_tdemo".into()),
         dst: Some("10.20.99.5".into()),
         dev: Some("vmbr0.50".into()),
@@ -92,7 +92,7 @@ fn the_short_form_is_one_vrf_with_one_lookup() {
 
 #[test]
 fn short_form_errors_name_the_top_level_key() {
-    let error = plan(Params {
+    let error = Request::from_params(Params {
         vrf: Some("vrf_tdemo".into()),
         dst: Some("10.20.99.300".into()),
         ..params()
@@ -102,7 +102,7 @@ fn short_form_errors_name_the_top_level_key() {
         error.starts_with("dst: '10.20.99.300' is not an IP address;"),
         "{error}"
     );
-    let error = plan(Params {
+    let error = Request::from_params(Params {
         vrf: Some("vrf_tdemo_is_too_long".into()),
         ..params()
     })
@@ -111,7 +111,7 @@ fn short_form_errors_name_the_top_level_key() {
         error.starts_with("vrf: 'vrf_tdemo_is_too_long' is not a valid interface name"),
         "{error}"
     );
-    let error = plan(Params {
+    let error = Request::from_params(Params {
         vrf: Some("vrf_tdemo".into()),
         dev: Some("vmbr0.50".into()),
         ..params()
@@ -122,14 +122,16 @@ fn short_form_errors_name_the_top_level_key() {
 
 #[test]
 fn vrf_and_vrfs_together_or_neither_are_refused() {
-    let error = plan(Params {
+    let error = Request::from_params(Params {
         vrf: Some("a".into()),
         vrfs: Some(vec![]),
         ..params()
     })
     .unwrap_err();
     assert!(error.starts_with("vrf and vrfs are mutually exclusive"));
-    assert!(plan(params()).unwrap_err().starts_with("nothing to check"));
+    assert!(Request::from_params(params())
+        .unwrap_err()
+        .starts_with("nothing to check"));
     for key in ["dst", "no_fall_through"] {
         let mut given = Params {
             vrfs: Some(vec![entry("a", vec![])]),
@@ -139,7 +141,7 @@ fn vrf_and_vrfs_together_or_neither_are_refused() {
             "dst" => given.dst = Some("10.0.0.1".into()),
             _ => given.no_fall_through = Some(true),
         }
-        let error = plan(given).unwrap_err();
+        let error = Request::from_params(given).unwrap_err();
         let inside = if key == "dst" {
             "vrfs[].lookups[].dst"
         } else {
@@ -151,8 +153,8 @@ fn vrf_and_vrfs_together_or_neither_are_refused() {
 
 #[test]
 fn undeclared_vrfs_alone_inspects_the_node() {
-    let plan = plan(Params {
-        undeclared_vrfs: "fail".into(),
+    let plan = Request::from_params(Params {
+        undeclared_vrfs: UndeclaredVrfs::Fail,
         settle_timeout: 30,
         ..params()
     })
@@ -165,7 +167,7 @@ fn undeclared_vrfs_alone_inspects_the_node() {
 #[test]
 fn settle_timeout_out_of_range_is_refused() {
     for seconds in [-1, 601] {
-        let error = plan(Params {
+        let error = Request::from_params(Params {
             vrf: Some("a".into()),
             settle_timeout: seconds,
             ..params()
@@ -351,4 +353,23 @@ fn tables_by_name_or_number() {
         address("x", " fd00::1 "),
         Ok("fd00::1".parse::<IpAddr>().unwrap())
     );
+}
+
+/// `undeclared_vrfs` was a String whose `_ => Ignore` arm took any word for `ignore`; now the
+/// enum's words are the SPEC's choices and the only words it reads.
+#[test]
+fn undeclared_vrfs_reads_exactly_the_choices_the_spec_declares() {
+    let option = SPEC.iter().find(|o| o.name == "undeclared_vrfs").unwrap();
+    assert_eq!(option.choices, UndeclaredVrfs::CHOICES);
+    for word in UndeclaredVrfs::CHOICES {
+        let params: Params = serde_json::from_value(
+            serde_json::json!({"undeclared_vrfs": word, "settle_timeout": 0}),
+        )
+        .unwrap();
+        assert_eq!(params.undeclared_vrfs.as_str(), *word);
+    }
+    let typo = serde_json::from_value::<Params>(
+        serde_json::json!({"undeclared_vrfs": "fial", "settle_timeout": 0}),
+    );
+    assert!(typo.is_err(), "a typo must not read as ignore");
 }

@@ -1,5 +1,5 @@
-//! What the operator asked for: the module's options, declared once ([`SPEC`], [`Params`]), as
-//! they arrive ([`RawRequest`]) and, each checked on its own, the validated [`Request`].
+//! What the operator asked for: the module's options, declared once ([`SPEC`], [`Params`]), and,
+//! each checked on its own, the validated [`Request`] ([`Request::from_params`]).
 
 use crate::vlan_set::{self, VlanSet};
 use crate::{MIN_MTU, TAG_LEN};
@@ -7,6 +7,7 @@ use deevnet_runtime::ifname;
 use deevnet_runtime::spec::DefaultValue;
 use deevnet_runtime::{Kind, OptionSpec};
 use serde::{Deserialize, Deserializer};
+use std::path::PathBuf;
 
 static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
 static VLAN_RANGE: OptionSpec = OptionSpec::new("vlans", Kind::Str);
@@ -18,7 +19,7 @@ static PEER: OptionSpec = OptionSpec::new("peer", Kind::Dict(&PEER_OPTIONS));
 
 /// Every option of the module, in the order `--argument-spec` prints them; serde builds
 /// [`Params`] from the validated arguments.
-pub static SPEC: [OptionSpec; 8] = [
+pub static SPEC: [OptionSpec; 9] = [
     OptionSpec::new("bond", Kind::Str).required(),
     OptionSpec::new("uplink_vlan", Kind::Int).required(),
     OptionSpec::new("bridge", Kind::Str).required(),
@@ -28,15 +29,12 @@ pub static SPEC: [OptionSpec; 8] = [
         .default(DefaultValue::EmptyList),
     OptionSpec::new("peers", Kind::List(&PEER)).default(DefaultValue::EmptyList),
     OptionSpec::new("fix_txvlan", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("interfaces_file", Kind::Path)
+        .default(DefaultValue::Str(DEFAULT_INTERFACES_FILE)),
 ];
 
-/// The options: the request the checks read, and whether to fix txvlan.
-#[derive(Deserialize)]
-pub struct Params {
-    #[serde(flatten)]
-    pub request: RawRequest,
-    pub fix_txvlan: bool,
-}
+/// Where ifupdown2 (Proxmox VE's network configuration) keeps the bond's configured slaves.
+pub const DEFAULT_INTERFACES_FILE: &str = "/etc/network/interfaces";
 
 /// A far host whose MAC must be learned through the uplink in its own inner VLAN.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,12 +53,14 @@ pub struct Request {
     pub zone_mtu: Option<u32>,
     pub trunk_interfaces: Vec<String>,
     pub peers: Vec<Peer>,
+    pub fix_txvlan: bool,
+    pub interfaces_file: PathBuf,
 }
 
-/// The options as they arrive, before validation: deserialized from the module's parameters
-/// (after the argument spec's checks and defaults).
+/// The options as the argument spec validated them (types and defaults), before the checks
+/// types cannot make.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct RawRequest {
+pub struct Params {
     pub bond: String,
     pub uplink_vlan: i64,
     pub bridge: String,
@@ -70,6 +70,8 @@ pub struct RawRequest {
     /// (mac, vlan) of each `peers` entry.
     #[serde(deserialize_with = "mac_vlan_pairs")]
     pub peers: Vec<(String, i64)>,
+    pub fix_txvlan: bool,
+    pub interfaces_file: PathBuf,
 }
 
 /// `peers` entries (`{mac, vlan}`) as (mac, vlan) pairs.
@@ -87,14 +89,14 @@ fn mac_vlan_pairs<'de, D: Deserializer<'de>>(
 
 impl Request {
     /// Checks every option on its own; the error names the option, the value and the fix.
-    pub fn validate(raw: &RawRequest) -> Result<Request, String> {
-        ifname::validate("bond", &raw.bond)?;
-        ifname::validate("bridge", &raw.bridge)?;
-        for name in &raw.trunk_interfaces {
+    pub fn from_params(params: Params) -> Result<Request, String> {
+        ifname::validate("bond", &params.bond)?;
+        ifname::validate("bridge", &params.bridge)?;
+        for name in &params.trunk_interfaces {
             ifname::validate("trunk_interfaces", name)?;
         }
-        let uplink_vlan = vlan_id("uplink_vlan", raw.uplink_vlan)?;
-        let vlans = VlanSet::parse("vlans", &raw.vlans)?;
+        let uplink_vlan = vlan_id("uplink_vlan", params.uplink_vlan)?;
+        let vlans = VlanSet::parse("vlans", &params.vlans)?;
         // The outer VLAN among the inner ones is legal (the tags live on different layers),
         // but a zone of nothing but the outer VLAN is a slip.
         if vlans.len() == 1 && vlans.contains(uplink_vlan) {
@@ -102,7 +104,7 @@ impl Request {
                 "vlans: {vlans} is the outer VLAN (uplink_vlan={uplink_vlan}) itself; give the zone's inner VLANs, e.g. \"199-299\""
             ));
         }
-        let zone_mtu = match raw.zone_mtu {
+        let zone_mtu = match params.zone_mtu {
             None => None,
             Some(mtu) if (i64::from(MIN_MTU)..=65535 - i64::from(TAG_LEN)).contains(&mtu) => {
                 Some(mtu as u32)
@@ -114,21 +116,23 @@ impl Request {
                 ))
             }
         };
-        let mut peers = Vec::with_capacity(raw.peers.len());
-        for (i, (mac, vlan)) in raw.peers.iter().enumerate() {
+        let mut peers = Vec::with_capacity(params.peers.len());
+        for (i, (mac, vlan)) in params.peers.iter().enumerate() {
             peers.push(Peer {
                 mac: normalise_mac(&format!("peers[{i}].mac"), mac)?,
                 vlan: vlan_id(&format!("peers[{i}].vlan"), *vlan)?,
             });
         }
         Ok(Request {
-            bond: raw.bond.clone(),
+            bond: params.bond,
             uplink_vlan,
-            bridge: raw.bridge.clone(),
+            bridge: params.bridge,
             vlans,
             zone_mtu,
-            trunk_interfaces: raw.trunk_interfaces.clone(),
+            trunk_interfaces: params.trunk_interfaces,
             peers,
+            fix_txvlan: params.fix_txvlan,
+            interfaces_file: params.interfaces_file,
         })
     }
 }

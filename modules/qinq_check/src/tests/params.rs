@@ -3,7 +3,7 @@
 use super::*;
 
 /// A change to the options, and the start of the message it must give.
-type BadCase = (fn(&mut RawRequest), &'static str);
+type BadCase = (fn(&mut Params), &'static str);
 
 #[test]
 fn bad_options_name_the_option_the_value_and_the_fix() {
@@ -60,7 +60,7 @@ fn bad_options_name_the_option_the_value_and_the_fix() {
     for (change, expected) in cases {
         let mut raw = raw();
         change(&mut raw);
-        let error = Request::validate(&raw).unwrap_err();
+        let error = Request::from_params(raw).unwrap_err();
         assert!(error.starts_with(expected), "{expected}\n  got: {error}");
     }
     assert_eq!(
@@ -73,7 +73,7 @@ fn bad_options_name_the_option_the_value_and_the_fix() {
     let mut dashes = raw();
     dashes.peers = vec![("02-00-00-00-02-0A".into(), 201)];
     assert_eq!(
-        Request::validate(&dashes).unwrap().peers[0].mac,
+        Request::from_params(dashes).unwrap().peers[0].mac,
         "02:00:00:00:02:0a"
     );
 }

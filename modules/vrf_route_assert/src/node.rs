@@ -3,6 +3,7 @@
 use crate::Kernel;
 use deevnet_runtime::netlink::{Family, Links, Lookup, Netlink, NetlinkError, Route};
 use deevnet_runtime::sysctl::SysctlKey;
+use deevnet_runtime::Failure;
 use std::net::IpAddr;
 
 pub struct NodeKernel {
@@ -19,27 +20,27 @@ impl NodeKernel {
 }
 
 impl Kernel for NodeKernel {
-    fn links(&mut self) -> anyhow::Result<Links> {
+    fn links(&mut self) -> Result<Links, Failure> {
         Ok(self.netlink.links()?)
     }
 
-    fn routes(&mut self, family: Family, table: u32) -> anyhow::Result<Vec<Route>> {
+    fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure> {
         Ok(self.netlink.routes(family, table)?)
     }
 
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> anyhow::Result<Lookup> {
+    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
         Ok(self.netlink.route_get(destination, oif)?)
     }
 
-    fn forwarding(&mut self, family: Family, dev: &str) -> anyhow::Result<Option<String>> {
+    fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
         let key = match family {
             Family::V4 => SysctlKey::ipv4_conf(dev, "forwarding"),
             Family::V6 => SysctlKey::ipv6_conf(dev, "forwarding"),
         };
-        key.read()
+        Ok(key.read()?)
     }
 
-    fn rp_filter(&mut self, dev: &str) -> anyhow::Result<Option<String>> {
-        SysctlKey::ipv4_conf(dev, "rp_filter").read()
+    fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
+        Ok(SysctlKey::ipv4_conf(dev, "rp_filter").read()?)
     }
 }

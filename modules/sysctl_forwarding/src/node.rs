@@ -1,86 +1,14 @@
-//! One run of `sysctl_forwarding`, apart from the binary's protocol: the typed parameters and
-//! the checks types cannot make, the plan (the file's desired text, the boot-time winner of
-//! every managed key, the runtime values to set), and the result's reports and summary.
+//! The node's side of one run: the sysctl.d files and `/proc/sys` values read to make the
+//! [`Plan`] (the file's desired text, the boot-time winner of every managed key, the runtime
+//! values to set), and the runtime values read back for the result. `main.rs` writes.
 
-use crate::boot::{self, BootSetting, DEFAULT_SEARCH_DIRS};
+use crate::boot::{self, BootSetting};
 use crate::managed_file::{self, Setting};
-use deevnet_runtime::file_policy;
-use deevnet_runtime::spec::DefaultValue;
+use crate::params::{BootConflict, Options, State};
+use crate::report::BeforeAfter;
 use deevnet_runtime::sysctl::SysctlKey;
-use deevnet_runtime::{Context, Failure, Kind, OptionSpec};
-use serde::{Deserialize, Serialize};
+use deevnet_runtime::{Context, Failure};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
-static SEARCH_DIR: OptionSpec = OptionSpec::new("folder", Kind::Path);
-static RP_FILTER_MODE: OptionSpec = OptionSpec::new("mode", Kind::Int).choices(&["0", "1", "2"]);
-
-/// Every option of the module, in the order `--argument-spec` prints them; serde builds
-/// [`Params`] from the validated arguments.
-pub static SPEC: [OptionSpec; 12] = [
-    OptionSpec::new("path", Kind::Path).default(DefaultValue::Str(
-        "/etc/sysctl.d/90-deevnet-tenant-fabric.conf",
-    )),
-    OptionSpec::new("state", Kind::Str)
-        .choices(&["present", "absent"])
-        .default(DefaultValue::Str("present")),
-    OptionSpec::new("ipv6", Kind::Bool).default(DefaultValue::Bool(false)),
-    // What the IPv6 warning tells the operator to set: a role passes its own variable's name.
-    OptionSpec::new("ipv6_switch_name", Kind::Str).default(DefaultValue::Str("ipv6")),
-    OptionSpec::new("interfaces", Kind::List(&INTERFACE_NAME))
-        .default(DefaultValue::EmptyList)
-        .aliases(&["interface"]),
-    OptionSpec::new("rp_filter", Kind::Map(&RP_FILTER_MODE)).default(DefaultValue::EmptyMap),
-    OptionSpec::new("apply", Kind::Bool).default(DefaultValue::Bool(true)),
-    file_policy::BACKUP,
-    OptionSpec::new("boot_conflict", Kind::Str)
-        .choices(&["fail", "warn"])
-        .default(DefaultValue::Str("fail")),
-    OptionSpec::new("sysctl_dirs", Kind::List(&SEARCH_DIR))
-        .default(DefaultValue::StrList(DEFAULT_SEARCH_DIRS)),
-    file_policy::LOCK_TIMEOUT,
-    file_policy::FOLLOW_UNTRUSTED_LINKS,
-];
-
-#[derive(Deserialize, PartialEq, Eq, Clone, Copy, Debug)]
-#[serde(rename_all = "lowercase")]
-pub enum State {
-    Present,
-    Absent,
-}
-
-/// What a different value winning at boot does: fail the task, or only warn.
-#[derive(Deserialize, PartialEq, Eq, Clone, Copy, Debug)]
-#[serde(rename_all = "lowercase")]
-pub enum BootConflict {
-    Fail,
-    Warn,
-}
-
-/// The module's parameters, as the argument spec validated them.
-#[derive(Deserialize)]
-pub struct Params {
-    pub path: PathBuf,
-    pub state: State,
-    pub ipv6: bool,
-    pub ipv6_switch_name: String,
-    pub interfaces: Vec<String>,
-    pub rp_filter: BTreeMap<String, u8>,
-    pub apply: bool,
-    pub backup: bool,
-    pub boot_conflict: BootConflict,
-    pub sysctl_dirs: Vec<PathBuf>,
-    pub lock_timeout: i64,
-    pub follow_untrusted_links: bool,
-}
-
-/// A runtime value before and after the run.
-#[derive(Serialize, Clone, Debug)]
-pub struct BeforeAfter {
-    pub before: Option<String>,
-    pub after: Option<String>,
-}
 
 /// A runtime key this run may set.
 pub struct RuntimeTarget {
@@ -108,30 +36,21 @@ impl Plan {
     }
 }
 
-/// Interface names reach `/proc/sys` paths: check them by the kernel's rules first.
-pub fn validate_names(params: &Params) -> Result<(), Failure> {
-    for name in &params.interfaces {
-        managed_file::check_interface_name("interfaces", name).map_err(Failure::new)?;
-    }
-    for name in params.rp_filter.keys() {
-        managed_file::check_interface_name("rp_filter", name).map_err(Failure::new)?;
-    }
-    file_policy::lock_timeout(params.lock_timeout).map_err(Failure::from)?;
-    Ok(())
-}
-
 /// The desired file, its boot-time precedence and the runtime values to set. Fails on a boot
 /// conflict (unless boot_conflict=warn) or a missing interface, before anything changes.
-pub fn plan(ctx: &mut Context, params: &Params) -> Result<Plan, Failure> {
+pub fn plan(ctx: &mut Context, options: &Options) -> Result<Plan, Failure> {
     let settings =
-        managed_file::desired_settings(params.ipv6, &params.interfaces, &params.rp_filter);
-    let after_file = match params.state {
-        State::Present => Some(managed_file::render(&settings)),
+        managed_file::desired_settings(options.ipv6, &options.interfaces, &options.rp_filter);
+    let after_file = match options.state {
+        State::Present => {
+            boot::check_read_at_boot("path", &options.path)?;
+            Some(managed_file::render(&settings))
+        }
         State::Absent => None,
     };
-    let boot = boot_settings(ctx, params, &settings, after_file.as_deref())?;
-    let targets = match params.state {
-        State::Present => runtime_targets(params, &settings)?,
+    let boot = boot_settings(ctx, options, &settings, after_file.as_deref())?;
+    let targets = match options.state {
+        State::Present => runtime_targets(options, &settings)?,
         State::Absent => Vec::new(),
     };
     Ok(Plan {
@@ -145,17 +64,17 @@ pub fn plan(ctx: &mut Context, params: &Params) -> Result<Plan, Failure> {
 /// winning at boot fails the task (or warns, with boot_conflict=warn) before anything changes.
 fn boot_settings(
     ctx: &mut Context,
-    params: &Params,
+    options: &Options,
     settings: &[Setting],
     after_file: Option<&str>,
 ) -> Result<BTreeMap<String, BootSetting>, Failure> {
-    if params.state == State::Absent {
+    if options.state == State::Absent {
         return Ok(BTreeMap::new());
     }
     let (files, unread) = boot::config_files(
-        &params.sysctl_dirs,
-        (&params.path, after_file),
-        params.follow_untrusted_links,
+        &options.sysctl_dirs,
+        (&options.path, after_file),
+        options.follow_untrusted_links,
     );
     for problem in unread {
         ctx.warn(format!(
@@ -171,7 +90,7 @@ fn boot_settings(
                 (None, _) => format!(
                     "{} is set by no file that systemd-sysctl reads (is path={} inside sysctl_dirs?)",
                     setting.key,
-                    params.path.display()
+                    options.path.display()
                 ),
                 (Some(file), Some(value)) => format!(
                     "{} = {value} from {}:{} wins at boot over {} from {}",
@@ -179,14 +98,14 @@ fn boot_settings(
                     file.display(),
                     winner.line.unwrap_or(0),
                     setting.value,
-                    params.path.display()
+                    options.path.display()
                 ),
                 (Some(file), None) => format!(
                     "{} is excluded at {}:{}, so {} never applies it at boot",
                     setting.key,
                     file.display(),
                     winner.line.unwrap_or(0),
-                    params.path.display()
+                    options.path.display()
                 ),
             });
         }
@@ -199,7 +118,7 @@ fn boot_settings(
         "at boot another file would undo this module: {}. Remove or change that file, give path a name that sorts after it, or set boot_conflict=warn",
         conflicts.join("; ")
     );
-    match params.boot_conflict {
+    match options.boot_conflict {
         BootConflict::Warn => {
             ctx.warn(message);
             Ok(report)
@@ -210,7 +129,7 @@ fn boot_settings(
 
 /// Every runtime key this run manages, with its current value. A missing interface fails here,
 /// before anything changes.
-fn runtime_targets(params: &Params, settings: &[Setting]) -> Result<Vec<RuntimeTarget>, Failure> {
+fn runtime_targets(options: &Options, settings: &[Setting]) -> Result<Vec<RuntimeTarget>, Failure> {
     // The parameter that named a per-interface key, for the message when it is missing.
     let keys: Vec<(SysctlKey, String, &str)> = settings
         .iter()
@@ -227,7 +146,7 @@ fn runtime_targets(params: &Params, settings: &[Setting]) -> Result<Vec<RuntimeT
     let mut targets = Vec::with_capacity(keys.len());
     for (key, desired, parameter) in keys {
         let before = key.read()?;
-        if before.is_none() && params.apply {
+        if before.is_none() && options.apply {
             let interface = &key.components()[3];
             let why = if managed_file::is_global_conf(interface) {
                 format!("{key} does not exist on this kernel (is IPv6 disabled?); set ipv6=false or apply=false")
@@ -237,9 +156,9 @@ fn runtime_targets(params: &Params, settings: &[Setting]) -> Result<Vec<RuntimeT
                     key.proc_path().parent().map(|p| p.display().to_string()).unwrap_or_default()
                 )
             };
-            return Err(Failure::new(why));
+            return Err(why.into());
         }
-        let apply = params.apply && before.as_deref() != Some(desired.as_str());
+        let apply = options.apply && before.as_deref() != Some(desired.as_str());
         targets.push(RuntimeTarget {
             key,
             desired,
@@ -253,7 +172,7 @@ fn runtime_targets(params: &Params, settings: &[Setting]) -> Result<Vec<RuntimeT
 /// `runtime`: each managed key before and after; with ipv6=false, IPv6 forwarding as observed.
 pub fn runtime_report(
     ctx: &mut Context,
-    params: &Params,
+    options: &Options,
     targets: &[RuntimeTarget],
 ) -> Result<BTreeMap<String, BeforeAfter>, Failure> {
     let mut report = BTreeMap::new();
@@ -275,13 +194,13 @@ pub fn runtime_report(
             },
         );
     }
-    if !params.ipv6 {
+    if !options.ipv6 {
         let key = SysctlKey::ipv6_conf("all", "forwarding");
         let value = key.read()?;
         if value.as_deref() == Some("1") {
             ctx.warn(format!(
                 "IPv6 forwarding is on ({key} = 1) though {switch} is off: IPv6 is routed with no policy from this module; set {switch}=true to manage it, or turn it off",
-                switch = params.ipv6_switch_name
+                switch = options.ipv6_switch_name
             ));
         }
         report.insert(
@@ -292,8 +211,8 @@ pub fn runtime_report(
             },
         );
     }
-    if let Some(all) = params.rp_filter.get("all") {
-        for (name, mode) in &params.rp_filter {
+    if let Some(all) = options.rp_filter.get("all") {
+        for (name, mode) in &options.rp_filter {
             if !managed_file::is_global_conf(name) && mode < all {
                 ctx.warn(format!(
                     "rp_filter: {name}={mode} has no effect while all={all}: the kernel applies the larger of the two; lower rp_filter.all as well"
@@ -302,32 +221,4 @@ pub fn runtime_report(
         }
     }
     Ok(report)
-}
-
-/// `interfaces`: each listed interface's IPv4 forwarding before and after.
-pub fn interfaces_report(
-    params: &Params,
-    runtime: &BTreeMap<String, BeforeAfter>,
-) -> BTreeMap<String, BeforeAfter> {
-    params
-        .interfaces
-        .iter()
-        .filter_map(|name| {
-            let key = SysctlKey::ipv4_conf(name, "forwarding").to_string();
-            runtime
-                .get(&key)
-                .map(|values| (name.clone(), values.clone()))
-        })
-        .collect()
-}
-
-/// `msg`: what happened to the file and how many runtime values were set.
-pub fn summary(params: &Params, file_changed: bool, applied: usize, check_mode: bool) -> String {
-    let would = if check_mode { "would be " } else { "" };
-    let file = match (file_changed, params.state) {
-        (false, _) => format!("{} unchanged", params.path.display()),
-        (true, State::Present) => format!("{} {would}written", params.path.display()),
-        (true, State::Absent) => format!("{} {would}removed", params.path.display()),
-    };
-    format!("{file}; {applied} runtime value(s) {would}set")
 }

@@ -1,11 +1,12 @@
-//! From the task's validated arguments to the checks to run: addresses parsed, interface names
-//! checked, the short form (`vrf`, `dst`, … at the top level) turned into one VRF entry. Every
-//! error names the parameter's location, the value and the fix.
+//! What the operator asked for: the module's options, declared once ([`SPEC`], [`Params`]),
+//! and the checks to run, the validated [`Request`] ([`Request::from_params`]): addresses
+//! parsed, interface names checked, the short form (`vrf`, `dst`, … at the top level) turned
+//! into one VRF entry. Every error names the parameter's location, the value and the fix.
 
 use deevnet_runtime::ifname;
 use deevnet_runtime::netlink::Family;
 use deevnet_runtime::spec::DefaultValue;
-use deevnet_runtime::{Kind, OptionSpec};
+use deevnet_runtime::{choices, Kind, OptionSpec};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::net::IpAddr;
@@ -63,7 +64,7 @@ pub static SPEC: [OptionSpec; 14] = [
     OptionSpec::new("forwarding", Kind::Bool),
     OptionSpec::new("no_fall_through", Kind::Bool),
     OptionSpec::new("undeclared_vrfs", Kind::Str)
-        .choices(&["fail", "warn", "ignore"])
+        .choices(UndeclaredVrfs::CHOICES)
         .default(DefaultValue::Str("ignore")),
     OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
 ];
@@ -83,7 +84,7 @@ pub struct Params {
     pub default_dev: Option<String>,
     pub forwarding: Option<bool>,
     pub no_fall_through: Option<bool>,
-    pub undeclared_vrfs: String,
+    pub undeclared_vrfs: UndeclaredVrfs,
     pub settle_timeout: i64,
 }
 
@@ -111,19 +112,19 @@ pub struct LookupParams {
     pub reachable: Option<bool>,
 }
 
-/// Everything the task asks for.
+/// Everything the task asks for: the validated request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plan {
+pub struct Request {
     pub vrfs: Vec<VrfCheck>,
     pub undeclared_vrfs: UndeclaredVrfs,
     /// How long to re-check before the findings stand (zero: check once).
     pub settle_timeout: Duration,
 }
 
-impl Plan {
+impl Request {
     /// These checks, once, with the VRFs nobody declared left alone.
     pub fn of(vrfs: Vec<VrfCheck>) -> Self {
-        Plan {
+        Request {
             vrfs,
             undeclared_vrfs: UndeclaredVrfs::Ignore,
             settle_timeout: Duration::ZERO,
@@ -131,12 +132,10 @@ impl Plan {
     }
 }
 
-/// What to do about a VRF of the node that `vrfs` does not list and whose lookups fall through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UndeclaredVrfs {
-    Fail,
-    Warn,
-    Ignore,
+choices! {
+    /// `undeclared_vrfs`: what to do about a VRF of the node that `vrfs` does not list and
+    /// whose lookups fall through.
+    pub enum UndeclaredVrfs { Fail = "fail", Warn = "warn", Ignore = "ignore" }
 }
 
 /// What must hold in one VRF.
@@ -229,20 +228,18 @@ impl LookupCheck {
     }
 }
 
-/// The checks the arguments ask for, or the message that says what to fix.
-pub fn plan(params: Params) -> Result<Plan, String> {
-    let settle_timeout = settle_timeout(params.settle_timeout)?;
-    let undeclared_vrfs = match params.undeclared_vrfs.as_str() {
-        "fail" => UndeclaredVrfs::Fail,
-        "warn" => UndeclaredVrfs::Warn,
-        _ => UndeclaredVrfs::Ignore,
-    };
-    let vrfs = vrf_checks(params)?;
-    Ok(Plan {
-        vrfs,
-        undeclared_vrfs,
-        settle_timeout,
-    })
+impl Request {
+    /// The checks the arguments ask for, or the message that says what to fix.
+    pub fn from_params(params: Params) -> Result<Request, String> {
+        let settle_timeout = settle_timeout(params.settle_timeout)?;
+        let undeclared_vrfs = params.undeclared_vrfs;
+        let vrfs = vrf_checks(params)?;
+        Ok(Request {
+            vrfs,
+            undeclared_vrfs,
+            settle_timeout,
+        })
+    }
 }
 
 fn settle_timeout(seconds: i64) -> Result<Duration, String> {
@@ -265,7 +262,7 @@ fn vrf_checks(params: Params) -> Result<Vec<VrfCheck>, String> {
                 .into(),
         ),
         // Only the node-wide inspection: every VRF is undeclared.
-        (false, false) if params.undeclared_vrfs != "ignore" => Ok(Vec::new()),
+        (false, false) if params.undeclared_vrfs != UndeclaredVrfs::Ignore => Ok(Vec::new()),
         (false, false) => Err(
             "nothing to check: give vrfs (a list of VRFs, each with name and its checks), vrf \
              (one VRF, the short form: vrf=vrf_tdemo dst=10.20.99.5 dev=vmbr0.50) or \
