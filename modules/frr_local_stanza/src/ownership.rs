@@ -543,6 +543,8 @@ pub struct Ownership {
     during: Option<Record>,
     /// Written after the file (or alone): the new claims.
     after: Option<Record>,
+    /// The record's text as read, for the diff.
+    read: String,
 }
 
 impl Ownership {
@@ -568,6 +570,7 @@ impl Ownership {
         let key = file.key.display().to_string();
         let resolved = record.record.resolve(&key, text);
         Ok(Ownership {
+            read: record.text.clone(),
             record,
             file: key,
             owner: owner.to_string(),
@@ -608,7 +611,8 @@ impl Ownership {
         Ok(())
     }
 
-    /// Whether the run changes the record (what it holds once the run is over).
+    /// Whether the run changes the record (what it holds once the run is over). Asked
+    /// before the writes.
     pub fn changes(&self) -> bool {
         self.after.as_ref().is_some_and(|a| self.record.differs(a))
     }
@@ -616,7 +620,7 @@ impl Ownership {
     /// The record's text before and after the run, for the diff.
     pub fn diff(&self) -> (String, String) {
         let after = self.after.as_ref().map(Record::render).unwrap_or_default();
-        (self.record.text.clone(), after)
+        (self.read.clone(), after)
     }
 
     /// Step 1 of a run that writes the file: the record with the earlier claims, and the new

@@ -20,6 +20,7 @@ mod spec_args;
 
 mod module;
 mod ownership;
+mod ownership_hostile;
 mod robustness;
 mod robustness_concurrency;
 mod robustness_crash;
