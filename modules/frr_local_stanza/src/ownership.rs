@@ -32,7 +32,7 @@ use std::path::Path;
 use std::time::Duration;
 
 mod record_file;
-pub use record_file::{RecordFile, MAX_RECORD_BYTES};
+pub use record_file::{RecordFile, Rendered, MAX_RECORD_BYTES};
 
 /// What one owner added to one stanza.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -339,30 +339,44 @@ fn whole(stanza: &Stanza) -> Entry {
 /// file already had and the owner did not hold stays the operator's, so it is never taken
 /// back (item 3 of issue 29: declaring the operator's stanza once must not adopt it).
 pub fn claims(before: &str, stanzas: &[Stanza], held: &[Entry]) -> Vec<Entry> {
-    let file = parse::parse(before);
-    let mut in_file: HashMap<String, InFile> = HashMap::new();
-    for item in &file.items {
-        if let parse::Item::Stanza(context) = item {
-            count_step();
-            in_file
-                .entry(grammar::stanza_identity(&context.header))
-                .or_default()
-                .add(context);
-        }
-    }
     let held: HashMap<String, &Entry> = held
         .iter()
         .map(|e| (grammar::stanza_identity(&e.header), e))
         .collect();
-    stanzas
+    let declared: Vec<(&Stanza, Option<&Entry>)> = stanzas
         .iter()
         .filter(|s| s.state == State::Present)
-        .filter_map(|s| {
+        .map(|s| (s, held.get(&grammar::stanza_identity(&s.header)).copied()))
+        .collect();
+    // The file before the run is read only for stanzas the owner did not hold whole (on a
+    // steady run, none: the run's cost stays that of the run without owner).
+    let mut in_file: HashMap<String, InFile> = HashMap::new();
+    if declared.iter().any(|(s, held)| !holds_whole(s, *held)) {
+        for item in &parse::parse(before).items {
+            if let parse::Item::Stanza(context) = item {
+                count_step();
+                in_file
+                    .entry(grammar::stanza_identity(&context.header))
+                    .or_default()
+                    .add(context);
+            }
+        }
+    }
+    declared
+        .into_iter()
+        .filter_map(|(s, held)| {
             count_step();
-            let identity = grammar::stanza_identity(&s.header);
-            claim(s, in_file.get(&identity), held.get(&identity).copied())
+            if holds_whole(s, held) {
+                return Some(whole(s));
+            }
+            claim(s, in_file.get(&grammar::stanza_identity(&s.header)), held)
         })
         .collect()
+}
+
+/// An `exact` stanza the owner held whole stays its whole.
+fn holds_whole(stanza: &Stanza, held: Option<&Entry>) -> bool {
+    stanza.mode == Mode::Exact && held.is_some_and(|e| e.mode == Mode::Exact)
 }
 
 /// One stanza's claim, from what the file had (`in_file`) and what the owner held.
@@ -370,10 +384,10 @@ fn claim(stanza: &Stanza, in_file: Option<&InFile>, held: Option<&Entry>) -> Opt
     let Some(in_file) = in_file else {
         return Some(whole(stanza)); // added by this run
     };
-    let held_whole = held.is_some_and(|e| e.mode == Mode::Exact);
-    if held_whole && stanza.mode == Mode::Exact {
+    if holds_whole(stanza, held) {
         return Some(whole(stanza));
     }
+    let held_whole = held.is_some_and(|e| e.mode == Mode::Exact);
     let held_lines: HashSet<&str> = held
         .map(|e| e.lines.iter().map(String::as_str).collect())
         .unwrap_or_default();
@@ -540,9 +554,9 @@ pub struct Ownership {
     /// The record with the file's writes under way settled against the file.
     resolved: Record,
     /// Written before the file: the earlier claims, the new ones pending on the write.
-    during: Option<Record>,
+    during: Option<Rendered>,
     /// Written after the file (or alone): the new claims.
-    after: Option<Record>,
+    after: Option<Rendered>,
     /// The record's text as read, for the diff.
     read: String,
 }
@@ -600,13 +614,20 @@ impl Ownership {
                 .with_pending(&self.file, &self.owner, before, after, claims.clone())
         });
         let settled = self.resolved.with_claims(&self.file, &self.owner, claims);
+        let during = during
+            .or_else(|| (before != after).then(|| self.resolved.clone()))
+            .map(|r| Rendered::of(&r));
+        let settled = Rendered::of(&settled);
         for record in during.iter().chain([&settled]) {
-            let bytes = record.render().len();
-            if bytes > MAX_RECORD_BYTES {
-                return Err(too_large(&self.record.shown(), bytes, "would grow to"));
+            if record.text.len() > MAX_RECORD_BYTES {
+                return Err(too_large(
+                    &self.record.shown(),
+                    record.text.len(),
+                    "would grow to",
+                ));
             }
         }
-        self.during = during.or_else(|| (before != after).then(|| self.resolved.clone()));
+        self.during = during;
         self.after = Some(settled);
         Ok(())
     }
@@ -619,7 +640,11 @@ impl Ownership {
 
     /// The record's text before and after the run, for the diff.
     pub fn diff(&self) -> (String, String) {
-        let after = self.after.as_ref().map(Record::render).unwrap_or_default();
+        let after = self
+            .after
+            .as_ref()
+            .map(|a| a.text.clone())
+            .unwrap_or_default();
         (self.read.clone(), after)
     }
 

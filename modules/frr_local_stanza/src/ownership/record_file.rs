@@ -123,24 +123,38 @@ impl RecordFile {
     }
 
     /// Whether `record` differs from what the file holds (no file and no entries: the same).
-    pub fn differs(&self, record: &Record) -> bool {
-        let nothing = record.files.is_empty() && record.pending.is_empty();
-        record.render() != self.text && !(self.text.is_empty() && nothing)
+    pub fn differs(&self, record: &Rendered) -> bool {
+        record.text != self.text && !(self.text.is_empty() && record.empty)
     }
 
     /// Writes `record` when it differs from what the file holds now.
-    pub fn write(&mut self, record: &Record) -> Result<()> {
+    pub fn write(&mut self, record: &Rendered) -> Result<()> {
         if !self.differs(record) {
             return Ok(());
         }
-        let text = record.render();
         let target = self
             .target
             .as_ref()
             .ok_or_else(|| anyhow!("the owner record was opened in check mode"))?;
-        atomic_file::replace(target, text.as_bytes(), false, PRIVATE_RECORD)?;
-        self.text = text;
+        atomic_file::replace(target, record.text.as_bytes(), false, PRIVATE_RECORD)?;
+        self.text = record.text.clone();
         Ok(())
+    }
+}
+
+/// A record's text, rendered once (it is compared, measured and written).
+pub struct Rendered {
+    pub text: String,
+    /// No claims and nothing pending: the same as no file.
+    empty: bool,
+}
+
+impl Rendered {
+    pub fn of(record: &Record) -> Rendered {
+        Rendered {
+            text: record.render(),
+            empty: record.files.is_empty() && record.pending.is_empty(),
+        }
     }
 }
 

@@ -327,6 +327,7 @@ fn the_bookkeeping_costs_linear_steps() {
     }
     let small = steps(2000);
     let large = steps(4000);
+    eprintln!("bookkeeping steps: {small} for 2,000 owned stanzas, {large} for 4,000");
     assert!(
         large <= small * 9 / 4,
         "{small} steps for 2,000 owned stanzas, {large} for 4,000: not linear"
