@@ -5,7 +5,8 @@
 #                     fuzzer (also part of `cargo test --workspace`)
 #   make robustness   the smoke run plus the crash, concurrency, fault, file-safety and security tests (root)
 #   make fuzz         cargo fuzz (libFuzzer) on every target for FUZZ_SECONDS each; not in `make test`
-#   make soak         SOAK_TRIALS (10,000) kill -9 trials on each file module; not in `make test`
+#   make soak         SOAK_TRIALS (10,000) kill -9 trials on each file module (frr_local_stanza's with
+#                     its owner record); not in `make test`
 #
 # Each crate has one integration-test binary, `it` (tests/it/main.rs); the former test files are
 # its modules, so a test-name filter picks them: `robustness` matches every robustness_*:: module.
@@ -43,7 +44,10 @@ fuzz: cargo-fuzz
 # The soak (opt-in, not in `make test`): SOAK_TRIALS kill -9 trials on each file module, at
 # random points (half of them inside the widened window before the rename; the binaries are
 # the tests' builds, with the runtime's `test-hooks` feature). Each prints one line with the
-# count of partial or lost files, which must be 0; SOAK_SEED replays a run.
+# count of partial or lost files, which must be 0; frr_local_stanza's runs have an owner, so they
+# write the owner record, the file and the record again, and its line also counts the claims a
+# next run would trust that outlive their write (or are lost), which must be 0 (issue 29 item 4).
+# SOAK_SEED replays a run.
 SOAK_TRIALS ?= 10000
 .PHONY: soak
 soak:

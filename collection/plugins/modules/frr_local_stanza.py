@@ -154,11 +154,15 @@ options:
   owner:
     description:
       - Names who writes the stanzas of this call, such as C(deevnet.net.proxmox_node_network). The module
-        records what the owner declared (headers, modes and lines) in O(owner_record), outside the file.
-      - On the next call with the same owner, what the owner wrote earlier and no longer declares is taken
-        back. A stanza recorded in V(exact) mode is removed whole; from a stanza recorded in V(merge)
-        mode only the owner's lines are removed (others' lines stay; a stanza left empty goes). Stanzas
-        the owner never wrote, the operator's own included, are never touched.
+        records in O(owner_record), outside the file, what it added to the file for this owner. A stanza the
+        file did not have is the owner's whole; of a stanza the file already had (the operator's), only the
+        lines the module added. Declaring the operator's own stanza or line never makes it the owner's.
+      - On the next call with the same owner, what the owner added earlier and no longer declares is taken
+        back. A stanza held in V(exact) mode is removed whole; from a stanza held in V(merge) mode only the
+        owner's lines are removed (others' lines stay; a stanza left empty goes). Stanzas the owner never
+        wrote, the operator's own included, are never touched.
+      - With O(owner), only stanzas Proxmox's merge recognises may be declared (C(router …), C(vrf …),
+        C(interface …), C(route-map NAME permit|deny N), numbered list entries), whatever O(lint) says.
       - No marker lines are written into the file, since Proxmox's merge drops comments inside stanzas
         (see C(docs/proxmox-frr-merge.md) and C(docs/frr-local-ownership.md) in the collection).
       - Check mode and diff mode show the removals (and the record's change) without making them.
@@ -166,11 +170,21 @@ options:
     type: str
   owner_record:
     description:
-      - The JSON file that records, per file and per O(owner), what each owner declared. Read and
-        replaced by the same file policy and atomic replacement as O(path), with its own lock; made
-        C(0600), its folder C(0700) when missing (in a real run).
-      - Read only with O(owner). While the file is being replaced, the record holds both what was and
-        what is declared, so a run killed in between never forgets a stanza it wrote.
+      - The JSON file that records, per file and per O(owner), what the module added for each owner. Read
+        and replaced by the same file policy and atomic replacement as O(path), with its own lock; made
+        C(0600), its folder C(0700) when missing (in a real run). Read only with O(owner).
+      - Trusted only when nobody but root could have written it, since it decides what is deleted; the
+        record and every folder above it must be root's and not writable by group or others (a sticky
+        folder excepted), else the task fails naming the culprit. Its entries must be stanzas the module
+        writes for an owner; a record naming C(hostname …) or C(line vty) is refused. Error messages give
+        the place of a fault in the record, never its content.
+      - Must not be O(path) itself (nor a link to it); that is refused naming both.
+      - Capped at 4 MiB (about 20,000 stanzas of one line); a larger record, or a run that would make it
+        larger, fails before anything is written.
+      - While the file is being replaced, the new claims are recorded as pending on that write, tied to
+        the file's content before and after it; a later run trusts them only if the file is what the
+        write produced, so a run killed (or a disk full) between the writes never leaves a claim on a
+        stanza the file never got, nor loses one it did.
     type: path
     default: /var/lib/deevnet.net/frr-local-owners.json
 extends_documentation_fragment:
@@ -186,6 +200,9 @@ attributes:
 notes:
   - "On the target: Proxmox VE nodes with SDN (any FRR host for the file itself)."
   - Idempotent; a second run reports C(changed=false).
+  - Secrets the task, the file or the owner record hold (BGP C(password), OSPF, IS-IS and RIP keys, key-chain
+    C(key-string)) are shown as C(********) in every message, lint finding, warning, diff and result key,
+    with or without C(no_log).
   - The rules follow how Proxmox's C(append_local_config) really merges the file (libpve-network-perl 0.7.2
     to 1.3.0). PVE 9.2 ships a newer libpve-network-perl whose code was not available; compare
     C(/usr/share/perl5/PVE/Network/SDN/Frr.pm) on such a node.

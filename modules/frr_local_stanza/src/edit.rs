@@ -6,6 +6,7 @@
 //! duplicate blocks, A.3) are removed, new stanzas go beside their list (numbered entries) or
 //! at the end, between `!` separators.
 
+use crate::count_step;
 use crate::grammar::{self, ListEntry};
 use crate::parse::{self, Context};
 use crate::stanza::{Mode, Stanza, State};
@@ -458,18 +459,6 @@ fn tail_position(pieces: &[Piece]) -> usize {
         at = last;
     }
     at
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Pieces and entries looked at while placing new stanzas: the cost the tests bound.
-    static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-#[inline]
-fn count_step() {
-    #[cfg(test)]
-    STEPS.with(|steps| steps.set(steps.get() + 1));
 }
 
 fn separator<'c>() -> Piece<'c> {

@@ -8,7 +8,8 @@
 //! * [`edit`]: applying stanzas, rendering them in the portable profile (C.1);
 //! * [`rules`] and [`lint`]: Proxmox's merge in both parser generations, one rule per trap;
 //! * [`validate`]: the `validate` command;
-//! * [`ownership`]: what an `owner` wrote, recorded outside the file, taken back when dropped.
+//! * [`ownership`]: what an `owner` wrote, recorded outside the file, taken back when dropped;
+//! * [`secrets`]: passwords and keys, masked in everything the module returns.
 
 pub mod edit;
 pub mod grammar;
@@ -17,5 +18,19 @@ pub mod ownership;
 pub mod params;
 pub mod parse;
 pub mod rules;
+pub mod secrets;
 pub mod stanza;
 pub mod validate;
+
+#[cfg(test)]
+thread_local! {
+    /// Pieces, entries and lines looked at by the work whose cost must stay linear (placing
+    /// new stanzas, the owner's bookkeeping): the cost the tests bound, in steps, not time.
+    static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+#[inline]
+fn count_step() {
+    #[cfg(test)]
+    STEPS.with(|steps| steps.set(steps.get() + 1));
+}

@@ -12,9 +12,10 @@ use deevnet_runtime::file_policy::{self, FileLock, Target};
 use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Module, Outcome};
 use frr_local_stanza::edit::{self, Change};
 use frr_local_stanza::lint::{self, Finding, LintOptions};
-use frr_local_stanza::ownership::{self, RecordFile};
+use frr_local_stanza::ownership::{self, Ownership};
 use frr_local_stanza::params::{LintLevel, Params, SPEC};
 use frr_local_stanza::rules::Severity;
+use frr_local_stanza::secrets::Secrets;
 use frr_local_stanza::stanza::{self, Checks};
 use frr_local_stanza::validate::Validator;
 use std::collections::BTreeMap;
@@ -27,10 +28,75 @@ static MODULE: Module = Module {
 };
 
 fn main() {
-    MODULE.run(run)
+    MODULE.run(run_masked)
 }
 
-fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
+/// The run, with every secret the task, the file or the record holds masked in the result:
+/// messages, lint findings, warnings, diffs, result keys (see `secrets`).
+fn run_masked(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
+    let mut secrets = Secrets::default();
+    for stanza in params.stanzas.iter().flatten() {
+        learn_stanza(&mut secrets, stanza);
+    }
+    let mut warnings = Vec::new();
+    let result = run(ctx.check_mode, &mut warnings, &mut secrets, params);
+    for warning in warnings {
+        ctx.warn(secrets.mask(&warning));
+    }
+    match result {
+        Ok(mut outcome) => {
+            outcome.msg = secrets.mask(&outcome.msg);
+            mask_diffs(&secrets, &mut outcome.diff);
+            mask_data(&secrets, &mut outcome.data);
+            Ok(outcome)
+        }
+        Err(mut failure) => {
+            failure.msg = secrets.mask(&failure.msg);
+            mask_diffs(&secrets, &mut failure.diff);
+            mask_data(&secrets, &mut failure.data);
+            Err(failure)
+        }
+    }
+}
+
+fn learn_stanza(secrets: &mut Secrets, stanza: &stanza::Stanza) {
+    secrets.learn(&stanza.header);
+    stanza.lines.iter().for_each(|line| secrets.learn(line));
+    stanza
+        .children
+        .iter()
+        .for_each(|child| learn_stanza(secrets, child));
+}
+
+fn learn_entries(secrets: &mut Secrets, entries: &[ownership::Entry]) {
+    for entry in entries {
+        secrets.learn(&entry.header);
+        entry.lines.iter().for_each(|line| secrets.learn(line));
+        learn_entries(secrets, &entry.children);
+    }
+}
+
+fn mask_diffs(secrets: &Secrets, diffs: &mut [FileDiff]) {
+    for diff in diffs {
+        diff.before = secrets.mask(&diff.before);
+        diff.after = secrets.mask(&diff.after);
+    }
+}
+
+fn mask_data(secrets: &Secrets, data: &mut serde_json::Map<String, serde_json::Value>) {
+    let mut value = serde_json::Value::Object(std::mem::take(data));
+    secrets.mask_json(&mut value);
+    if let serde_json::Value::Object(map) = value {
+        *data = map;
+    }
+}
+
+fn run(
+    check_mode: bool,
+    warnings: &mut Vec<String>,
+    secrets: &mut Secrets,
+    params: Params,
+) -> Result<Outcome, Failure> {
     // 1. Arguments: everything that can be refused without reading the file.
     let asn = match params.asn {
         None => None,
@@ -57,6 +123,9 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         .transpose()
         .map_err(Failure::new)?;
     let owner = params.owner.as_deref().map(check_owner).transpose()?;
+    if owner.is_some() {
+        ownership::check_owned(&stanzas).map_err(Failure::new)?;
+    }
     let path = params.path.as_path();
     // The file policy (check mode too): a masked, untrusted or non-regular file fails here.
     let target = file_policy::resolve("path", path, params.follow_untrusted_links)?;
@@ -65,29 +134,40 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
     let _lock = FileLock::acquire(&target, lock_timeout)?;
     let before = file_policy::read_text(&target)?;
     let before_text = before.as_deref().unwrap_or_default();
+    secrets.learn(before_text);
     // The owner's record, under its own lock (always taken after the file's).
-    let file_key = target.key.display().to_string();
-    let mut owned = match owner {
+    let mut ownership = match owner {
         Some(owner) => {
-            let record = RecordFile::open(
+            let ownership = Ownership::open(
                 &params.owner_record,
+                &target,
+                before_text,
+                owner,
                 params.follow_untrusted_links,
                 lock_timeout,
-                ctx.check_mode,
+                check_mode,
             )?;
-            let recorded = record.entries(&file_key, owner);
-            Some((owner, record, recorded))
+            for owners in ownership.record().files.values() {
+                owners.values().for_each(|e| learn_entries(secrets, e));
+            }
+            for owners in ownership.record().pending.values() {
+                owners
+                    .values()
+                    .for_each(|p| learn_entries(secrets, &p.entries));
+            }
+            Some(ownership)
         }
         None => None,
     };
-    let declared = ownership::declared(&stanzas);
-    let stanzas = match &owned {
-        Some((_, _, recorded)) => ownership::take_back(stanzas, recorded),
+    let declared = stanzas.clone();
+    let stanzas = match &ownership {
+        Some(ownership) => ownership::take_back(stanzas, ownership.held()),
         None => stanzas,
     };
 
     // 3. Compute the new file and lint all of it.
     let edited = edit::apply(before_text, &stanzas);
+    secrets.learn(&edited.text);
     let findings = match params.lint {
         LintLevel::Off => Vec::new(),
         _ => lint::lint(&edited.text, &LintOptions { asn }),
@@ -107,7 +187,7 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         );
     }
     for finding in &findings {
-        ctx.warn(format!(
+        warnings.push(format!(
             "{} line {}: {} ({}): {}",
             path.display(),
             finding.line,
@@ -120,37 +200,31 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         ));
     }
 
-    // 4. Validate the staged file, then replace the real one. The record first holds both
-    // what was and what is declared, so a run killed between the writes forgets nothing.
+    // 4. Validate the staged file, then replace the real one, the record's writes around it
+    // in their crash-safe order (see ownership::Ownership).
     let file_changed = edited.text != before_text;
-    let record_after = owned.as_ref().map(|(owner, record, _)| {
-        record
-            .record
-            .with_entries(&file_key, owner, declared.clone())
-    });
-    let record_changed = match (&owned, &record_after) {
-        (Some((_, record, _)), Some(after)) => record.differs(after),
-        _ => false,
-    };
+    if let Some(ownership) = ownership.as_mut() {
+        ownership
+            .plan(before_text, &edited.text, &declared)
+            .map_err(Failure::new)?;
+    }
+    let record_changed = ownership.as_ref().is_some_and(Ownership::changes);
     let changed = file_changed || record_changed;
     let mut backup_file = None;
-    if changed && !ctx.check_mode {
+    if changed && !check_mode {
         if let Some(validator) = &validator {
             if file_changed {
                 validate_staged(validator, &target.real, &edited.text)?;
             }
         }
         if file_changed {
-            // Old and new entries recorded first: a crash between the two writes loses no
-            // claim. Without a file write there is nothing to interrupt, so one record write.
-            if let Some((owner, record, recorded)) = owned.as_mut() {
-                let both = ownership::union(recorded, &declared);
-                record.write(&record.record.with_entries(&file_key, owner, both))?;
+            if let Some(ownership) = ownership.as_mut() {
+                ownership.before_file_write()?;
             }
             backup_file = write(&target, &edited.text, params.backup)?;
         }
-        if let (Some((_, record, _)), Some(after)) = (owned.as_mut(), &record_after) {
-            record.write(after)?;
+        if let Some(ownership) = ownership.as_mut() {
+            ownership.after_file_write()?;
         }
     }
 
@@ -165,12 +239,11 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
             .diff
             .push(FileDiff::of_file(path, before_text, &edited.text));
     }
-    if let (true, Some((_, record, _)), Some(after)) = (record_changed, &owned, &record_after) {
-        outcome.diff.push(FileDiff::of_file(
-            &params.owner_record,
-            &record.text,
-            &after.render(),
-        ));
+    if let (true, Some(ownership)) = (record_changed, &ownership) {
+        let (before, after) = ownership.diff();
+        outcome
+            .diff
+            .push(FileDiff::of_file(&params.owner_record, &before, &after));
     }
     outcome.set("stanzas", &changes);
     outcome.set("lint", &findings);

@@ -1,4 +1,5 @@
 use super::*;
+use crate::STEPS;
 
 fn stanza(header: &str, lines: &[&str], mode: Mode) -> Stanza {
     Stanza::present(header, lines, mode)

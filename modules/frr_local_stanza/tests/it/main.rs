@@ -7,6 +7,7 @@
 
 mod module;
 mod ownership;
+mod ownership_hostile;
 mod robustness;
 mod robustness_concurrency;
 mod robustness_crash;

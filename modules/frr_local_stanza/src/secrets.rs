@@ -1,0 +1,187 @@
+//! Secrets FRR configuration holds (BGP `neighbor X password …`, `password …`, OSPF and IS-IS
+//! keys, key-chain `key-string …`), kept out of everything the module returns: messages, lint
+//! findings, warnings, diffs and result keys, with `no_log` or without it.
+//!
+//! The module quotes lines of the file, of the task and of the owner record in many places;
+//! rather than trust each of them to mask, every secret value met in those texts is collected
+//! and replaced by [`MASK`] in the whole result before it is returned (as Ansible masks
+//! `no_log` values), so a message written later cannot leak one by forgetting.
+
+use serde_json::Value;
+
+/// What a secret is replaced with.
+pub const MASK: &str = "********";
+
+/// Words after which the rest of a line is a secret, whatever precedes them: `password`,
+/// `area-password`, `domain-password`, `enable secret`, `key-string` (key chains),
+/// `authentication-key` and `message-digest-key` (OSPF), `passphrase`.
+fn opens_secret(word: &str, previous: Option<&str>, first: bool) -> bool {
+    word.ends_with("password")
+        || word.ends_with("secret")
+        || matches!(
+            word,
+            "key-string" | "authentication-key" | "message-digest-key" | "passphrase"
+        )
+        // `ipv6 ospf6 authentication keyid 1 sha256 key SECRET`; `key 1` opening a key of a
+        // key chain (first word) names no secret.
+        || (word == "key" && !first)
+        // RIP: `ip rip authentication string SECRET`.
+        || (word == "string" && previous == Some("authentication"))
+}
+
+/// Words after a secret keyword that are no secret: the type or algorithm of the secret and
+/// IS-IS's trailing options. A number is a type (`password 7 …`) or a key id only when more
+/// words follow it; alone it is the secret.
+fn is_marker(word: &str, last: bool) -> bool {
+    let number = !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit());
+    (number && !last)
+        || matches!(
+            word,
+            "md5"
+                | "clear"
+                | "text"
+                | "sha1"
+                | "sha256"
+                | "sha384"
+                | "sha512"
+                | "hmac-sha-1"
+                | "hmac-sha-256"
+                | "hmac-sha-384"
+                | "hmac-sha-512"
+                | "authenticate"
+                | "snp"
+                | "send-only"
+                | "validate"
+        )
+}
+
+/// The secret values of one line (its words after a secret keyword, markers excepted).
+pub fn secret_words(line: &str) -> Vec<&str> {
+    // Most lines hold none of the keywords: one scan, no allocation.
+    let candidate = ["pass", "secret", "key", "string"]
+        .iter()
+        .any(|k| line.contains(k));
+    if !candidate {
+        return Vec::new();
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some(at) = words.iter().enumerate().position(|(i, w)| {
+        opens_secret(
+            w.trim_matches(['"', '\'', '`']),
+            i.checked_sub(1).map(|p| words[p]),
+            i == 0,
+        )
+    }) else {
+        return Vec::new();
+    };
+    let tail = &words[at + 1..];
+    tail.iter()
+        .enumerate()
+        .filter(|(i, w)| !is_marker(w, i + 1 == tail.len()))
+        .map(|(_, w)| *w)
+        .collect()
+}
+
+/// The secret values met so far, masked in everything the module returns.
+#[derive(Debug, Default, Clone)]
+pub struct Secrets {
+    values: Vec<String>,
+}
+
+impl Secrets {
+    /// Collects the secrets of every line of `text`.
+    pub fn learn(&mut self, text: &str) {
+        for line in text.lines() {
+            for word in secret_words(line) {
+                self.add(word);
+            }
+        }
+    }
+
+    fn add(&mut self, value: &str) {
+        // As the record's JSON holds it, too (`"` and `\` escaped).
+        let escaped = serde_json::to_string(value).unwrap_or_default();
+        let escaped = escaped.trim_matches('"').to_string();
+        for value in [value.to_string(), escaped] {
+            if !value.is_empty() && !self.values.contains(&value) {
+                self.values.push(value);
+            }
+        }
+        // Longest first, so a secret that holds another is replaced whole.
+        self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    }
+
+    /// `text` with every known secret replaced by [`MASK`].
+    pub fn mask(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for value in &self.values {
+            if out.contains(value.as_str()) {
+                out = out.replace(value.as_str(), MASK);
+            }
+        }
+        out
+    }
+
+    /// Masks every string of a JSON value, object keys included.
+    pub fn mask_json(&self, value: &mut Value) {
+        match value {
+            Value::String(s) => *s = self.mask(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.mask_json(v)),
+            Value::Object(map) => {
+                let entries = std::mem::take(map);
+                for (key, mut v) in entries {
+                    self.mask_json(&mut v);
+                    map.insert(self.mask(&key), v);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_secrets_frr_knows_are_found_and_their_markers_kept() {
+        let cases: &[(&str, &[&str])] = &[
+            (" neighbor 10.0.0.1 password S3cret!", &["S3cret!"]),
+            ("password zebra", &["zebra"]),
+            ("enable password 7 0822455D0A16", &["0822455D0A16"]),
+            ("password 1234", &["1234"]),
+            (" ip ospf authentication-key K1", &["K1"]),
+            (" ip ospf message-digest-key 1 md5 K2", &["K2"]),
+            (" isis password md5 K3", &["K3"]),
+            (" area-password md5 K4 authenticate snp validate", &["K4"]),
+            (" domain-password clear K5", &["K5"]),
+            ("  key-string K6", &["K6"]),
+            (" ipv6 ospf6 authentication keyid 1 sha256 key K7", &["K7"]),
+            (" ip rip authentication string K8", &["K8"]),
+            ("key chain KC", &[]),
+            (" key 1", &[]),
+            ("vrf vrf_a", &[]),
+            (" ip route 0.0.0.0/0 10.0.0.1 nexthop-vrf default", &[]),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(&secret_words(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn every_string_of_a_result_is_masked_keys_too() {
+        let mut secrets = Secrets::default();
+        secrets.learn("router bgp 1\n neighbor X password a\"b\\c\n");
+        let mut result = serde_json::json!({
+            "msg": "line 2: `neighbor X password a\"b\\c` …",
+            "diff": [{"after": "{\"lines\": [\"neighbor X password a\\\"b\\\\c\"]}"}],
+            "stanzas": {"password a\"b\\c": "added"},
+            "changed": true,
+        });
+        secrets.mask_json(&mut result);
+        let text = result.to_string();
+        assert!(!text.contains("a\\\"b"), "{text}");
+        assert!(text.contains("password ********"), "{text}");
+        assert_eq!(result["changed"], serde_json::json!(true));
+    }
+}
