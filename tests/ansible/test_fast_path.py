@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import swap_race
 from conftest import ROOT, VENV_BIN, local_playbook, oneline_result, plugin_utils
 
 MODULE = "deevnet.net.sysctl_forwarding"
@@ -389,3 +390,30 @@ def test_installing_a_new_version_prunes_the_old_ones_and_dead_temp_files(target
     names = sorted(p.name for p in cache.iterdir())
     new = cached_binary(home).name
     assert names == sorted([live_tmp.name, other.name, new, f".{new}.stamp"]), names
+
+
+# --- Issue 29 item 1: the fallback never uploads into a folder the checks refused ---
+
+@pytest.mark.parametrize("foreign_cache", [False, True], ids=["no-cache-yet", "foreign-cache-folder"])
+def test_a_foreign_ansible_folder_never_gets_a_swapped_module_run_as_root(target, tmp_path, foreign_cache):
+    """Root's ~/.ansible belongs to nobody, and a process as nobody swaps whatever root uploads
+    under ~/.ansible/tmp (Ansible's remote_tmp). The cache there is refused, and the stock path
+    the task falls back to used to upload into that same folder: the swapped file ran as root.
+    Now the upload goes to a private temp folder the remote script verified; the module that
+    runs is the real one, and nothing is installed in the foreign cache. Three tries each."""
+    env, _, args = target
+    for attempt in range(3):
+        tmp = tmp_path / f"try{attempt}"
+        tmp.mkdir()
+        proc, proof = swap_race.run(env, tmp, [VENV_BIN / "ansible", "localhost", "-o", "-m", MODULE, "-a", args, "-vvv"],
+                                    foreign_cache)
+        output = proc.stdout + proc.stderr
+        assert not proof.exists(), f"the swapped module ran as uid {proof.read_text().strip()}:\n{output}"
+        assert "impostor ran" not in output, output
+        status, result = oneline_result(proc.stdout)
+        assert status == "CHANGED", output
+        assert "takes the stock module path: the module cache is not private" in output, output
+        assert "/.ansible " in output and "owned by" in output, output  # the warning names the folder
+        assert "cache entries: 0" in proc.stderr, output
+        assert "deevnet.net-" in output and "not to remote_tmp" in output and "(owner nobody" in output, output
+        (tmp_path / "etc" / "90-x.conf").unlink()

@@ -102,7 +102,8 @@ REMOTE_SCRIPT_TEMPLATE = r"""
 if [ "$1" = tmp ]; then
   shift
   umask 077
-  me=$(id -u) why=
+  me=$(id -u) why= who=root
+  [ "$me" = 0 ] || who="$(id -un) or root"
   foreign() {
     q=$1 hit=
     while :; do
@@ -120,11 +121,11 @@ if [ "$1" = tmp ]; then
     while [ ! -d "$e" ]; do e=${e%/*} e=${e:-/}; done
     p=$(cd -P "$e" 2>/dev/null && pwd -P) || { why="$why; $e cannot be entered"; continue; }
     bad=$(foreign "$p")
-    [ -z "$bad" ] || { why="$why; $bad could be changed by another user than $(id -un) and root"; continue; }
+    [ -z "$bad" ] || { why="$why; $bad could be changed by another user than $who"; continue; }
     mkdir -p "$base" 2>/dev/null
     p=$(cd -P "$base" 2>/dev/null && pwd -P) || { why="$why; $base cannot be made"; continue; }
     bad=$(foreign "$p")
-    [ -z "$bad" ] || { why="$why; $bad could be changed by another user than $(id -un) and root"; continue; }
+    [ -z "$bad" ] || { why="$why; $bad could be changed by another user than $who"; continue; }
     t=$(mktemp -d "$p/deevnet.net-XXXXXXXXXX" 2>/dev/null) && [ -d "$t" ] && [ ! -L "$t" ] && [ -O "$t" ] ||
       { why="$why; $p: cannot make a folder in it"; continue; }
     echo @PRIVATE_TMP@ "$t"
@@ -352,7 +353,7 @@ class BinaryModuleAction(ActionBase):
             return result
 
         reason = self._why_not_fast(task_vars)
-        fallback_warning = None
+        self._deevnet_warnings = []
         if not reason:
             self._update_module_args(fqcn, module_args, task_vars)
             stdin = json.dumps(module_args).encode()
@@ -374,8 +375,8 @@ class BinaryModuleAction(ActionBase):
                 # Said only once the module itself answered: a marker is not a run (item 17).
                 display.vvv(f"deevnet.net: {fqcn} {ran}")
                 result.update(self._parse_json(answer))
-                return result
-            fallback_warning = f"deevnet.net: {fqcn} takes Ansible's stock module path (slower): {reason}"
+                return self._with_warnings(result)
+            self._deevnet_warnings.append(f"deevnet.net: {fqcn} takes Ansible's stock module path (slower): {reason}")
             # The stock path uploads into the task's temp folder: never one the cache's checks
             # refused (Ansible's own ~/.ansible/tmp, when ~/.ansible is another user's).
             tmpdir = self._private_tmp()
@@ -387,8 +388,11 @@ class BinaryModuleAction(ActionBase):
             module_name=fqcn, module_args=module_args, task_vars=task_vars,
             wrap_async=bool(self._task.async_val),
         ))
-        if fallback_warning:
-            result["warnings"] = [*result.get("warnings", []), fallback_warning]
+        return self._with_warnings(result)
+
+    def _with_warnings(self, result):
+        if self._deevnet_warnings:
+            result["warnings"] = [*result.get("warnings", []), *self._deevnet_warnings]
         return result
 
     def _under_mitogen(self):
@@ -436,7 +440,9 @@ class BinaryModuleAction(ActionBase):
                 "belong to root or the remote user and be writable by no one else (chown/chmod go-w them), "
                 "or set ansible_remote_tmp to a folder that is")
         if answer["more"]:
-            display.warning(f"deevnet.net: the module is uploaded to {tmpdir}, not to remote_tmp: {answer['more']}")
+            moved = f"deevnet.net: the module is uploaded to {tmpdir}, not to remote_tmp: {answer['more']}"
+            display.vvv(moved)
+            self._deevnet_warnings.append(moved)
         self._connection._shell.tmpdir = tmpdir
         return tmpdir
 
