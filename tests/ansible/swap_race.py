@@ -4,11 +4,13 @@ every folder root makes in ~/.ansible/tmp (renames it away, puts its own in its 
 replaces every file root uploads there with an impostor. If root ever runs an uploaded module
 from there, the impostor runs as root and leaves its proof.
 
-Each run is in a mount namespace of its own, with tmpfs on HOME and on /var/tmp (the first
-system temp folder, so the host's is never written).
+Each run is in a mount namespace of its own, with tmpfs on root's home (HOME) and on /var/tmp
+(the first system temp folder), so the host's are never written.
 """
 from __future__ import annotations
 
+import os
+import pwd
 import subprocess
 import sys
 from pathlib import Path
@@ -74,9 +76,22 @@ while time.monotonic() < deadline:
     time.sleep(0.0005)
 """
 
+# HOME is root's home from the password database, as Ansible expands remote_tmp's `~` through
+# it (`~root`) while the cache uses $HOME: on a real node they are one folder. A tmpfs covers it
+# in this namespace; the folder the controller's Python lives in ($KEEP, under that home with
+# pyenv) is carried over read-only.
 NAMESPACE = r"""
 set -e
-mount -t tmpfs -o mode=0755,size=64m tmpfs "$HOME"
+if [ -n "$KEEP" ]; then
+  mkdir -p "$SIDE"
+  mount --bind "$HOME/$KEEP" "$SIDE"
+fi
+mount -t tmpfs -o mode=0700,size=64m tmpfs "$HOME"
+if [ -n "$KEEP" ]; then
+  mkdir "$HOME/$KEEP"
+  mount --bind "$SIDE" "$HOME/$KEEP"
+  mount -o remount,bind,ro "$HOME/$KEEP"
+fi
 mount -t tmpfs -o mode=1777,size=64m tmpfs /var/tmp
 mkdir -p "$HOME/.ansible/tmp"
 [ "$FOREIGN_CACHE" != 1 ] || mkdir "$HOME/.ansible/deevnet.net"
@@ -101,15 +116,18 @@ def impostor(proof: Path) -> str:
 
 
 def run(env: dict, tmp: Path, command: list, foreign_cache: bool) -> tuple[subprocess.CompletedProcess, Path]:
-    """Runs `command` (an ansible command on localhost, as root) with a fresh tmpfs HOME whose
-    ~/.ansible (and, with `foreign_cache`, the cache folder in it) belongs to nobody, and the
-    swapper at work in ~/.ansible/tmp, which is also remote_tmp (Ansible's default). Returns the
-    finished process and the impostor's proof file, which exists only if the impostor ran."""
-    home = tmp / "home"
-    home.mkdir()
+    """Runs `command` (an ansible command on localhost, as root) with a fresh tmpfs as root's
+    home, whose ~/.ansible (and, with `foreign_cache`, the cache folder in it) belongs to
+    nobody, and the swapper at work in ~/.ansible/tmp, which is also remote_tmp (Ansible's
+    default). Returns the finished process and the impostor's proof file, which exists only if
+    the impostor ran."""
+    home = pwd.getpwuid(0).pw_dir
+    python = os.path.realpath(sys.executable)
+    keep = python[len(home) + 1:].split("/")[0] if python.startswith(home + "/") else ""
     proof = tmp / "impostor-ran-as"
-    env = dict(env, HOME=str(home), ANSIBLE_REMOTE_TEMP="~/.ansible/tmp", SWAPPER=SWAPPER,
-               SWAPPER_PYTHON=sys.executable, IMPOSTOR=impostor(proof), FOREIGN_CACHE="1" if foreign_cache else "0")
+    env = dict(env, HOME=home, KEEP=keep, SIDE=str(tmp / "kept"), ANSIBLE_REMOTE_TEMP="~/.ansible/tmp",
+               SWAPPER=SWAPPER, SWAPPER_PYTHON=sys.executable, IMPOSTOR=impostor(proof),
+               FOREIGN_CACHE="1" if foreign_cache else "0")
     proc = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c", NAMESPACE, "swap-race",
                            *map(str, command)], env=env, capture_output=True, text=True, timeout=600)
     return proc, proof

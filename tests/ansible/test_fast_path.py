@@ -417,3 +417,47 @@ def test_a_foreign_ansible_folder_never_gets_a_swapped_module_run_as_root(target
         assert "cache entries: 0" in proc.stderr, output
         assert "deevnet.net-" in output and "not to remote_tmp" in output and "(owner nobody" in output, output
         (tmp_path / "etc" / "90-x.conf").unlink()
+
+
+def test_verbose_output_says_what_ran(target, tmp_path):
+    """Issue 29 item 17: a fast-path answer that sends the task to the stock path (here: no
+    sha256sum) was logged as "ran from the target's cache in one round trip" first."""
+    env, _, args = target
+    proc, (status, _) = adhoc(dict(env, PATH=_fake_tools(tmp_path, sha256sum="")), args)
+    assert status == "CHANGED", proc.stdout + proc.stderr
+    assert "takes the stock module path: the target has no sha256sum" in proc.stdout, proc.stdout
+    assert "ran from the target's cache" not in proc.stdout, proc.stdout
+    proc, _ = adhoc(env, args)
+    assert "was installed in the target's cache and ran from it" in proc.stdout, proc.stdout
+    assert "ran from the target's cache" not in proc.stdout, proc.stdout
+
+
+# --- Issue 23: the fast path's markers defined once, one answer shape ---
+
+def test_every_marker_occurs_in_the_remote_script_and_is_defined_once():
+    """The markers live in plugin_utils/fast_path_answer.py only: the remote script is built from
+    them (each occurs in it, no placeholder is left), and neither binary_module.py nor
+    mitogen_target.py spells one out."""
+    plugin = _plugin()
+    markers = plugin.answers.MARKERS
+    assert len(set(markers.values())) == len(markers)
+    for name, marker in markers.items():
+        assert marker in plugin.REMOTE_SCRIPT, f"{name} ({marker}) is not in REMOTE_SCRIPT"
+    assert "@" not in plugin.REMOTE_SCRIPT
+    for source in ("binary_module.py", "mitogen_target.py"):
+        text = (ROOT / "collection/plugins/plugin_utils" / source).read_text()
+        assert "DEEVNET_NET_" not in text, f"{source} spells out a marker"
+
+
+def test_both_fast_paths_answer_in_one_shape(tmp_path, monkeypatch):
+    """The remote script's output, once read, and the mitogen side's return value are the same
+    shape (fast_path_answer.answer), with the same marker for the same case: no cache."""
+    plugin = _plugin()
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    shell = plugin.answers.from_shell({"rc": 0, "stdout": _run_script(plugin, home, "run").stdout.decode()})
+    digest = hashlib.sha256((ROOT / "target/release/sysctl_forwarding").read_bytes()).hexdigest()
+    mitogen = plugin_utils("mitogen_target").run_cached(f"sysctl_forwarding-{digest[:16]}", digest, b"{}", {})
+    assert set(shell) == set(mitogen) == set(plugin.answers.answer())
+    assert shell["marker"] == mitogen["marker"] == plugin.MISS
