@@ -430,6 +430,8 @@ def test_verbose_output_says_what_ran(target, tmp_path):
     proc, _ = adhoc(env, args)
     assert "was installed in the target's cache and ran from it" in proc.stdout, proc.stdout
     assert "ran from the target's cache" not in proc.stdout, proc.stdout
+    # The private temp folders of both runs (the fallback's, the install's) are removed.
+    assert not list(Path(env["ANSIBLE_REMOTE_TEMP"]).glob("deevnet.net-*"))
 
 
 # --- Issue 23: the fast path's markers defined once, one answer shape ---
@@ -461,3 +463,66 @@ def test_both_fast_paths_answer_in_one_shape(tmp_path, monkeypatch):
     mitogen = plugin_utils("mitogen_target").run_cached(f"sysctl_forwarding-{digest[:16]}", digest, b"{}", {})
     assert set(shell) == set(mitogen) == set(plugin.answers.answer())
     assert shell["marker"] == mitogen["marker"] == plugin.MISS
+
+
+def _private_tmp(plugin, home: Path, *candidates: str):
+    res = subprocess.run(["/bin/sh", "-c", plugin.private_tmp_command(list(candidates))],
+                         env=dict(os.environ, HOME=str(home)), capture_output=True, text=True)
+    return plugin.answers.from_shell({"rc": res.returncode, "stdout": res.stdout})
+
+
+def test_the_private_temp_folder_is_made_only_where_no_one_else_can_change_the_way(tmp_path):
+    """Issue 29 item 1, the remote script's tmp step: a candidate is refused when a folder on
+    its way (from /) belongs to another user, or is writable by the group or others without
+    the sticky bit; a sticky folder of root's (such as /tmp) is fine, and a link on the way is
+    judged by what it leads to. The folder made is new, the user's, 0700; nothing is made in a
+    refused candidate, and the refusals are named with their owner."""
+    plugin = _plugin()
+    home = tmp_path / "home"
+    (home / ".ansible").mkdir(parents=True)
+    os.chown(home / ".ansible", 65534, 65534)
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    (tmp_path / "link").symlink_to(home / ".ansible")
+
+    answer = _private_tmp(plugin, home, "~/.ansible/tmp", f"{open_dir}/x", f"{tmp_path}/link/y", "relative", str(sticky))
+    assert answer["marker"] == plugin.PRIVATE_TMP, answer
+    made = Path(answer["detail"])
+    assert made.parent == sticky and made.name.startswith("deevnet.net-tmp-"), answer
+    assert made.stat().st_uid == 0 and stat.S_IMODE(made.stat().st_mode) == 0o700
+    assert f"{home}/.ansible (owner nobody, mode 755)" in answer["more"], answer
+    assert f"{open_dir} (owner root, mode 777)" in answer["more"], answer
+    assert "relative is not an absolute path" in answer["more"], answer
+    assert not (home / ".ansible" / "tmp").exists() and not (open_dir / "x").exists()
+    assert not (home / ".ansible" / "y").exists()
+
+    refused = _private_tmp(plugin, home, "~/.ansible/tmp", f"{open_dir}/x")
+    assert refused["marker"] == plugin.UNSAFE_TMP and "owner nobody" in refused["detail"], refused
+
+    fresh = _private_tmp(plugin, home, str(tmp_path / "new" / "deeper"))
+    assert fresh["marker"] == plugin.PRIVATE_TMP and fresh["more"] == "", fresh
+    assert Path(fresh["detail"]).parent == tmp_path / "new" / "deeper"
+
+
+def test_no_private_temp_folder_fails_the_task_naming_the_folder_its_owner_and_the_fix(target, tmp_path):
+    """When neither remote_tmp nor any system temp folder is private, the task fails before
+    anything is uploaded, and says which folder, whose, and what to do."""
+    env, home, args = target
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    os.chown(foreign, 65534, 65534)
+    (home / ".ansible").mkdir()
+    os.chown(home / ".ansible", 65534, 65534)
+    env = dict(env, ANSIBLE_REMOTE_TEMP="~/.ansible/tmp", ANSIBLE_SYSTEM_TMPDIRS=str(foreign))
+    proc, (status, result) = adhoc(env, args)
+    assert status == "FAILED!", proc.stdout
+    assert "no private temp folder on the target" in result["msg"], result
+    assert f"{home}/.ansible (owner nobody" in result["msg"] and f"{foreign} (owner nobody" in result["msg"], result
+    assert "ansible_remote_tmp" in result["msg"], result
+    assert "PUT " not in proc.stdout, "nothing may be uploaded"
+    assert not (tmp_path / "etc" / "90-x.conf").exists()
+    assert list(foreign.iterdir()) == [] and not (home / ".ansible" / "tmp").exists()

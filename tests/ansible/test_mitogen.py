@@ -189,3 +189,5 @@ def test_under_mitogen_verbose_output_says_what_ran(ansible_env, tmp_path):
     hit = subprocess.run(command, env=env, capture_output=True, text=True)
     assert "ran from the target's cache through mitogen's call chain, no shell" in hit.stdout, hit.stdout
     assert "takes the stock module path" not in hit.stdout, hit.stdout
+    # The private temp folders (the fallback's, the install's) are removed through mitogen too.
+    assert not list(Path(env["ANSIBLE_REMOTE_TEMP"]).glob("deevnet.net-*"))

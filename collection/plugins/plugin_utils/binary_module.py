@@ -126,7 +126,7 @@ if [ "$1" = tmp ]; then
     p=$(cd -P "$base" 2>/dev/null && pwd -P) || { why="$why; $base cannot be made"; continue; }
     bad=$(foreign "$p")
     [ -z "$bad" ] || { why="$why; $bad could be changed by another user than $who"; continue; }
-    t=$(mktemp -d "$p/deevnet.net-XXXXXXXXXX" 2>/dev/null) && [ -d "$t" ] && [ ! -L "$t" ] && [ -O "$t" ] ||
+    t=$(mktemp -d "$p/deevnet.net-tmp-XXXXXXXXXX" 2>/dev/null) && [ -d "$t" ] && [ ! -L "$t" ] && [ -O "$t" ] ||
       { why="$why; $p: cannot make a folder in it"; continue; }
     echo @PRIVATE_TMP@ "$t"
     [ -z "$why" ] || echo "${why#; }"
@@ -444,6 +444,7 @@ class BinaryModuleAction(ActionBase):
             display.vvv(moved)
             self._deevnet_warnings.append(moved)
         self._connection._shell.tmpdir = tmpdir
+        self._cleanup_remote_tmp = True  # as _make_tmp_path does: cleanup() removes it (its name has "-tmp-")
         return tmpdir
 
     def _interpret(self, name, digest, answer):
