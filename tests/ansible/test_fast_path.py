@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import swap_race
 from conftest import ROOT, VENV_BIN, local_playbook, oneline_result, plugin_utils
 
 MODULE = "deevnet.net.sysctl_forwarding"
@@ -389,3 +390,139 @@ def test_installing_a_new_version_prunes_the_old_ones_and_dead_temp_files(target
     names = sorted(p.name for p in cache.iterdir())
     new = cached_binary(home).name
     assert names == sorted([live_tmp.name, other.name, new, f".{new}.stamp"]), names
+
+
+# --- Issue 29 item 1: the fallback never uploads into a folder the checks refused ---
+
+@pytest.mark.parametrize("foreign_cache", [False, True], ids=["no-cache-yet", "foreign-cache-folder"])
+def test_a_foreign_ansible_folder_never_gets_a_swapped_module_run_as_root(target, tmp_path, foreign_cache):
+    """Root's ~/.ansible belongs to nobody, and a process as nobody swaps whatever root uploads
+    under ~/.ansible/tmp (Ansible's remote_tmp). The cache there is refused, and the stock path
+    the task falls back to used to upload into that same folder: the swapped file ran as root.
+    Now the upload goes to a private temp folder the remote script verified; the module that
+    runs is the real one, and nothing is installed in the foreign cache. Three tries each."""
+    env, _, args = target
+    for attempt in range(3):
+        tmp = tmp_path / f"try{attempt}"
+        tmp.mkdir()
+        proc, proof = swap_race.run(env, tmp, [VENV_BIN / "ansible", "localhost", "-o", "-m", MODULE, "-a", args, "-vvv"],
+                                    foreign_cache)
+        output = proc.stdout + proc.stderr
+        assert not proof.exists(), f"the swapped module ran as uid {proof.read_text().strip()}:\n{output}"
+        assert "impostor ran" not in output, output
+        status, result = oneline_result(proc.stdout)
+        assert status == "CHANGED", output
+        assert "takes the stock module path: the module cache is not private" in output, output
+        assert "/.ansible " in output and "owned by" in output, output  # the warning names the folder
+        assert "cache entries: 0" in proc.stderr, output
+        assert "deevnet.net-" in output and "not to remote_tmp" in output and "(owner nobody" in output, output
+        (tmp_path / "etc" / "90-x.conf").unlink()
+
+
+def test_verbose_output_says_what_ran(target, tmp_path):
+    """Issue 29 item 17: a fast-path answer that sends the task to the stock path (here: no
+    sha256sum) was logged as "ran from the target's cache in one round trip" first."""
+    env, _, args = target
+    proc, (status, _) = adhoc(dict(env, PATH=_fake_tools(tmp_path, sha256sum="")), args)
+    assert status == "CHANGED", proc.stdout + proc.stderr
+    assert "takes the stock module path: the target has no sha256sum" in proc.stdout, proc.stdout
+    assert "ran from the target's cache" not in proc.stdout, proc.stdout
+    proc, _ = adhoc(env, args)
+    assert "was installed in the target's cache and ran from it" in proc.stdout, proc.stdout
+    assert "ran from the target's cache" not in proc.stdout, proc.stdout
+    # The private temp folders of both runs (the fallback's, the install's) are removed.
+    assert not list(Path(env["ANSIBLE_REMOTE_TEMP"]).glob("deevnet.net-*"))
+
+
+# --- Issue 23: the fast path's markers defined once, one answer shape ---
+
+def test_every_marker_occurs_in_the_remote_script_and_is_defined_once():
+    """The markers live in plugin_utils/fast_path_answer.py only: the remote script is built from
+    them (each occurs in it, no placeholder is left), and neither binary_module.py nor
+    mitogen_target.py spells one out."""
+    plugin = _plugin()
+    markers = plugin.answers.MARKERS
+    assert len(set(markers.values())) == len(markers)
+    for name, marker in markers.items():
+        assert marker in plugin.REMOTE_SCRIPT, f"{name} ({marker}) is not in REMOTE_SCRIPT"
+    assert "@" not in plugin.REMOTE_SCRIPT
+    for source in ("binary_module.py", "mitogen_target.py"):
+        text = (ROOT / "collection/plugins/plugin_utils" / source).read_text()
+        assert "DEEVNET_NET_" not in text, f"{source} spells out a marker"
+
+
+def test_both_fast_paths_answer_in_one_shape(tmp_path, monkeypatch):
+    """The remote script's output, once read, and the mitogen side's return value are the same
+    shape (fast_path_answer.answer), with the same marker for the same case: no cache."""
+    plugin = _plugin()
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    shell = plugin.answers.from_shell({"rc": 0, "stdout": _run_script(plugin, home, "run").stdout.decode()})
+    digest = hashlib.sha256((ROOT / "target/release/sysctl_forwarding").read_bytes()).hexdigest()
+    mitogen = plugin_utils("mitogen_target").run_cached(f"sysctl_forwarding-{digest[:16]}", digest, b"{}", {})
+    assert set(shell) == set(mitogen) == set(plugin.answers.answer())
+    assert shell["marker"] == mitogen["marker"] == plugin.MISS
+
+
+def _private_tmp(plugin, home: Path, *candidates: str):
+    res = subprocess.run(["/bin/sh", "-c", plugin.private_tmp_command(list(candidates))],
+                         env=dict(os.environ, HOME=str(home)), capture_output=True, text=True)
+    return plugin.answers.from_shell({"rc": res.returncode, "stdout": res.stdout})
+
+
+def test_the_private_temp_folder_is_made_only_where_no_one_else_can_change_the_way(tmp_path):
+    """Issue 29 item 1, the remote script's tmp step: a candidate is refused when a folder on
+    its way (from /) belongs to another user, or is writable by the group or others without
+    the sticky bit; a sticky folder of root's (such as /tmp) is fine, and a link on the way is
+    judged by what it leads to. The folder made is new, the user's, 0700; nothing is made in a
+    refused candidate, and the refusals are named with their owner."""
+    plugin = _plugin()
+    home = tmp_path / "home"
+    (home / ".ansible").mkdir(parents=True)
+    os.chown(home / ".ansible", 65534, 65534)
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    (tmp_path / "link").symlink_to(home / ".ansible")
+
+    answer = _private_tmp(plugin, home, "~/.ansible/tmp", f"{open_dir}/x", f"{tmp_path}/link/y", "relative", str(sticky))
+    assert answer["marker"] == plugin.PRIVATE_TMP, answer
+    made = Path(answer["detail"])
+    assert made.parent == sticky and made.name.startswith("deevnet.net-tmp-"), answer
+    assert made.stat().st_uid == 0 and stat.S_IMODE(made.stat().st_mode) == 0o700
+    assert f"{home}/.ansible (owner nobody, mode 755)" in answer["more"], answer
+    assert f"{open_dir} (owner root, mode 777)" in answer["more"], answer
+    assert "relative is not an absolute path" in answer["more"], answer
+    assert not (home / ".ansible" / "tmp").exists() and not (open_dir / "x").exists()
+    assert not (home / ".ansible" / "y").exists()
+
+    refused = _private_tmp(plugin, home, "~/.ansible/tmp", f"{open_dir}/x")
+    assert refused["marker"] == plugin.UNSAFE_TMP and "owner nobody" in refused["detail"], refused
+
+    fresh = _private_tmp(plugin, home, str(tmp_path / "new" / "deeper"))
+    assert fresh["marker"] == plugin.PRIVATE_TMP and fresh["more"] == "", fresh
+    assert Path(fresh["detail"]).parent == tmp_path / "new" / "deeper"
+
+
+def test_no_private_temp_folder_fails_the_task_naming_the_folder_its_owner_and_the_fix(target, tmp_path):
+    """When neither remote_tmp nor any system temp folder is private, the task fails before
+    anything is uploaded, and says which folder, whose, and what to do."""
+    env, home, args = target
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    os.chown(foreign, 65534, 65534)
+    (home / ".ansible").mkdir()
+    os.chown(home / ".ansible", 65534, 65534)
+    env = dict(env, ANSIBLE_REMOTE_TEMP="~/.ansible/tmp", ANSIBLE_SYSTEM_TMPDIRS=str(foreign))
+    proc, (status, result) = adhoc(env, args)
+    assert status == "FAILED!", proc.stdout
+    assert "no private temp folder on the target" in result["msg"], result
+    assert f"{home}/.ansible (owner nobody" in result["msg"] and f"{foreign} (owner nobody" in result["msg"], result
+    assert "ansible_remote_tmp" in result["msg"], result
+    assert "PUT " not in proc.stdout, "nothing may be uploaded"
+    assert not (tmp_path / "etc" / "90-x.conf").exists()
+    assert list(foreign.iterdir()) == [] and not (home / ".ansible" / "tmp").exists()

@@ -11,13 +11,15 @@ well, which is what a module run under either strategy must agree on.
 from __future__ import annotations
 
 import json
+import subprocess
 import textwrap
 from pathlib import Path
 
 import ansible_mitogen
 import pytest
 
-from conftest import VENV_BIN, Node
+import swap_race
+from conftest import VENV_BIN, Node, oneline_result
 
 STRATEGY_PLUGINS = Path(ansible_mitogen.__file__).parent / "plugins" / "strategy"
 
@@ -130,3 +132,62 @@ def test_mitogen_without_the_fast_path_runs_the_stock_module_path(ansible_env, t
     assert "through mitogen's call chain" not in output, output
     assert slow == stock
     assert slow_forwarding == stock_forwarding == "1"
+
+
+@pytest.mark.parametrize("foreign_cache", [False, True], ids=["no-cache-yet", "foreign-cache-folder"])
+def test_under_mitogen_a_foreign_ansible_folder_never_gets_a_swapped_module_run_as_root(ansible_env, tmp_path,
+                                                                                          foreign_cache):
+    """Issue 29 items 1 and 17 under mitogen_linear: root's ~/.ansible belongs to nobody, and a
+    process as nobody swaps whatever root uploads under ~/.ansible/tmp (mitogen's temp folder,
+    from remote_tmp). The cache there is refused (foreign-owned caches refused under this
+    strategy too), and the stock path's fallback, mitogen's own runner, used to write the binary
+    into that folder: the swapped file ran as root. Now it runs from a private temp folder the
+    remote script verified. -vvv used to say "ran from the target's cache" though it had not;
+    it now says what happened. Three tries each."""
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    env = dict(ansible_env, ANSIBLE_STRATEGY_PLUGINS=str(STRATEGY_PLUGINS), ANSIBLE_STRATEGY="mitogen_linear")
+    args = f"path={etc}/90-x.conf sysctl_dirs={etc} apply=false"
+    for attempt in range(3):
+        tmp = tmp_path / f"try{attempt}"
+        tmp.mkdir()
+        proc, proof = swap_race.run(env, tmp, [VENV_BIN / "ansible", "localhost", "-o", "-vvv", "-m",
+                                               "deevnet.net.sysctl_forwarding", "-a", args], foreign_cache)
+        output = proc.stdout + proc.stderr
+        assert not proof.exists(), f"the swapped module ran as uid {proof.read_text().strip()}:\n{output}"
+        assert "impostor ran" not in output, output
+        assert "mitogen" in output.lower(), "the task did not run under mitogen"
+        assert oneline_result(proc.stdout)[0] == "CHANGED", output
+        assert "ran from the target's cache" not in output, output
+        assert "takes the stock module path: the module cache is not private" in output, output
+        assert "(uploaded to the private temp folder /var/tmp/deevnet.net-" in output, output
+        assert "cache entries: 0" in proc.stderr, output
+        (etc / "90-x.conf").unlink()
+
+
+def test_under_mitogen_verbose_output_says_what_ran(ansible_env, tmp_path):
+    """Issue 29 item 17: with a cache mitogen's side refuses (~/.ansible writable by the group),
+    -vvv said "ran from the target's cache through mitogen's call chain" and then took the stock
+    path. It says so only when the cached binary ran: once installed, then from the cache."""
+    home = tmp_path / "home"
+    (home / ".ansible" / "deevnet.net").mkdir(parents=True)
+    (home / ".ansible").chmod(0o770)
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    env = dict(ansible_env, HOME=str(home), ANSIBLE_STRATEGY_PLUGINS=str(STRATEGY_PLUGINS),
+               ANSIBLE_STRATEGY="mitogen_linear")
+    command = [VENV_BIN / "ansible", "localhost", "-o", "-vvv", "-m", "deevnet.net.sysctl_forwarding",
+               "-a", f"path={etc}/90-x.conf sysctl_dirs={etc} apply=false"]
+    refused = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert oneline_result(refused.stdout)[0] == "CHANGED", refused.stdout + refused.stderr
+    assert "takes the stock module path: the module cache is not private" in refused.stdout, refused.stdout
+    assert "ran from the target's cache" not in refused.stdout, refused.stdout
+    (home / ".ansible").chmod(0o700)
+    installed = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert "was installed in the target's cache and ran from it" in installed.stdout, installed.stdout
+    assert "ran from the target's cache" not in installed.stdout, installed.stdout
+    hit = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert "ran from the target's cache through mitogen's call chain, no shell" in hit.stdout, hit.stdout
+    assert "takes the stock module path" not in hit.stdout, hit.stdout
+    # The private temp folders (the fallback's, the install's) are removed through mitogen too.
+    assert not list(Path(env["ANSIBLE_REMOTE_TEMP"]).glob("deevnet.net-*"))

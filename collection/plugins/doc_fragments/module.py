@@ -31,7 +31,11 @@ notes:
     cached. Under mitogen a task is one call into mitogen's interpreter on the target, which runs the binary
     directly. Set the variable C(deevnet_net_fast_path=false) to use Ansible's stock module path instead.
     The stock path is taken by itself for async tasks, become to an unprivileged user, a cache folder other
-    users could change, and targets without C(sha256sum) or C(/proc), with a warning for the last three."
+    users could change, and targets without C(sha256sum) or C(/proc), with a warning for the last three.
+    Every upload (the install's, and the stock path's when the fast path sends a task there) goes to a new
+    private temp folder in the first of C(remote_tmp) and the system temp folders whose every folder from
+    C(/) down belongs to root or the remote user and is writable by no one else; when none is, the task
+    fails naming the folder and its owner."
 '''
 
     # The options and policy of the modules that read and replace one file.

@@ -17,14 +17,20 @@ plugin instead:
    mode 0700, never followed through a link), verifies its hash once per install and its stat
    stamp before every run (a changed file is hashed again), and runs it with the arguments on
    standard input: one round trip per task once cached;
-3. on a miss (or a corrupted copy) uploads the binary through Ansible's own temp folder,
-   installs it atomically, and runs it in the same command;
+3. on a miss (or a corrupted copy) uploads the binary to a private temp folder it makes and
+   verifies on the target (REMOTE_SCRIPT's tmp step), installs it atomically, and runs it in
+   the same command;
 4. under mitogen, runs a cache hit through mitogen's own call chain instead of a shell
    (plugin_utils/mitogen_target.py, with the same checks and stamp; the stamp's trade-off is
    written down there and in ARCHITECTURE.md);
 5. falls back to the stock module path for what it cannot serve (async, become to an
    unprivileged user, a connection without stdin, keep_remote_files, or
-   ``deevnet_net_fast_path: false``), and says why at -vvv.
+   ``deevnet_net_fast_path: false``), and says why at -vvv. When the fast path itself sends
+   the task there (a cache that is not private, no sha256sum, no /proc), the stock path
+   uploads to that private temp folder too, never into a folder the checks refused.
+
+What the target answers (a marker, or the module's output) is defined once, in
+plugin_utils/fast_path_answer.py, for both the remote script and mitogen.
 """
 
 from __future__ import annotations
@@ -47,19 +53,26 @@ from ansible.utils.plugin_docs import get_docstring
 
 display = Display()
 
-MISS = "DEEVNET_NET_CACHE_MISS"
-UNSAFE = "DEEVNET_NET_UNSAFE_CACHE"
-MISMATCH = "DEEVNET_NET_HASH_MISMATCH"
-NO_SHA256SUM = "DEEVNET_NET_NO_SHA256SUM"
-NO_PROC = "DEEVNET_NET_NO_PROC"
-NOEXEC = "DEEVNET_NET_NOEXEC"
-UNSUPPORTED = "DEEVNET_NET_UNSUPPORTED"
-MARKERS = (MISS, UNSAFE, MISMATCH, NO_SHA256SUM, NO_PROC, NOEXEC, UNSUPPORTED)
+try:  # as the collection's own plugin_utils (Ansible's collection loader)
+    from ansible_collections.deevnet.net.plugins.plugin_utils import fast_path_answer as answers
+except ImportError:  # this file loaded by its path (the tests, bench/): the file beside it
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location(
+        "deevnet_net_fast_path_answer", os.path.join(os.path.dirname(os.path.abspath(__file__)), "fast_path_answer.py"))
+    answers = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(answers)
+
+MISS, UNSAFE, MISMATCH, UNSUPPORTED = answers.MISS, answers.UNSAFE, answers.MISMATCH, answers.UNSUPPORTED
+NO_SHA256SUM, NO_PROC, NOEXEC = answers.NO_SHA256SUM, answers.NO_PROC, answers.NOEXEC
+PRIVATE_TMP, UNSAFE_TMP = answers.PRIVATE_TMP, answers.UNSAFE_TMP
 SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 
-# The one remote script, constant text: every value reaches it as a positional argument.
+# The one remote script, constant text (its markers filled in from fast_path_answer.MARKERS):
+# every value reaches it as a positional argument.
 #   $1 run|install   $2 module name   $3 its sha256   $4 cache entry name (module-sha256[:16])
 #   $5 the uploaded binary (install only)
+#   or: $1 tmp   $2... candidate folders for a private temp folder (remote_tmp, then the
+#   system temp folders), `~` standing for the home
 # Why each step:
 # - the cache folder is created with mkdir that tolerates a concurrent mkdir (no
 #   check-then-act), and is used only when it and ~/.ansible are real folders owned by the
@@ -78,12 +91,55 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 #   marker and exits 0; the plugin decides what follows.
 # - install checks the target's architecture and C library first, removes temp files of dead
 #   installs and, once the new copy is in place, the module's copies of other versions.
-REMOTE_SCRIPT = r"""
+# - tmp makes the folder every upload goes to (the install's, and the stock module path's when
+#   the task falls back): a new folder (mktemp -d, 0700) in the first candidate whose every
+#   folder from / down belongs to root or the user and is writable by nobody else (sticky
+#   folders such as /tmp excepted). Else a user who can rename a folder on the way could swap
+#   the uploaded file between its upload and its run, as root (issue 29 item 1: Ansible's stock
+#   ~/.ansible/tmp under a ~/.ansible owned by another user). Candidates are checked before
+#   anything is made in them; a candidate refused is named with its owner on a second line.
+REMOTE_SCRIPT_TEMPLATE = r"""
+if [ "$1" = tmp ]; then
+  shift
+  umask 077
+  me=$(id -u) why= who=root
+  [ "$me" = 0 ] || who="$(id -un) or root"
+  foreign() {
+    q=$1 hit=
+    while :; do
+      [ -n "$(find "$q" -maxdepth 0 \( -user 0 -o -user "$me" \) \( ! -perm /022 -o -perm -1000 \) 2>/dev/null)" ] ||
+        hit="$q (owner $(stat -c %U "$q" 2>/dev/null || echo unknown), mode $(stat -c %a "$q" 2>/dev/null || echo unknown))"
+      [ "$q" = / ] && break
+      q=${q%/*} q=${q:-/}
+    done
+    printf %s "$hit"
+  }
+  for base; do
+    case $base in "~") base=$HOME ;; "~/"*) base=$HOME/${base#"~/"} ;; esac
+    case $base in /*) ;; *) why="$why; $base is not an absolute path"; continue ;; esac
+    e=$base
+    while [ ! -d "$e" ]; do e=${e%/*} e=${e:-/}; done
+    p=$(cd -P "$e" 2>/dev/null && pwd -P) || { why="$why; $e cannot be entered"; continue; }
+    bad=$(foreign "$p")
+    [ -z "$bad" ] || { why="$why; $bad could be changed by another user than $who"; continue; }
+    mkdir -p "$base" 2>/dev/null
+    p=$(cd -P "$base" 2>/dev/null && pwd -P) || { why="$why; $base cannot be made"; continue; }
+    bad=$(foreign "$p")
+    [ -z "$bad" ] || { why="$why; $bad could be changed by another user than $who"; continue; }
+    t=$(mktemp -d "$p/deevnet.net-tmp-XXXXXXXXXX" 2>/dev/null) && [ -d "$t" ] && [ ! -L "$t" ] && [ -O "$t" ] ||
+      { why="$why; $p: cannot make a folder in it"; continue; }
+    echo @PRIVATE_TMP@ "$t"
+    [ -z "$why" ] || echo "${why#; }"
+    exit 0
+  done
+  echo @UNSAFE_TMP@ "${why#; }"
+  exit 0
+fi
 name=$2 digest=$3 key=$4
 a=$HOME/.ansible d=$HOME/.ansible/deevnet.net
 exe=$d/$key
-command -v sha256sum >/dev/null 2>&1 || { echo DEEVNET_NET_NO_SHA256SUM; exit 0; }
-[ -d /proc/self/fd ] || { echo DEEVNET_NET_NO_PROC; exit 0; }
+command -v sha256sum >/dev/null 2>&1 || { echo @NO_SHA256SUM@; exit 0; }
+[ -d /proc/self/fd ] || { echo @NO_PROC@; exit 0; }
 if [ "$1" = install ]; then
   umask 077
   arch=$(uname -m 2>/dev/null) libc=$(getconf GNU_LIBC_VERSION 2>/dev/null)
@@ -91,15 +147,15 @@ if [ "$1" = install ]; then
   case "$arch:$libc" in
     x86_64:glibc\ [0-9]*.[0-9]*)
       [ "$major" -gt 2 ] || { [ "$major" -eq 2 ] && [ "$minor" -ge 34 ]; } ||
-        { echo DEEVNET_NET_UNSUPPORTED "$arch" "$libc"; exit 0; } ;;
-    *) echo DEEVNET_NET_UNSUPPORTED "${arch:-unknown}" "${libc:-no glibc}"; exit 0 ;;
+        { echo @UNSUPPORTED@ "$arch" "$libc"; exit 0; } ;;
+    *) echo @UNSUPPORTED@ "${arch:-unknown}" "${libc:-no glibc}"; exit 0 ;;
   esac
   mkdir "$a" 2>/dev/null; mkdir "$d" 2>/dev/null
   for p in "$a" "$d"; do
-    [ -d "$p" ] && [ ! -L "$p" ] && [ -O "$p" ] || { echo DEEVNET_NET_UNSAFE_CACHE "$p is a link or is not a folder owned by $(id -un)"; exit 0; }
+    [ -d "$p" ] && [ ! -L "$p" ] && [ -O "$p" ] || { echo @UNSAFE@ "$p is a link or is not a folder owned by $(id -un)"; exit 0; }
   done
   open=$(find "$HOME/" "$a" "$d" -maxdepth 0 -perm /022 ! -perm -1000 2>/dev/null)
-  [ -z "$open" ] || { echo DEEVNET_NET_UNSAFE_CACHE "$open is writable by other users"; exit 0; }
+  [ -z "$open" ] || { echo @UNSAFE@ "$open is writable by other users"; exit 0; }
   for t in "$d/.$name"-*.tmp; do
     [ -e "$t" ] || continue
     pid=${t%.tmp} pid=${pid##*.}
@@ -108,34 +164,57 @@ if [ "$1" = install ]; then
   t=$d/.$key.$$.tmp
   rm -f "$t"
   { cp "$5" "$t" && chmod 0700 "$t" && [ "$(sha256sum <"$t")" = "$digest  -" ]; } 2>/dev/null ||
-    { rm -f "$t"; echo DEEVNET_NET_HASH_MISMATCH; exit 0; }
-  mv -f "$t" "$exe" || { rm -f "$t"; echo DEEVNET_NET_UNSAFE_CACHE "$d: cannot install $key"; exit 0; }
+    { rm -f "$t"; echo @MISMATCH@; exit 0; }
+  mv -f "$t" "$exe" || { rm -f "$t"; echo @UNSAFE@ "$d: cannot install $key"; exit 0; }
   for old in "$d/$name"-????????????????; do
     [ "$old" = "$exe" ] || rm -f "$old" "$d/.${old##*/}.stamp"
   done
 fi
 [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ] && [ ! -L "$a" ] && [ -O "$a" ] && [ -f "$exe" ] && [ ! -L "$exe" ] ||
-  { echo DEEVNET_NET_CACHE_MISS; exit 0; }
-{ command exec 3<"$exe"; } 2>/dev/null || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+  { echo @MISS@; exit 0; }
+{ command exec 3<"$exe"; } 2>/dev/null || { echo @MISS@; exit 0; }
 fd=/proc/self/fd/3 s=$d/.$key.stamp
-[ -f "$fd" ] && [ -O "$fd" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+[ -f "$fd" ] && [ -O "$fd" ] || { echo @MISS@; exit 0; }
 st=$(stat -L -c '%d %i %s %.9Y %.9Z' "$fd" 2>/dev/null) || st=
 case $st in *[!0-9.\ ]*) st= ;; esac
 recorded=
 [ -n "$st" ] && [ -f "$s" ] && [ ! -L "$s" ] && [ -O "$s" ] && read -r recorded <"$s"
 if [ -z "$st" ] || [ "$recorded" != "$st $digest" ]; then
-  [ "$(sha256sum <&3)" = "$digest  -" ] || { echo DEEVNET_NET_CACHE_MISS; exit 0; }
+  [ "$(sha256sum <&3)" = "$digest  -" ] || { echo @MISS@; exit 0; }
   [ -z "$st" ] || { printf '%s\n' "$st $digest" >"$s.$$.tmp" && mv -f "$s.$$.tmp" "$s"; } 2>/dev/null || rm -f "$s.$$.tmp"
 fi
-[ -x "$fd" ] || { echo DEEVNET_NET_NOEXEC "$d"; exit 0; }
+[ -x "$fd" ] || { echo @NOEXEC@ "$d"; exit 0; }
 exec "$fd" -
 """
 
 
+
+
+def _with_markers(template):
+    """The script with each @NAME@ replaced by its marker: the markers are defined once."""
+    for name, marker in answers.MARKERS.items():
+        template = template.replace(f"@{name}@", marker)
+    if "@" in template:
+        raise ValueError(f"a placeholder without a marker in the remote script: {template[template.index('@'):][:40]}")
+    return template
+
+
+REMOTE_SCRIPT = _with_markers(REMOTE_SCRIPT_TEMPLATE)
+
+
+def _script_command(args):
+    return "/bin/sh -c " + " ".join(shlex.quote(a) for a in [REMOTE_SCRIPT, "deevnet.net", *args])
+
+
 def remote_command(action, name, digest, uploaded=""):
     """The command line that runs REMOTE_SCRIPT with its positional arguments."""
-    args = [action, name, digest, f"{name}-{digest[:16]}"] + ([uploaded] if uploaded else [])
-    return "/bin/sh -c " + " ".join(shlex.quote(a) for a in [REMOTE_SCRIPT, "deevnet.net", *args])
+    return _script_command([action, name, digest, f"{name}-{digest[:16]}"] + ([uploaded] if uploaded else []))
+
+
+def private_tmp_command(candidates):
+    """The command line that makes a private, verified temp folder in the first of `candidates`
+    that allows one (REMOTE_SCRIPT's tmp step)."""
+    return _script_command(["tmp", *candidates])
 
 
 def controller_spec(spec):
@@ -231,15 +310,9 @@ def _json_text(value, option):
     return value
 
 
-def _marker(res):
-    """(marker, detail) when the remote script printed one of its markers instead of a module
-    result, else (None, "")."""
-    first, detail = (res.get("stdout", "").strip().split(" ", 1) + [""])[:2]
-    return (first, detail) if first in MARKERS else (None, "")
-
-
 class BinaryModuleAction(ActionBase):
-    # The temp folder is made only on a cache miss: a hit is a single remote command.
+    # The temp folder is made only on a cache miss or a fallback (_private_tmp): a hit is a single
+    # remote command.
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = True
@@ -280,6 +353,7 @@ class BinaryModuleAction(ActionBase):
             return result
 
         reason = self._why_not_fast(task_vars)
+        self._deevnet_warnings = []
         if not reason:
             self._update_module_args(fqcn, module_args, task_vars)
             stdin = json.dumps(module_args).encode()
@@ -287,31 +361,38 @@ class BinaryModuleAction(ActionBase):
             environment = {}
             env = self._compute_environment_string(environment).strip()
             if self._under_mitogen():
-                res = self._mitogen_run(name, digest, stdin, environment)
+                answer = self._mitogen_run(name, digest, stdin, environment)
+                ran = "ran from the target's cache through mitogen's call chain, no shell"
             else:
-                res = self._remote(env, "run", name, digest, stdin)
-            if _marker(res)[0] == MISS:
+                answer = answers.from_shell(self._remote(env, "run", name, digest, stdin))
+                ran = "ran from the target's cache in one round trip"
+            if answer["marker"] == MISS:
                 display.vvv(f"deevnet.net: {fqcn} is not cached on the target (or its copy is corrupt): uploading")
-                res = self._install_and_run(env, name, digest, binary, stdin)
-            elif self._under_mitogen():
-                display.vvv(f"deevnet.net: {fqcn} ran from the target's cache through mitogen's call chain, no shell")
-            else:
-                display.vvv(f"deevnet.net: {fqcn} ran from the target's cache in one round trip")
-            reason = self._stock_path_reason(res)
+                answer = self._install_and_run(env, name, digest, binary, stdin)
+                ran = "was installed in the target's cache and ran from it"
+            reason = self._interpret(name, digest, answer)
             if not reason:
-                result.update(self._parse(res))
-                return result
-            fallback_warning = f"deevnet.net: {fqcn} takes Ansible's stock module path (slower): {reason}"
+                # Said only once the module itself answered: a marker is not a run (item 17).
+                display.vvv(f"deevnet.net: {fqcn} {ran}")
+                result.update(self._parse_json(answer))
+                return self._with_warnings(result)
+            self._deevnet_warnings.append(f"deevnet.net: {fqcn} takes Ansible's stock module path (slower): {reason}")
+            # The stock path uploads into the task's temp folder: never one the cache's checks
+            # refused (Ansible's own ~/.ansible/tmp, when ~/.ansible is another user's).
+            tmpdir = self._private_tmp()
+            display.vvv(f"deevnet.net: {fqcn} takes the stock module path: {reason} (uploaded to the private temp folder {tmpdir})")
         else:
-            fallback_warning = None
+            display.vvv(f"deevnet.net: {fqcn} takes the stock module path: {reason}")
 
-        display.vvv(f"deevnet.net: {fqcn} takes the stock module path: {reason}")
         result.update(self._execute_module(
             module_name=fqcn, module_args=module_args, task_vars=task_vars,
             wrap_async=bool(self._task.async_val),
         ))
-        if fallback_warning:
-            result["warnings"] = [*result.get("warnings", []), fallback_warning]
+        return self._with_warnings(result)
+
+    def _with_warnings(self, result):
+        if self._deevnet_warnings:
+            result["warnings"] = [*result.get("warnings", []), *self._deevnet_warnings]
         return result
 
     def _under_mitogen(self):
@@ -320,25 +401,58 @@ class BinaryModuleAction(ActionBase):
     def _mitogen_run(self, name, digest, stdin, environment):
         """A cache hit through mitogen's own connection: one call into its interpreter on the
         target (plugin_utils/mitogen_target.py), which checks the cache and runs the binary with
-        the arguments on standard input; the result in _low_level_execute_command's shape."""
+        the arguments on standard input. Its answer is fast_path_answer's shape, as the remote
+        script's is once read by answers.from_shell."""
         # Imported here: mitogen ships the module to the target by this, its collection name.
         from ansible_collections.deevnet.net.plugins.plugin_utils import mitogen_target
 
-        marker, detail, rc, stdout, stderr = self._connection.get_chain().call(
+        answer = self._connection.get_chain().call(
             mitogen_target.run_cached, f"{name}-{digest[:16]}", str(digest), stdin,
             {str(k): str(v) for k, v in environment.items()})
-        if marker:
-            return {"rc": 0, "stdout": f"{marker} {detail}".strip() + "\n", "stderr": ""}
-        return {"rc": rc, "stdout": to_text(stdout, errors="surrogate_or_strict"),
-                "stderr": to_text(stderr, errors="surrogate_or_replace")}
+        answer["stdout"] = to_text(answer["stdout"], errors="surrogate_or_strict")
+        answer["stderr"] = to_text(answer["stderr"], errors="surrogate_or_replace")
+        return answer
 
     def _remote(self, env, action, name, digest, stdin, uploaded=""):
         cmd = remote_command(action, name, digest, uploaded)
         return self._low_level_execute_command(f"{env} {cmd}" if env else cmd, in_data=stdin)
 
-    def _stock_path_reason(self, res):
-        """Why a fast-path answer sends the task to the stock path, if it does."""
-        marker, detail = _marker(res)
+    def _private_tmp(self):
+        """The task's remote temp folder, made private and verified by the remote script's tmp
+        step (the first of remote_tmp and the system temp folders that allows one); set as the
+        shell's tmpdir, so the stock module path (stock or mitogen's) uploads there too and the
+        action's cleanup removes it. Made as the connection's user, as Ansible makes its own:
+        the upload is written as that user."""
+        tmpdir = self._connection._shell.tmpdir
+        if tmpdir:
+            return tmpdir
+        candidates = [self.get_shell_option("remote_tmp", default="~/.ansible/tmp")]
+        try:
+            candidates += list(self._connection._shell.get_option("system_tmpdirs") or [])
+        except KeyError:
+            candidates += ["/var/tmp", "/tmp"]
+        answer = answers.from_shell(self._low_level_execute_command(private_tmp_command(candidates), sudoable=False))
+        tmpdir = answer["detail"]
+        if answer["marker"] != PRIVATE_TMP or not tmpdir.startswith("/") or "\n" in tmpdir:
+            raise AnsibleError(
+                "deevnet.net: no private temp folder on the target to upload the module to: "
+                f"{answer['detail'] or answer['stdout'] or answer['stderr']}. Every folder from / down to remote_tmp must "
+                "belong to root or the remote user and be writable by no one else (chown/chmod go-w them), "
+                "or set ansible_remote_tmp to a folder that is")
+        if answer["more"]:
+            moved = f"deevnet.net: the module is uploaded to {tmpdir}, not to remote_tmp: {answer['more']}"
+            display.vvv(moved)
+            self._deevnet_warnings.append(moved)
+        self._connection._shell.tmpdir = tmpdir
+        self._cleanup_remote_tmp = True  # as _make_tmp_path does: cleanup() removes it (its name has "-tmp-")
+        return tmpdir
+
+    def _interpret(self, name, digest, answer):
+        """The one reading of a fast-path answer: None when the module ran, else why the task
+        takes the stock path; raises for what no path can fix."""
+        marker, detail = answer["marker"], answer["detail"]
+        if marker is None:
+            return None
         if marker == UNSAFE:
             return (f"the module cache is not private: {detail}; make ~/.ansible a folder of the remote user "
                     "that only they can write (chmod go-w), or set deevnet_net_fast_path: false to silence this")
@@ -346,7 +460,20 @@ class BinaryModuleAction(ActionBase):
             return "the target has no sha256sum (coreutils) to verify the cached binary with"
         if marker == NO_PROC:
             return "the target has no /proc/self/fd to run the verified binary from"
-        return None
+        if marker == MISMATCH:
+            raise AnsibleError(f"deevnet.net: the uploaded {name} does not match its hash {digest}: the transfer corrupted it; run the task again")
+        if marker == UNSUPPORTED:
+            raise AnsibleError(
+                f"deevnet.net: this target's architecture is not supported ({detail}); the modules run on "
+                f"{SUPPORTED_TARGETS}")
+        if marker == NOEXEC:
+            raise AnsibleError(
+                f"deevnet.net: the module cache {detail} on the target is on a filesystem mounted noexec, so the "
+                "module binary cannot run from it; mount the remote user's home with exec, or set "
+                "deevnet_net_fast_path: false and ansible_remote_tmp to a folder on a mount that allows exec")
+        if marker == MISS:  # only after an install: the new copy changed before it ran
+            raise AnsibleError(f"deevnet.net: the {name} just installed in the target's cache changed before it ran; run the task again")
+        raise AnsibleError(f"deevnet.net: unexpected answer from the target: {marker} {detail}")
 
     def _validate(self, fqcn, binary):
         """The task's args, validated and coerced against the module's DOCUMENTATION."""
@@ -379,32 +506,12 @@ class BinaryModuleAction(ActionBase):
         return None
 
     def _install_and_run(self, env, name, digest, binary, stdin):
-        tmpdir = self._connection._shell.tmpdir or self._make_tmp_path()
-        try:
-            uploaded = self._connection._shell.join_path(tmpdir, name)
-            self._transfer_file(binary, uploaded)
-            res = self._remote(env, "install", name, digest, stdin, uploaded)
-        finally:
-            self._remove_tmp_path(tmpdir)
-        marker, detail = _marker(res)
-        if marker == MISMATCH:
-            raise AnsibleError(f"deevnet.net: the uploaded {name} does not match its hash {digest}: the transfer corrupted it; run the task again")
-        if marker == UNSUPPORTED:
-            raise AnsibleError(
-                f"deevnet.net: this target's architecture is not supported ({detail}); the modules run on "
-                f"{SUPPORTED_TARGETS}")
-        return res
-
-    def _parse(self, res):
-        marker, detail = _marker(res)
-        if marker == NOEXEC:
-            raise AnsibleError(
-                f"deevnet.net: the module cache {detail} on the target is on a filesystem mounted noexec, so the "
-                "module binary cannot run from it; mount the remote user's home with exec, or set "
-                "deevnet_net_fast_path: false and ansible_remote_tmp to a folder on a mount that allows exec")
-        return self._parse_json(res)
+        uploaded = self._connection._shell.join_path(self._private_tmp(), name)
+        self._transfer_file(binary, uploaded)
+        return answers.from_shell(self._remote(env, "install", name, digest, stdin, uploaded))
 
     def _parse_json(self, res):
+        """The module's result from its answer (rc, stdout, stderr)."""
         stdout = to_text(res.get("stdout", ""), errors="surrogate_or_strict")
         try:
             text, warnings = _filter_non_json_lines(stdout, objects_only=True)
