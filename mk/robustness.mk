@@ -14,7 +14,7 @@ FUZZ_TARGETS := $(patsubst $(ROOT)/fuzz/fuzz_targets/%.rs,%,$(wildcard $(ROOT)/f
 FUZZ_SECONDS ?= 45
 # `none` keeps the build short; `address` adds ASan (the code under test is safe Rust).
 FUZZ_SANITIZER ?= none
-ROBUSTNESS_CRATES := -p deevnet_runtime -p frr_local_stanza -p sysctl_forwarding
+ROBUSTNESS_CRATES := -p deevnet_runtime -p frr_local_stanza -p sysctl_forwarding -p egress_probe
 
 .PHONY: fuzz fuzz-smoke robustness cargo-fuzz
 fuzz-smoke:

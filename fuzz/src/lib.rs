@@ -3,6 +3,7 @@
 //! `modules/*/tests/it/robustness_fuzz_smoke.rs`), so `make test` and `make fuzz` hold the code to
 //! the same rules. See TESTING.md.
 
+pub mod egress;
 pub mod frr;
 pub mod input;
 pub mod spec_args;
