@@ -22,12 +22,23 @@ description:
     node end (C(dvprobe<pid>)) is attached to the VNet's bridge as a VM's tap is. Inside it
     has O(address) and a default route via O(gateway). IPv6 is off in it and on its tap, so
     the workload sends nothing but the probes (and the ARP for its gateway).
-  - Captures (AF_PACKET) on O(forbidden_interfaces) and O(expect_egress_interface) start before
-    the first probe. Each target gets O(count) probes - an ICMP echo, a completed TCP
+  - One packet capture (AF_PACKET) on every interface of the node starts before the first
+    probe - O(forbidden_interfaces), O(expect_egress_interface) and every other interface a
+    packet could leave by (not C(lo), the VNet, its ports or the workload's own veth). A filter
+    in the kernel passes only what can be the probe's, and a frame counts only once recognized
+    as one of the probe's packets, so other traffic, however much, neither fills the capture
+    nor hides a leak. Each target gets O(count) probes - an ICMP echo, a completed TCP
     handshake, or a DNS query (C(. IN NS)) answered - each waiting at most O(timeout) seconds.
+  - An echo reply counts only with the request's identifier, sequence and payload, which
+    carries a random nonce of the run - a neighbour answering in a target's name cannot
+    forge it.
   - "The verdict is V(failed), and the task fails, when a target with O(targets[].expect=reply)
-    did not answer every probe, when its packets did not leave by O(expect_egress_interface),
-    or when any probe packet left by a forbidden interface. The message says it in the
+    did not answer every probe, when its packets did not leave by O(expect_egress_interface)
+    (without it - when none of its packets was seen leaving the node by an interface that is
+    not forbidden: replies alone prove nothing), or when any probe packet left by a forbidden
+    interface. It is V(inconclusive), and the task fails too, when nothing failed but the
+    capture lost frames (the kernel dropped some, or more probe frames crossed an interface
+    than the capture keeps): a leak cannot be ruled out. The message says it in the
     incident's words, for instance C(203.0.113.8 icmp: 0/3 replies while traffic left by
     vmbr0.50 and 3 replies came back to it: replies are not forwarded back) or
     C(3 tenant packets left by vmbr0 untranslated)."
@@ -40,8 +51,8 @@ description:
     address outside the subnets the VRF has connected, with another prefix length, configured
     on the node or answering ARP on the VNet, a gateway that neither is the node's address
     on the VNet nor answers ARP, targets that are broadcast, multicast, loopback, link-local,
-    unspecified, the node's own or the workload's own addresses, and out-of-range O(count) or
-    O(timeout).
+    unspecified, the node's own or the workload's own addresses or inside the VNet's own
+    subnet (a probe to them never leaves the node), and out-of-range O(count) or O(timeout).
   - C(changed) is always C(false) - no configuration changes and nothing remains.
 author:
   - deevnet.net maintainers (@deevnet)
@@ -62,7 +73,8 @@ options:
     required: true
   targets:
     description:
-      - Where to send probes. Only these receive traffic.
+      - Where to send probes. Only these receive traffic. A host in the VNet's own subnet is
+        refused - its answer would not prove egress.
     type: list
     elements: dict
     required: true
@@ -126,6 +138,8 @@ options:
       - The transit interface the probes should leave by, such as C(vmbr0.50). Its capture
         tells whether the traffic left and whether replies came back to the node, and each
         answering target's packets must be seen leaving by it.
+      - Without it, each answering target's packets must be seen leaving by some interface
+        that is not forbidden (listed in RV(interfaces) with role V(other)).
     type: str
 extends_documentation_fragment:
   - deevnet.net.module
@@ -145,7 +159,8 @@ notes:
   - IPv4 only. The workload's traffic on the VNet is its ARP for the gateway and the probes.
   - Fails when the verdict is V(failed); use C(failed_when) or C(ignore_errors) to only report.
   - Probe packets are recognized also after source NAT - by the workload's address, or by the
-    run's ICMP echo identifier and the local ports of its TCP and UDP sockets.
+    run's ICMP echo identifier and the local ports of its TCP and UDP sockets (chosen from
+    10000-31999, below the kernel's ephemeral range, before the capture starts).
 seealso:
   - module: deevnet.net.vrf_route_assert
     description: Where the kernel routes tenant traffic, without sending any.
@@ -180,12 +195,22 @@ EXAMPLES = r'''
 
 RETURN = r'''
 verdict:
-  description: V(passed) or V(failed).
+  description: V(passed), V(failed), or V(inconclusive) (nothing failed, but the capture lost
+    frames).
   returned: once the probe ran (also on failure)
   type: str
   sample: failed
+capture:
+  description:
+    - Whether the capture saw everything - C(dropped), the frames the kernel dropped before
+      the module read them, and C(overflowed), the interfaces where more probe frames crossed
+      than the capture keeps (10,000). Either makes a verdict that would pass V(inconclusive).
+  returned: once the probe ran (also on failure)
+  type: dict
+  sample: {dropped: 0, overflowed: []}
 problems:
-  description: What failed, one line each; empty when the verdict is V(passed).
+  description: What failed or left the verdict inconclusive, one line each; empty when the
+    verdict is V(passed).
   returned: once the probe ran (also on failure)
   type: list
   elements: str
@@ -210,7 +235,8 @@ targets:
        rtt_ms: null, error: no reply, left_by: [vmbr0.50], passed: false}
 interfaces:
   description:
-    - Per captured interface - its C(role) (V(forbidden) or V(egress)), the probe C(packets)
+    - Per captured interface - its C(role) (V(forbidden), V(egress), or V(other) - another
+      interface of the node, listed only when probe packets crossed it), the probe C(packets)
       that left by it, how many of those were C(untranslated) (still the workload's source
       address), C(translated) (all of them were; null when none left), the C(replies) that
       arrived on it, and a C(sample) of up to three probe packets (C(source), C(destination),

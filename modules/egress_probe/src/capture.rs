@@ -1,12 +1,18 @@
-//! Captures on the node's interfaces (AF_PACKET datagram sockets), opened before the first
-//! probe and read on a thread of their own until the probes are done. Only IPv4 frames to or
-//! from a target are kept, cut to their headers: the classification is `frame.rs`'s.
+//! The capture: one AF_PACKET datagram socket on every interface of the node, opened before the
+//! first probe and read on a thread of its own until the probes are done. A classic BPF filter
+//! in the kernel passes only what can be the probe's (its address, echo identifier or ports),
+//! and a frame is kept only once `frame.rs` recognized it as one of the probe's packets, so
+//! other traffic toward a target can neither fill the per-interface cap nor hide a leak. What
+//! the kernel still dropped (`PACKET_STATISTICS`) and a reached cap are reported: a capture that
+//! lost frames proves nothing.
 
-use crate::frame::{Frame, Packet};
+use crate::frame::{classify, Frame, Markers, Packet, ETH_P_IP};
 use crate::report::{Capture, Role};
+use crate::request::Target;
 use crate::sock;
-use crate::tenant::Interface;
-use std::net::Ipv4Addr;
+use crate::tenant::{Interface, Plan};
+use deevnet_runtime::netlink::Links;
+use std::collections::HashMap;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -14,32 +20,94 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 const PACKET_AUXDATA: i32 = 8;
+const PACKET_STATISTICS: i32 = 6;
+const SO_ATTACH_FILTER: i32 = 26;
 const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 /// IP and transport headers are all the classification reads.
 const KEEP_BYTES: usize = 96;
-/// A busy management bridge must not grow the run's memory without bound.
-const MAX_FRAMES: usize = 10_000;
+/// Probe frames kept per interface: the probes send at most a few hundred, so reaching it means
+/// someone else sent frames that look like the probe's, and the capture is marked overflowed.
+pub const MAX_FRAMES: usize = 10_000;
+const RECEIVE_BUFFER: i32 = 8 << 20;
+/// Interfaces the kernel filter names one by one at most (two instructions each, within the
+/// kernel's 4,096); beyond it, the frames of the rest are dropped after reading instead.
+const MAX_FILTERED_INTERFACES: usize = 1_000;
 
-/// One open capture.
+/// The interfaces to capture on, each with its role: the forbidden ones, the expected egress,
+/// and every other interface a packet could leave the node by (role `Other`). Not watched: the
+/// loopback, the VNet, its ports and the probe's own veth (the probe's path, not its egress),
+/// VRF devices, and the ports of forbidden interfaces (a leak shows on the interface itself).
+pub fn watched(plan: &Plan, links: &Links, probe_index: u32) -> Vec<(Interface, Role)> {
+    let mut watched: Vec<(Interface, Role)> = plan
+        .forbidden
+        .iter()
+        .map(|i| (i.clone(), Role::Forbidden))
+        .collect();
+    if let Some(egress) = &plan.egress {
+        watched.push((egress.clone(), Role::Egress));
+    }
+    let forbidden = |index: u32| plan.forbidden.iter().any(|i| i.index == index);
+    let others: Vec<(Interface, Role)> = links
+        .iter()
+        .filter(|link| !watched.iter().any(|(i, _)| i.index == link.index))
+        .filter(|link| link.name != "lo" && link.kind.as_deref() != Some("vrf"))
+        .filter(|link| link.index != plan.vnet.index && link.index != probe_index)
+        .filter(|link| {
+            link.controller
+                .is_none_or(|c| c != plan.vnet.index && !forbidden(c))
+        })
+        .map(|link| {
+            (
+                Interface {
+                    index: link.index,
+                    name: link.name.clone(),
+                },
+                Role::Other,
+            )
+        })
+        .collect();
+    watched.extend(others);
+    watched
+}
+
+/// The node's interfaces that are not watched (from the same dump as [`watched`]).
+pub fn unwatched(links: &Links, watched: &[(Interface, Role)]) -> Vec<u32> {
+    links
+        .iter()
+        .map(|link| link.index)
+        .filter(|index| !watched.iter().any(|(i, _)| i.index == *index))
+        .collect()
+}
+
+/// The open capture socket.
 pub struct CaptureSocket {
-    interface: Interface,
-    role: Role,
     fd: OwnedFd,
 }
 
 impl CaptureSocket {
-    /// Opens a capture on `interface` (in the calling thread's namespace: the node's).
-    pub fn open(interface: &Interface, role: Role) -> Result<CaptureSocket, String> {
-        let fail =
-            |what: &str, e: std::io::Error| format!("{what} a capture on {}: {e}", interface.name);
-        let all = (libc::ETH_P_ALL as u16).to_be() as i32;
-        let fd = sock::socket(libc::AF_PACKET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK, all)
+    /// Opens the capture of every interface (in the calling thread's namespace: the node's),
+    /// filtered in the kernel to what can be the probe's.
+    /// `unwatched`: interface indexes whose frames the kernel drops right away (the VNet's
+    /// side, which carries every frame of the workload, and whatever anybody there sends it).
+    pub fn open(markers: &Markers, unwatched: &[u32]) -> Result<CaptureSocket, String> {
+        let fail = |what: &str, e: std::io::Error| format!("{what} the capture: {e}");
+        // Protocol 0 receives nothing until bind: the filter is in place before the first frame.
+        let fd = sock::socket(libc::AF_PACKET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK, 0)
             .map_err(|e| fail("opening", e))?;
+        attach_filter(&fd, &filter_program(markers, unwatched))
+            .map_err(|e| fail("filtering", e))?;
+        // Room for bursts while the reading thread waits for a busy CPU; as root the node's
+        // rmem_max does not cap it. A refusal leaves the default, and drops are counted anyway.
+        let _ = sock::set_int_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, RECEIVE_BUFFER);
+        sock::set_int_option(&fd, libc::SOL_PACKET, PACKET_AUXDATA, 1)
+            .map_err(|e| fail("asking for VLAN data on", e))?;
+        let all = (libc::ETH_P_ALL as u16).to_be();
         // SAFETY: zeroed sockaddr_ll is valid; the fields set are the ones bind reads.
         let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
         sll.sll_family = libc::AF_PACKET as u16;
-        sll.sll_protocol = all as u16;
-        sll.sll_ifindex = interface.index as i32;
+        sll.sll_protocol = all;
+        // Index 0: every interface, each frame naming its own.
+        sll.sll_ifindex = 0;
         sock::check(unsafe {
             libc::bind(
                 fd.as_raw_fd(),
@@ -48,33 +116,173 @@ impl CaptureSocket {
             )
         })
         .map_err(|e| fail("binding", e))?;
-        sock::set_int_option(&fd, libc::SOL_PACKET, PACKET_AUXDATA, 1)
-            .map_err(|e| fail("asking for VLAN data on", e))?;
-        Ok(CaptureSocket {
-            interface: interface.clone(),
-            role,
-            fd,
-        })
+        Ok(CaptureSocket { fd })
     }
 }
 
-/// Captures being read.
-pub struct Running {
-    stop: Arc<AtomicBool>,
-    reader: JoinHandle<Result<Vec<Capture>, String>>,
+// Classic BPF, as linux/filter.h spells it.
+const BPF_LD: u16 = 0x00;
+const BPF_LDX: u16 = 0x01;
+const BPF_ALU: u16 = 0x04;
+const BPF_JMP: u16 = 0x05;
+const BPF_RET: u16 = 0x06;
+const BPF_W: u16 = 0x00;
+const BPF_H: u16 = 0x08;
+const BPF_B: u16 = 0x10;
+const BPF_ABS: u16 = 0x20;
+const BPF_IND: u16 = 0x40;
+const BPF_MSH: u16 = 0xa0;
+const BPF_AND: u16 = 0x50;
+const BPF_JEQ: u16 = 0x10;
+const BPF_JGT: u16 = 0x20;
+const BPF_JGE: u16 = 0x30;
+const BPF_JSET: u16 = 0x40;
+const BPF_K: u16 = 0x00;
+/// `SKF_AD_OFF + SKF_AD_PROTOCOL`: the frame's link-level protocol.
+const SKF_AD_PROTOCOL: u32 = 0xffff_f000;
+/// `SKF_AD_OFF + SKF_AD_IFINDEX`: the index of the interface the frame crossed.
+const SKF_AD_IFINDEX: u32 = 0xffff_f008;
+const ACCEPT: u32 = 0xffff;
+
+/// One classic BPF instruction (`struct sock_filter`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Instruction {
+    pub code: u16,
+    pub jt: u8,
+    pub jf: u8,
+    pub k: u32,
 }
 
-/// Starts reading `sockets`, keeping the frames to or from `targets`.
-pub fn start(sockets: Vec<CaptureSocket>, targets: Vec<Ipv4Addr>) -> Running {
+const fn op(code: u16, k: u32) -> Instruction {
+    Instruction {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+const fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Instruction {
+    Instruction {
+        code: BPF_JMP | code | BPF_K,
+        jt,
+        jf,
+        k,
+    }
+}
+
+/// The kernel filter: not on an unwatched interface, and IPv4 (no later fragment) from or to
+/// the workload's address, an ICMP packet with the probe's echo identifier, or TCP/UDP with a
+/// port in the probe's range. Its size does not depend on the targets, and every jump is short.
+/// Everything it passes is still classified before it is kept.
+pub fn filter_program(markers: &Markers, unwatched: &[u32]) -> Vec<Instruction> {
+    let workload = u32::from(markers.workload);
+    let reject = op(BPF_RET | BPF_K, 0);
+    let accept = op(BPF_RET | BPF_K, ACCEPT);
+    let mut program = vec![op(BPF_LD | BPF_W | BPF_ABS, SKF_AD_IFINDEX)];
+    for &index in unwatched.iter().take(MAX_FILTERED_INTERFACES) {
+        program.extend([jump(BPF_JEQ, index, 0, 1), reject]);
+    }
+    program.extend([
+        op(BPF_LD | BPF_H | BPF_ABS, SKF_AD_PROTOCOL),
+        jump(BPF_JEQ, u32::from(ETH_P_IP), 1, 0),
+        reject,
+        op(BPF_LD | BPF_B | BPF_ABS, 0),
+        op(BPF_ALU | BPF_AND | BPF_K, 0xf0),
+        jump(BPF_JEQ, 0x40, 1, 0),
+        reject,
+        op(BPF_LD | BPF_H | BPF_ABS, 6),
+        jump(BPF_JSET, 0x1fff, 0, 1),
+        reject,
+        op(BPF_LD | BPF_W | BPF_ABS, 12),
+        jump(BPF_JEQ, workload, 0, 1),
+        accept,
+        op(BPF_LD | BPF_W | BPF_ABS, 16),
+        jump(BPF_JEQ, workload, 0, 1),
+        accept,
+        // X: the IP header's length; A: the protocol.
+        op(BPF_LDX | BPF_B | BPF_MSH, 0),
+        op(BPF_LD | BPF_B | BPF_ABS, 9),
+        jump(BPF_JEQ, 1, 0, 4),
+        op(BPF_LD | BPF_H | BPF_IND, 4),
+        jump(BPF_JEQ, u32::from(markers.icmp_id), 0, 1),
+        accept,
+        reject,
+    ]);
+    let ports = markers.local_ports.iter().map(|&(_, port)| u32::from(port));
+    if let (Some(low), Some(high)) = (ports.clone().min(), ports.max()) {
+        program.extend([jump(BPF_JEQ, 6, 2, 0), jump(BPF_JEQ, 17, 1, 0), reject]);
+        // Source port, then destination port: accept when low <= port <= high.
+        for offset in [0, 2] {
+            program.extend([
+                op(BPF_LD | BPF_H | BPF_IND, offset),
+                jump(BPF_JGE, low, 0, 2),
+                jump(BPF_JGT, high, 1, 0),
+                accept,
+            ]);
+        }
+    }
+    program.push(reject);
+    program
+}
+
+#[repr(C)]
+struct FilterProgram {
+    len: u16,
+    filter: *const Instruction,
+}
+
+fn attach_filter(fd: &OwnedFd, program: &[Instruction]) -> std::io::Result<()> {
+    let fprog = FilterProgram {
+        len: program.len() as u16,
+        filter: program.as_ptr(),
+    };
+    // SAFETY: fprog points to `len` instructions that outlive the call (the kernel copies them).
+    sock::check(unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_ATTACH_FILTER,
+            &fprog as *const FilterProgram as *const libc::c_void,
+            std::mem::size_of::<FilterProgram>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
+}
+
+/// What the capture saw: the probe's frames per watched interface, and how many frames the
+/// kernel dropped because the socket's queue was full.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    pub captures: Vec<Capture>,
+    pub dropped: u64,
+}
+
+/// The capture being read.
+pub struct Running {
+    stop: Arc<AtomicBool>,
+    reader: JoinHandle<Result<Captured, String>>,
+}
+
+/// What the reading thread needs to recognize the probe's frames.
+pub struct Recognizer {
+    pub watched: Vec<(Interface, Role)>,
+    pub targets: Vec<Target>,
+    pub markers: Markers,
+}
+
+/// Starts reading `socket`, keeping the probe's frames on the watched interfaces.
+pub fn start(socket: CaptureSocket, recognizer: Recognizer) -> Running {
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
-    let reader = std::thread::spawn(move || read_until(sockets, &targets, &stopping));
+    let reader = std::thread::spawn(move || read_until(socket, &recognizer, &stopping));
     Running { stop, reader }
 }
 
 impl Running {
-    /// Reads what is still queued, stops and returns what every capture kept.
-    pub fn finish(self) -> Result<Vec<Capture>, String> {
+    /// Reads what is still queued, stops and returns what the capture kept.
+    pub fn finish(self) -> Result<Captured, String> {
         // The last replies may still be on their way through the node's queues.
         std::thread::sleep(Duration::from_millis(200));
         self.stop.store(true, Ordering::SeqCst);
@@ -84,55 +292,107 @@ impl Running {
     }
 }
 
-fn read_until(
-    sockets: Vec<CaptureSocket>,
-    targets: &[Ipv4Addr],
-    stop: &AtomicBool,
-) -> Result<Vec<Capture>, String> {
-    let mut captures: Vec<Capture> = sockets
+/// Per watched interface: its capture; keeps `frame` if it is one of the probe's packets. The
+/// cap counts only those, and reaching it marks the capture overflowed.
+pub fn keep(
+    captures: &mut [Capture],
+    positions: &HashMap<u32, usize>,
+    recognizer: &Recognizer,
+    interface: u32,
+    frame: Frame,
+) {
+    let Some(&position) = positions.get(&interface) else {
+        return;
+    };
+    if frame.is_tagged() {
+        return;
+    }
+    let is_probe = Packet::parse(&frame.bytes)
+        .and_then(|p| classify(&p, &recognizer.targets, &recognizer.markers))
+        .is_some();
+    if !is_probe {
+        return;
+    }
+    let capture = &mut captures[position];
+    if capture.frames.len() < MAX_FRAMES {
+        capture.frames.push(frame);
+    } else {
+        capture.overflowed = true;
+    }
+}
+
+/// An empty capture per watched interface, and where each interface index's is.
+pub fn empty_captures(watched: &[(Interface, Role)]) -> (Vec<Capture>, HashMap<u32, usize>) {
+    let captures = watched
         .iter()
-        .map(|s| Capture {
-            interface: s.interface.name.clone(),
-            role: s.role,
+        .map(|(interface, role)| Capture {
+            interface: interface.name.clone(),
+            role: *role,
             frames: Vec::new(),
+            overflowed: false,
         })
         .collect();
-    let fds: Vec<i32> = sockets.iter().map(|s| s.fd.as_raw_fd()).collect();
+    let positions = watched
+        .iter()
+        .enumerate()
+        .map(|(position, (interface, _))| (interface.index, position))
+        .collect();
+    (captures, positions)
+}
+
+fn read_until(
+    socket: CaptureSocket,
+    recognizer: &Recognizer,
+    stop: &AtomicBool,
+) -> Result<Captured, String> {
+    let (mut captures, positions) = empty_captures(&recognizer.watched);
+    let fd = socket.fd.as_raw_fd();
     loop {
         let stopping = stop.load(Ordering::SeqCst);
-        let ready = sock::poll(&fds, libc::POLLIN, Duration::from_millis(50))
+        let ready = sock::poll(&[fd], libc::POLLIN, Duration::from_millis(50))
             .map_err(|e| format!("waiting for captured frames: {e}"))?;
-        for index in ready {
-            while let Some(frame) = receive(&sockets[index].fd).map_err(|e| {
-                format!(
-                    "reading the capture on {}: {e}",
-                    sockets[index].interface.name
-                )
-            })? {
-                let capture = &mut captures[index];
-                if capture.frames.len() < MAX_FRAMES && concerns(&frame, targets) {
-                    capture.frames.push(frame);
-                }
+        if !ready.is_empty() {
+            while let Some((interface, frame)) =
+                receive(&socket.fd).map_err(|e| format!("reading the capture: {e}"))?
+            {
+                keep(&mut captures, &positions, recognizer, interface, frame);
             }
         }
         if stopping {
-            return Ok(captures);
+            let dropped =
+                drops(&socket.fd).map_err(|e| format!("reading the capture's statistics: {e}"))?;
+            return Ok(Captured { captures, dropped });
         }
     }
 }
 
-fn concerns(frame: &Frame, targets: &[Ipv4Addr]) -> bool {
-    let bytes = if frame.is_tagged() && frame.bytes.len() > 4 && !frame.tag_in_metadata {
-        &frame.bytes[4..]
-    } else {
-        &frame.bytes[..]
-    };
-    Packet::parse(bytes)
-        .is_some_and(|p| targets.contains(&p.source) || targets.contains(&p.destination))
+/// `struct tpacket_stats`.
+#[repr(C)]
+#[derive(Default)]
+struct PacketStatistics {
+    packets: u32,
+    drops: u32,
 }
 
-/// One queued frame, or `None` when the queue is empty.
-fn receive(fd: &OwnedFd) -> std::io::Result<Option<Frame>> {
+/// Frames the kernel dropped since the socket was opened (its queue was full).
+fn drops(fd: &OwnedFd) -> std::io::Result<u64> {
+    let mut stats = PacketStatistics::default();
+    let mut len = std::mem::size_of::<PacketStatistics>() as libc::socklen_t;
+    // SAFETY: stats and len are valid for writing; the kernel writes at most len bytes.
+    sock::check(unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            PACKET_STATISTICS,
+            &mut stats as *mut PacketStatistics as *mut libc::c_void,
+            &mut len,
+        )
+    })?;
+    Ok(u64::from(stats.drops))
+}
+
+/// One queued frame and the index of its interface, or `None` when the queue is empty.
+fn receive(fd: &OwnedFd) -> std::io::Result<Option<(u32, Frame)>> {
     let mut buffer = [0u8; 2048];
     // Room for one cmsghdr with a tpacket_auxdata (20 bytes), aligned.
     let mut control = [0u64; 8];
@@ -169,11 +429,14 @@ fn receive(fd: &OwnedFd) -> std::io::Result<Option<Frame>> {
             cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
         }
     }
-    let len = (len as usize).min(KEEP_BYTES);
-    Ok(Some(Frame {
-        protocol: u16::from_be(sll.sll_protocol),
-        packet_type: sll.sll_pkttype,
-        tag_in_metadata,
-        bytes: buffer[..len].to_vec(),
-    }))
+    let len = (len as usize).min(KEEP_BYTES).min(buffer.len());
+    Ok(Some((
+        sll.sll_ifindex as u32,
+        Frame {
+            protocol: u16::from_be(sll.sll_protocol),
+            packet_type: sll.sll_pkttype,
+            tag_in_metadata,
+            bytes: buffer[..len].to_vec(),
+        },
+    )))
 }

@@ -7,7 +7,7 @@
 
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, Module, Outcome};
-use egress_probe::report::Report;
+use egress_probe::report::{Report, Verdict};
 use egress_probe::request::{Params, Request, SPEC};
 use egress_probe::tenant::{self, Plan};
 use egress_probe::{node, run, workload};
@@ -39,6 +39,14 @@ fn main() {
     })
 }
 
+/// The result keys beyond `changed` and `msg`: the same on success and on failure.
+#[derive(serde::Serialize)]
+struct Returned<'a> {
+    workload: serde_json::Value,
+    #[serde(flatten)]
+    report: &'a Report,
+}
+
 fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failure> {
     let workload = serde_json::json!({
         "address": plan.address.to_string(),
@@ -47,16 +55,20 @@ fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failu
         "gateway": plan.gateway.to_string(),
         "interface": interface,
     });
-    if report.verdict != "passed" {
-        return Err(Failure::new(report.problems.join("; "))
-            .with("changed", false)
-            .with("verdict", report.verdict)
-            .with("workload", &workload)
-            .with("targets", &report.targets)
-            .with("interfaces", &report.interfaces)
-            .with("problems", &report.problems));
+    let returned = Returned {
+        workload,
+        report: &report,
+    };
+    let data = match serde_json::to_value(&returned) {
+        Ok(serde_json::Value::Object(data)) => data,
+        _ => return Err(Failure::new("the result could not be serialized")),
+    };
+    if report.verdict != Verdict::Passed {
+        let mut failure = Failure::new(report.problems.join("; ")).with("changed", false);
+        failure.data.extend(data);
+        return Err(failure);
     }
-    let mut outcome = Outcome {
+    Ok(Outcome {
         changed: false,
         msg: format!(
             "egress proven from {} on {}: {} target{} as expected, no probe packet on {}",
@@ -74,12 +86,7 @@ fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failu
                     .join(", ")
             }
         ),
+        data,
         ..Outcome::default()
-    };
-    outcome.set("verdict", report.verdict);
-    outcome.set("workload", &workload);
-    outcome.set("targets", &report.targets);
-    outcome.set("interfaces", &report.interfaces);
-    outcome.set("problems", &report.problems);
-    Ok(outcome)
+    })
 }

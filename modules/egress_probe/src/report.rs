@@ -24,14 +24,41 @@ pub enum Role {
     Forbidden,
     /// The probe's traffic should leave by it.
     Egress,
+    /// Neither: another interface a packet could leave the node by (listed only when the
+    /// probe's packets crossed it). Without `expect_egress_interface`, egress is proven only by
+    /// probe packets seen leaving by an `egress` or `other` interface.
+    Other,
 }
 
-/// The frames one capture socket saw.
+/// The probe's frames captured on one interface.
 #[derive(Debug, Clone)]
 pub struct Capture {
     pub interface: String,
     pub role: Role,
     pub frames: Vec<Frame>,
+    /// More probe frames crossed it than the capture keeps: some were not counted.
+    pub overflowed: bool,
+}
+
+/// The verdict, as the result shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every target as expected, observed, and the capture complete.
+    Passed,
+    /// Something observed contradicts the expectation.
+    Failed,
+    /// Nothing contradicts it, but the capture lost frames: a leak cannot be ruled out.
+    Inconclusive,
+}
+
+/// Whether the capture saw everything.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaptureHealth {
+    /// Frames the kernel dropped before the module read them (its queue was full).
+    pub dropped: u64,
+    /// Interfaces where more probe frames crossed than the capture keeps.
+    pub overflowed: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -81,23 +108,26 @@ pub struct InterfaceReport {
     pub sample: Vec<Sample>,
 }
 
+/// The module's result keys, declared once: the same keys on success and on failure.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
-    /// `passed` or `failed`.
-    pub verdict: &'static str,
+    pub verdict: Verdict,
     pub targets: Vec<TargetReport>,
     pub interfaces: Vec<InterfaceReport>,
+    pub capture: CaptureHealth,
     /// What failed, one line each, in the incident's words.
     pub problems: Vec<String>,
 }
 
 const SAMPLE_SIZE: usize = 3;
 
-/// Builds the report; `outcomes` is in the order of `targets`.
+/// Builds the report; `outcomes` is in the order of `targets`, `dropped` the frames the
+/// kernel dropped from the capture.
 pub fn build(
     targets: &[Target],
     outcomes: &[ProbeOutcome],
     captures: &[Capture],
+    dropped: u64,
     markers: &Markers,
 ) -> Report {
     let mut interfaces = Vec::with_capacity(captures.len());
@@ -154,7 +184,10 @@ pub fn build(
                 left_by[target].push((capture.interface.clone(), requests, replies));
             }
         }
-        interfaces.push(report);
+        // Every other interface of the node is watched: listed only where the probe was seen.
+        if capture.role != Role::Other || report.packets > 0 || report.replies > 0 {
+            interfaces.push(report);
+        }
     }
 
     let mut problems = Vec::new();
@@ -184,6 +217,22 @@ pub fn build(
                         outcome.sent
                     ));
                 }
+            } else if !seen.iter().any(|(name, requests, _)| {
+                *requests > 0
+                    && captures
+                        .iter()
+                        .any(|c| c.interface == *name && c.role != Role::Forbidden)
+            }) {
+                // Replies alone prove nothing: something on the VNet can answer in the
+                // target's name while nothing leaves the node.
+                passed = false;
+                problems.push(format!(
+                    "{}: {}/{} replies, but no probe packet left the node by an interface that \
+                     is not forbidden: the replies did not come from beyond the node",
+                    target.label(),
+                    outcome.received,
+                    outcome.sent
+                ));
             }
         }
         let forbidden_hits = captures
@@ -219,16 +268,57 @@ pub fn build(
     {
         problems.push(leak(interface));
     }
+    let capture = CaptureHealth {
+        dropped,
+        overflowed: captures
+            .iter()
+            .filter(|c| c.overflowed)
+            .map(|c| c.interface.clone())
+            .collect(),
+    };
+    let verdict = if !problems.is_empty() {
+        Verdict::Failed
+    } else if capture.dropped > 0 || !capture.overflowed.is_empty() {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Passed
+    };
+    if let Some(loss) = capture_loss(&capture) {
+        problems.push(loss);
+    }
     Report {
-        verdict: if problems.is_empty() {
-            "passed"
-        } else {
-            "failed"
-        },
+        verdict,
         targets: target_reports,
         interfaces,
+        capture,
         problems,
     }
+}
+
+/// Why a capture that lost frames proves nothing, or `None` when it lost none.
+fn capture_loss(capture: &CaptureHealth) -> Option<String> {
+    let mut losses = Vec::new();
+    if capture.dropped > 0 {
+        losses.push(format!(
+            "the kernel dropped {} captured frame{}",
+            capture.dropped,
+            if capture.dropped == 1 { "" } else { "s" }
+        ));
+    }
+    if !capture.overflowed.is_empty() {
+        losses.push(format!(
+            "more than {} probe frames crossed {}",
+            crate::capture::MAX_FRAMES,
+            capture.overflowed.join(", ")
+        ));
+    }
+    (!losses.is_empty()).then(|| {
+        format!(
+            "the capture is incomplete ({}): a probe packet may have left uncounted, so no \
+             leak is ruled out; run again when the node is quieter",
+            losses.join("; ")
+        )
+    })
 }
 
 fn missing_replies(
@@ -253,7 +343,14 @@ fn missing_replies(
         .filter(|(_, requests, _)| *requests > 0)
         .collect();
     if left.is_empty() {
-        let names: Vec<&str> = captures.iter().map(|c| c.interface.as_str()).collect();
+        let mut names: Vec<&str> = captures
+            .iter()
+            .filter(|c| c.role != Role::Other)
+            .map(|c| c.interface.as_str())
+            .collect();
+        if captures.iter().any(|c| c.role == Role::Other) {
+            names.push("nor any other");
+        }
         return format!(
             "{head}{error}, and no probe packet left by a captured interface ({}): the traffic \
              never left the node that way",

@@ -2,7 +2,7 @@
 //! attached, captures started, probes sent from inside, everything removed again.
 
 use crate::capture::{self, CaptureSocket};
-use crate::report::{self, Report, Role};
+use crate::report::{self, Report};
 use crate::tenant::{NodeFacts, Plan};
 use crate::workload::{self, Namespace, VethGuard};
 use crate::{arp, node, probe};
@@ -57,9 +57,8 @@ pub fn probe(netlink: &Netlink, plan: &Plan) -> Result<(Report, String), String>
     let namespace = Namespace::new()?;
     node::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|e| e.to_string())?;
     let guard = VethGuard::new(netlink, node_end.clone());
-    let node_index = netlink
-        .links()
-        .map_err(|e| e.to_string())?
+    let links = netlink.links().map_err(|e| e.to_string())?;
+    let node_index = links
         .by_name(&node_end)
         .map(|link| link.index)
         .ok_or_else(|| format!("{node_end} vanished right after it was created"))?;
@@ -72,28 +71,39 @@ pub fn probe(netlink: &Netlink, plan: &Plan) -> Result<(Report, String), String>
     let inside = inside_end.clone();
     namespace.run(move || configure_workload(&inside, address, gateway))??;
 
-    let mut sockets = Vec::new();
-    for interface in &plan.forbidden {
-        sockets.push(CaptureSocket::open(interface, Role::Forbidden)?);
-    }
-    if let Some(egress) = &plan.egress {
-        sockets.push(CaptureSocket::open(egress, Role::Egress)?);
-    }
-    let captures = capture::start(sockets, plan.targets.iter().map(|t| t.address).collect());
-    let targets = plan.targets.clone();
     let settings = probe::Settings {
         workload: plan.address.addr(),
         count: plan.count,
         timeout: Duration::from_secs(plan.timeout_secs.into()),
     };
-    // The echo identifier marks this run's pings, also once SNAT replaced their source.
+    // The echo identifier marks this run's pings, also once SNAT replaced their source; the
+    // ports and nonce are chosen now, so the capture recognizes the probe from its first frame.
     let icmp_id = (pid & 0xffff) as u16;
-    let (outcomes, markers) = namespace.run(move || probe::run_all(&targets, settings, icmp_id))?;
+    let identity = probe::identity(&plan.targets, settings, icmp_id)?;
+    let watched = capture::watched(plan, &links, node_index);
+    let socket = CaptureSocket::open(&identity.markers, &capture::unwatched(&links, &watched))?;
+    let captures = capture::start(
+        socket,
+        capture::Recognizer {
+            watched,
+            targets: plan.targets.clone(),
+            markers: identity.markers.clone(),
+        },
+    );
+    let targets = plan.targets.clone();
+    let probing = identity.clone();
+    let outcomes = namespace.run(move || probe::run_all(&targets, settings, &probing))?;
     let captured = captures.finish()?;
     guard.remove().map_err(|e| e.to_string())?;
     drop(namespace);
     Ok((
-        report::build(&plan.targets, &outcomes, &captured, &markers),
+        report::build(
+            &plan.targets,
+            &outcomes,
+            &captured.captures,
+            captured.dropped,
+            &identity.markers,
+        ),
         node_end,
     ))
 }

@@ -49,20 +49,6 @@ pub fn bind_v4(fd: &OwnedFd, address: SocketAddrV4) -> io::Result<()> {
     .map(|_| ())
 }
 
-pub fn local_port(fd: &OwnedFd) -> io::Result<u16> {
-    // SAFETY: zeroed sockaddr_in is valid; getsockname writes at most len bytes.
-    let mut sa: libc::sockaddr_in = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-    check(unsafe {
-        libc::getsockname(
-            fd.as_raw_fd(),
-            &mut sa as *mut libc::sockaddr_in as *mut libc::sockaddr,
-            &mut len,
-        )
-    })?;
-    Ok(u16::from_be(sa.sin_port))
-}
-
 pub fn sendto_v4(fd: &OwnedFd, bytes: &[u8], to: Ipv4Addr) -> io::Result<()> {
     let sa = sockaddr_in(SocketAddrV4::new(to, 0));
     // SAFETY: bytes and sa are valid for their lengths.

@@ -152,7 +152,20 @@ pub fn resolve(request: &Request, node: &NodeFacts) -> Result<Plan, String> {
         ),
     };
     for (i, target) in request.targets.iter().enumerate() {
-        check_target(&format!("targets[{i}]"), target, node)?;
+        let location = format!("targets[{i}]");
+        check_target(&location, target, node)?;
+        if subnet.contains(&target.address) {
+            // Answered by a neighbour on the same bridge, it never leaves the node: its
+            // replies would read as egress.
+            return Err(format!(
+                "{location}.address: {} is in the VNet's own subnet {} ({}); a probe to it \
+                 never leaves the node, so it proves nothing about egress: give a host beyond \
+                 the node",
+                target.address,
+                subnet.trunc(),
+                vnet.name
+            ));
+        }
     }
     let egress = request
         .expect_egress_interface

@@ -1,6 +1,6 @@
 //! Invariants of `frr_local_stanza`'s parser, lint and editor, shared by the libFuzzer targets
 //! (`frr_file`, `frr_stanzas`) and the stable smoke test
-//! (`modules/frr_local_stanza/tests/it/robustness_fuzz_smoke.rs`). Each function panics, with the
+//! (`modules/fuzz_invariants/tests/it/frr_local_stanza.rs`). Each function panics, with the
 //! input in the message, when an invariant breaks.
 
 use crate::input::{split_at_nul, Input};

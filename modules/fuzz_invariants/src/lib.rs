@@ -4,6 +4,7 @@
 //! crate's own integration tests, the stable smoke run (`make fuzz-smoke`, part of
 //! `cargo test --workspace`), so both hold the code to the same rules. See TESTING.md.
 
+pub mod egress;
 pub mod frr;
 pub mod input;
 pub mod spec_args;

@@ -1,6 +1,6 @@
 //! Invariants of `sysctl_forwarding`'s sysctl.d reader and writer, shared by the libFuzzer
 //! target `sysctl_d` and the stable smoke test
-//! (`modules/sysctl_forwarding/tests/it/robustness_fuzz_smoke.rs`).
+//! (`modules/fuzz_invariants/tests/it/sysctl_forwarding.rs`).
 
 use crate::input::{split_at_nul, Input};
 use std::collections::BTreeMap;

@@ -3,7 +3,7 @@
 
 use super::workload::hex;
 use crate::frame::{classify, Direction, Frame, Markers, Packet, ETH_P_IP};
-use crate::report::{build, Capture, ProbeOutcome, Role};
+use crate::report::{build, Capture, ProbeOutcome, Role, Verdict};
 use crate::request::{Expect, Proto, Target};
 use std::net::Ipv4Addr;
 
@@ -69,6 +69,7 @@ fn captures(frames: &[(String, Frame)]) -> Vec<Capture> {
                 .filter(|(i, _)| i == name)
                 .map(|(_, f)| f.clone())
                 .collect(),
+            overflowed: false,
         })
         .collect()
 }
@@ -148,8 +149,14 @@ fn other_traffic_is_not_the_probe() {
 
 #[test]
 fn the_recorded_run_leaks_to_mgmt_and_reaches_the_internet_untranslated() {
-    let report = build(&targets(), &answered(), &captures(&recorded()), &markers());
-    assert_eq!(report.verdict, "failed");
+    let report = build(
+        &targets(),
+        &answered(),
+        &captures(&recorded()),
+        0,
+        &markers(),
+    );
+    assert_eq!(report.verdict, Verdict::Failed);
     assert_eq!(
         report.problems,
         ["1 tenant packet left by mgmt untranslated"]
@@ -189,9 +196,10 @@ fn both_fixes_translated_egress_and_no_leak_pass() {
         &targets()[..3],
         &answered()[..3],
         &captures(&frames),
+        0,
         &markers(),
     );
-    assert_eq!(report.verdict, "passed", "{:?}", report.problems);
+    assert_eq!(report.verdict, Verdict::Passed, "{:?}", report.problems);
     assert_eq!(report.interfaces[1].translated, Some(true));
     assert_eq!(report.interfaces[0].packets, 0);
 }
@@ -211,7 +219,7 @@ fn replies_that_arrive_but_never_reach_the_workload_are_named() {
         rtts_ms: vec![],
         error: Some("no reply".into()),
     }];
-    let report = build(&targets()[..1], &lost, &captures(&frames), &markers());
+    let report = build(&targets()[..1], &lost, &captures(&frames), 0, &markers());
     assert_eq!(
         report.problems,
         [
@@ -220,10 +228,16 @@ fn replies_that_arrive_but_never_reach_the_workload_are_named() {
         ]
     );
     // Without the reply on the wire: nothing came back.
-    let report = build(&targets()[..1], &lost, &captures(&frames[..1]), &markers());
+    let report = build(
+        &targets()[..1],
+        &lost,
+        &captures(&frames[..1]),
+        0,
+        &markers(),
+    );
     assert!(report.problems[0].ends_with("while traffic left by uplink: no reply came back"));
     // Nothing seen at all.
-    let report = build(&targets()[..1], &lost, &captures(&[]), &markers());
+    let report = build(&targets()[..1], &lost, &captures(&[]), 0, &markers());
     assert!(
         report.problems[0].contains("no probe packet left by a captured interface (mgmt, uplink)")
     );
@@ -238,7 +252,7 @@ fn tagged_frames_belong_to_their_vlan_device() {
     frames
         .iter_mut()
         .for_each(|(_, frame)| frame.tag_in_metadata = true);
-    let report = build(&targets(), &answered(), &captures(&frames), &markers());
+    let report = build(&targets(), &answered(), &captures(&frames), 0, &markers());
     assert_eq!(report.interfaces[0].packets, 0);
 }
 
@@ -256,6 +270,7 @@ fn answered_traffic_that_avoided_the_expected_egress_fails() {
         &targets()[..1],
         &answered()[..1],
         &captures(&frames),
+        0,
         &markers(),
     );
     assert_eq!(report.problems[0], "203.0.113.8 icmp: 1/1 replies, but no probe packet left by uplink (expect_egress_interface): the traffic took another way");

@@ -2,6 +2,7 @@
 //! facts, the classification of recorded frames, the result.
 
 mod frames;
+mod probe;
 mod request;
 mod tenant;
 mod workload;

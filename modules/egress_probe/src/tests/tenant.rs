@@ -107,6 +107,7 @@ fn what_the_node_does_not_have_is_refused() {
         (Box::new(|p| p.address = "10.20.129.250/16".into()), "address: 10.20.129.250/16 does not match tdemo0's subnet 10.20.129.0/24; give 10.20.129.250/24"),
         (Box::new(|p| p.targets = vec![target("10.20.99.22")]), "targets[0].address: 10.20.99.22 is the node's own address (on vmbr0)"),
         (Box::new(|p| p.targets = vec![target("10.20.51.255")]), "targets[0].address: 10.20.51.255 is the broadcast address of 10.20.51.0/24 (on vmbr0.51)"),
+        (Box::new(|p| p.targets = vec![target("203.0.113.8"), target("10.20.129.10")]), "targets[1].address: 10.20.129.10 is in the VNet's own subnet 10.20.129.0/24 (tdemo0); a probe to it never leaves the node, so it proves nothing about egress: give a host beyond the node"),
         (Box::new(|p| p.expect_egress_interface = Some("vmbr9".into())), "expect_egress_interface: vmbr9 does not exist"),
         (Box::new(|p| p.forbidden_interfaces = Some(vec!["tdemo0".into()])), "forbidden_interfaces: tdemo0 is the VNet the workload plugs into"),
     ];

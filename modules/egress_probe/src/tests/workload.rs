@@ -1,5 +1,5 @@
 use crate::arp;
-use crate::probe::{dns_query_bytes, echo_answer, echo_request, is_dns_answer, EchoAnswer};
+use crate::probe::{dns_query_bytes, is_dns_answer};
 use crate::workload::{leftovers, owner_pid, veth_names};
 use deevnet_runtime::netlink::{Link, Links};
 use std::net::Ipv4Addr;
@@ -30,41 +30,6 @@ fn probe_interfaces_carry_the_pid_of_their_run() {
     assert_eq!(
         leftovers(&links, |pid| pid == 20),
         ["dvprobe10", "dvprobe30w"]
-    );
-}
-
-#[test]
-fn echo_requests_and_their_answers() {
-    let request = echo_request(0x48bc, 7);
-    assert_eq!(&request[..2], &[8, 0]);
-    assert_eq!(
-        crate::sock::internet_checksum(&request),
-        0,
-        "the checksum covers the message"
-    );
-    let target = Ipv4Addr::new(203, 0, 113, 8);
-    // The echo reply recorded in tests/recorded (sequence 0).
-    let reply = hex("45000034f24c00003f01c165cb0071080a1481fa0000a8c848bc0000646565766e65742e6e6574206567726573735f70726f6265");
-    assert_eq!(
-        echo_answer(&reply, target, 0x48bc, 0),
-        Some(EchoAnswer::Reply)
-    );
-    assert_eq!(echo_answer(&reply, target, 0x48bd, 0), None, "another id");
-    assert_eq!(
-        echo_answer(&reply, target, 0x48bc, 1),
-        None,
-        "another sequence"
-    );
-    // A router's unreachable quoting our request.
-    let mut unreachable = hex("45000038000000004001000a0a14320a0a1481fa");
-    unreachable.extend_from_slice(&[3, 1, 0, 0, 0, 0, 0, 0]);
-    unreachable.extend(hex("450000340000000040010000 0a1481fa cb007108"
-        .replace(' ', "")
-        .as_str()));
-    unreachable.extend_from_slice(&request[..8]);
-    assert_eq!(
-        echo_answer(&unreachable, target, 0x48bc, 7),
-        Some(EchoAnswer::Unreachable(Ipv4Addr::new(10, 20, 50, 10)))
     );
 }
 

@@ -20,15 +20,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Silently dropped by the router: a probe to it waits its whole timeout.
-const BLACKHOLE: &str = "198.51.100.9";
+pub(crate) const BLACKHOLE: &str = "198.51.100.9";
 
-struct Lab {
-    node: TestNamespace,
+pub(crate) struct Lab {
+    pub(crate) node: TestNamespace,
     /// Held so the namespace lives as long as the lab; never read.
     _router: TestNamespace,
     _internet: TestNamespace,
     _mgmt: TestNamespace,
-    _vm: TestNamespace,
+    pub(crate) _vm: TestNamespace,
 }
 
 fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
@@ -40,7 +40,7 @@ fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
     b.ip(&format!("link set {b_end} up"));
 }
 
-fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
+pub(crate) fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
     let status = ns
         .command("sh")
         .arg("-c")
@@ -51,7 +51,7 @@ fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
 }
 
 impl Lab {
-    fn new() -> Lab {
+    pub(crate) fn new() -> Lab {
         let node = TestNamespace::new("dvn-egp-node");
         let router = TestNamespace::new("dvn-egp-rtr");
         let internet = TestNamespace::new("dvn-egp-inet");
@@ -90,7 +90,7 @@ impl Lab {
     }
 
     /// The module as Ansible would run it on the node.
-    fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
+    pub(crate) fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("args.json");
         std::fs::write(&path, args.to_string()).unwrap();
@@ -104,7 +104,7 @@ impl Lab {
         (child, dir)
     }
 
-    fn run(&self, args: Value) -> Value {
+    pub(crate) fn run(&self, args: Value) -> Value {
         let (child, _dir) = self.spawn(&args);
         let output = child.wait_with_output().unwrap();
         serde_json::from_slice(&output.stdout)
@@ -136,7 +136,7 @@ impl Lab {
         state
     }
 
-    fn probe_links(&self) -> Vec<String> {
+    pub(crate) fn probe_links(&self) -> Vec<String> {
         let output = Command::new("ip")
             .args(["-n", self.node.name(), "-o", "link"])
             .output()
@@ -185,7 +185,7 @@ fn serve(internet: &TestNamespace) {
     }
 }
 
-fn probe_args(targets: Value) -> Value {
+pub(crate) fn probe_args(targets: Value) -> Value {
     json!({"vrf": "default", "address": "10.20.129.250/24", "targets": targets,
            "expect_egress_interface": "uplink", "count": 2, "timeout": 1})
 }

@@ -3,6 +3,7 @@
 //! fuzz/regressions/TARGET and a bounded number of generated inputs), one module per crate the
 //! targets check. Filter by it, e.g. `cargo test -p deevnet_fuzz_invariants --test it frr_local_stanza::`.
 
+mod egress_probe;
 mod frr_local_stanza;
 mod runtime;
 mod sysctl_forwarding;
