@@ -19,7 +19,6 @@ Results go to BENCHMARKS.md with the command that reproduces them.
 from __future__ import annotations
 
 import argparse
-import glob
 import importlib.metadata
 import json
 import os
@@ -30,29 +29,21 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
-import zipfile
 from pathlib import Path
 
 import ansible_mitogen
 
 import fleet  # bench/fleet.py: one play over N hosts (part 5)
 import tenant_play  # bench/tenant_play.py: the whole play in the lab VM (--tenant-play)
+from installed_collections import ROOT, VENV, collections_env, ensure_ansible_posix, install_built_collection, run
 
-ROOT = Path(__file__).resolve().parents[1]
-VENV = ROOT / ".venv" / "bin"
 WORK = ROOT / "build" / "bench"
-ANSIBLE_WHEEL = "ansible==14.5.0"  # the community package that carries ansible.posix 2.x
 
 
 def log(msg: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def run(cmd, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([str(c) for c in cmd], check=True, **kw)
 
 
 # --- setup -------------------------------------------------------------------------------------
@@ -73,22 +64,6 @@ def ensure_sshd() -> None:
     finally:
         if planted:
             policy.unlink()
-
-
-def ensure_ansible_posix() -> Path:
-    """ansible.posix from the `ansible` package on PyPI (Galaxy is not reachable here)."""
-    collections = WORK / "collections"
-    posix = collections / "ansible_collections" / "ansible" / "posix"
-    if posix.exists():
-        return collections
-    log(f"fetching ansible.posix from the {ANSIBLE_WHEEL} wheel on PyPI")
-    with tempfile.TemporaryDirectory() as tmp:
-        run([VENV / "pip", "download", "--quiet", "--no-deps", "-d", tmp, ANSIBLE_WHEEL])
-        wheel = next(Path(tmp).glob("ansible-*.whl"))
-        with zipfile.ZipFile(wheel) as z:
-            members = [m for m in z.namelist() if m.startswith("ansible_collections/ansible/posix/")]
-            z.extractall(collections, members)
-    return collections
 
 
 class PrivateSshd:
@@ -323,15 +298,11 @@ def main() -> int:
     LOAD["start"] = os.getloadavg()
     WORK.mkdir(parents=True, exist_ok=True)
     ensure_sshd()
-    collections = ensure_ansible_posix()
+    collections = ensure_ansible_posix(log)
     installed = WORK / "installed"
-    shutil.rmtree(installed, ignore_errors=True)
-    tarball = next(iter(sorted(glob.glob(str(ROOT / "dist" / "deevnet-net-*.tar.gz")))))
-    run([VENV / "ansible-galaxy", "collection", "install", "--force", "-p", installed, tarball],
-        stdout=subprocess.DEVNULL)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=f"{installed}:{collections}",
-               ANSIBLE_HOME=str(WORK / "ansible-home"), ANSIBLE_HOST_KEY_CHECKING="False",
-               ANSIBLE_NOCOLOR="1")
+    tarball = install_built_collection(installed)
+    env = collections_env(installed, collections, WORK / "ansible-home", ANSIBLE_HOST_KEY_CHECKING="False",
+                          ANSIBLE_NOCOLOR="1")
     command = "make bench BENCH_ARGS='" + " ".join(sys.argv[1:] + shlex.split(os.environ.get("BENCH_ARGS", ""))) + "'"
     fleet_section = ""
     sshd = PrivateSshd(WORK / "sshd")
@@ -359,7 +330,7 @@ def main() -> int:
     sizes = {f"module {p.name}": p.stat().st_size
              for p in sorted((ROOT / "target" / "release").iterdir())
              if p.is_file() and os.access(p, os.X_OK) and (ROOT / "modules" / p.name / "src" / "main.rs").exists()}
-    sizes[f"collection {Path(tarball).name}"] = Path(tarball).stat().st_size
+    sizes[f"collection {tarball.name}"] = tarball.stat().st_size
     text = report(ssh, alone, sizes, args)
     # Without --tenant-play, the play's section measured by an earlier run stays, with its own command and date.
     kept_tenant_play = "" if args.tenant_play else tenant_play.existing_section(Path(args.output))

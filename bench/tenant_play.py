@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import sections  # bench/sections.py
+from installed_collections import collections_env, ensure_ansible_posix, install_built_collection
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv" / "bin"
@@ -501,19 +501,9 @@ def main() -> int:
 
 def installed_collections_env() -> dict:
     """As bench/run.py: the built collection installed privately, ansible.posix from PyPI."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import run as bench_run  # bench/run.py
-
-    collections = bench_run.ensure_ansible_posix()
-    tarballs = sorted(ROOT.glob("dist/deevnet-net-*.tar.gz"))
-    if not tarballs:
-        raise SystemExit("no dist/deevnet-net-*.tar.gz: run `make collection` first")
     installed = WORK / "installed"
-    shutil.rmtree(installed, ignore_errors=True)
-    bench_run.run([VENV / "ansible-galaxy", "collection", "install", "--force", "-p", installed, tarballs[-1]],
-                  stdout=subprocess.DEVNULL)
-    return dict(os.environ, ANSIBLE_COLLECTIONS_PATH=f"{installed}:{collections}",
-                ANSIBLE_HOME=str(WORK / "ansible-home"))
+    install_built_collection(installed)
+    return collections_env(installed, ensure_ansible_posix(log), WORK / "ansible-home")
 
 
 if __name__ == "__main__":

@@ -35,3 +35,27 @@ finish() {
   echo "  $checks_passed checks passed, $checks_failed failed"
   [ "$checks_failed" -eq 0 ]
 }
+
+# Guest-side helper, sent ahead of a test's guest commands (`"$LAB" run bash -s` with
+# "$GUEST_RUN_MODULE" first): `run_module MODULE NAME JSON FIGURES` runs the module binary
+# MODULE (copied into the guest's PATH) on JSON as its arguments file, as Ansible runs it, and
+# prints NAME_rc=<its exit status>, then what the Python FIGURES prints: it gets `r`, the
+# module's JSON result, and `out(KEY, VALUE)`, which prints NAME_KEY=VALUE. Its files are
+# MODULE-NAME.json and MODULE-NAME.out in $TMPDIR (/tmp unless set).
+GUEST_RUN_MODULE=$(cat <<'EOF'
+run_module() {
+  local module=$1 name=$2 rc=0 files=${TMPDIR:-/tmp}/$1-$2
+  printf '%s' "$3" >"$files.json"
+  "$module" "$files.json" >"$files.out" || rc=$?
+  echo "${name}_rc=$rc"
+  python3 - "$name" "$files.out" "$4" <<'PY'
+import json, sys
+name, path, figures = sys.argv[1:4]
+r = json.load(open(path))
+def out(key, value):
+    print(f"{name}_{key}={value}")
+exec(figures)
+PY
+}
+EOF
+)

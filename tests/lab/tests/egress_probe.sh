@@ -18,32 +18,26 @@
 PINGS=3
 
 # Guest-side helpers, sent ahead of each state's commands:
-#   probe NAME JSON   runs the module, prints NAME_rc, NAME_verdict, NAME_received (of the
+#   probe NAME JSON   runs the module (run_module, lib/testlib.sh), prints NAME_rc, NAME_verdict, NAME_received (of the
 #                     first target), NAME_vmbr0 (probe packets that left by vmbr0),
 #                     NAME_transit_replies (replies seen arriving on vmbr0.50), NAME_msg
 #   leftovers         prints leftovers=N: dvprobe links, dvprobe namespaces, the workload's
 #                     address or routes anywhere on the node
-GUEST_HELPER=$(cat <<'EOF'
-probe() {
-  printf '%s' "$2" >"/tmp/egp-$1.json"
-  local rc=0
-  egress_probe "/tmp/egp-$1.json" >"/tmp/egp-$1.out" || rc=$?
-  echo "$1_rc=$rc"
-  python3 - "$1" "/tmp/egp-$1.out" <<'PY'
-import json, sys
-name, path = sys.argv[1], sys.argv[2]
-r = json.load(open(path))
+GUEST_HELPER="$GUEST_RUN_MODULE"$(cat <<'EOF'
+
+probe_figures=$(cat <<'PY'
 interfaces = {i["name"]: i for i in r.get("interfaces", [])}
-print(f"{name}_verdict={r.get('verdict', 'refused')}")
-print(f"{name}_changed={str(r.get('changed')).lower()}")
+out("verdict", r.get("verdict", "refused"))
+out("changed", str(r.get("changed")).lower())
 if r.get("targets"):
-    print(f"{name}_received={r['targets'][0]['received']}")
-print(f"{name}_vmbr0={interfaces.get('vmbr0', {}).get('packets', 'none')}")
-print(f"{name}_transit_replies={interfaces.get('vmbr0.50', {}).get('replies', 'none')}")
-print(f"{name}_transit_translated={str(interfaces.get('vmbr0.50', {}).get('translated')).lower()}")
-print(f"{name}_msg={r.get('msg', '').replace(chr(10), ' | ')}")
+    out("received", r["targets"][0]["received"])
+out("vmbr0", interfaces.get("vmbr0", {}).get("packets", "none"))
+out("transit_replies", interfaces.get("vmbr0.50", {}).get("replies", "none"))
+out("transit_translated", str(interfaces.get("vmbr0.50", {}).get("translated")).lower())
+out("msg", r.get("msg", "").replace(chr(10), " | "))
 PY
-}
+)
+probe() { run_module egress_probe "$1" "$2" "$probe_figures"; }
 leftovers() {
   local n=0
   n=$((n + $(ip -o link | grep -c dvprobe || true)))

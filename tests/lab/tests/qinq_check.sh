@@ -31,22 +31,13 @@ GUEST
 }
 trap restore EXIT
 
-# Guest-side helper sent ahead of each step: `qq NAME JSON` runs the module and prints
+# Guest-side helper sent ahead of each step: `qq NAME JSON` runs the module (run_module, lib/testlib.sh) and prints
 # NAME_rc, _failed, _changed, _failed_checks, _slaves, _fdb_vlan1, _uplink_allows, _diffs and
 # each line of msg as NAME_msgI; `learn MODE` sets the peer's mode, flushes vmbr1's fdb and
 # lets the peer send.
-GUEST_HELPER=$(cat <<'EOF'
-qq() {
-  printf '%s' "$2" >"/tmp/qq-$1.json"
-  local rc=0
-  qinq_check "/tmp/qq-$1.json" >"/tmp/qq-$1.out" || rc=$?
-  echo "$1_rc=$rc"
-  python3 - "$1" "/tmp/qq-$1.out" <<'PY'
-import json, sys
-name, path = sys.argv[1], sys.argv[2]
-r = json.load(open(path))
-def out(key, value):
-    print(f"{name}_{key}={value}")
+GUEST_HELPER="$GUEST_RUN_MODULE"$(cat <<'EOF'
+
+qq_figures=$(cat <<'PY'
 out("failed", str(r.get("failed", False)).lower())
 out("changed", str(r.get("changed")).lower())
 out("failed_checks", ",".join(c["name"] for c in r.get("checks", []) if not c["ok"]) or "none")
@@ -61,7 +52,8 @@ out("diffs", len(r.get("diff", [])))
 for i, line in enumerate(r.get("msg", "").splitlines()):
     out(f"msg{i}", line)
 PY
-}
+)
+qq() { run_module qinq_check "$1" "$2" "$qq_figures"; }
 txvlan() { ethtool -k "$1" | sed -n 's/^tx-vlan-offload: //p'; }
 # Mode first, then flush, then send: frames of the old mode still in flight (an ARP probe
 # answered on the inner-tag device) must not be what the bridge learns.

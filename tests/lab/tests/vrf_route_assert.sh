@@ -24,38 +24,32 @@
 (cd "$REPO_ROOT" && cargo build --release --locked --quiet -p vrf_route_assert)
 "$LAB" copy "$REPO_ROOT/target/release/vrf_route_assert" /usr/local/bin/vrf_route_assert
 
-# Guest-side helper, sent ahead of each state's commands: `vra NAME JSON` runs the module and
+# Guest-side helper, sent ahead of each state's commands: `vra NAME JSON` runs the module (run_module, lib/testlib.sh) and
 # prints NAME_rc, NAME_failed, NAME_changed, NAME_lines and NAME_msgI (each line of msg).
-GUEST_HELPER=$(cat <<'EOF'
-vra() {
-  printf '%s' "$2" >"/tmp/vra-$1.json"
-  local rc=0
-  vrf_route_assert "/tmp/vra-$1.json" >"/tmp/vra-$1.out" || rc=$?
-  echo "$1_rc=$rc"
-  python3 - "$1" "/tmp/vra-$1.out" <<'PY'
-import json, sys
-name, path = sys.argv[1], sys.argv[2]
-result = json.load(open(path))
-lines = result.get("msg", "").splitlines()
-print(f"{name}_failed={str(result.get('failed', False)).lower()}")
-print(f"{name}_changed={str(result.get('changed')).lower()}")
-print(f"{name}_lines={len(lines)}")
+GUEST_HELPER="$GUEST_RUN_MODULE"$(cat <<'EOF'
+
+vra_figures=$(cat <<'PY'
+lines = r.get("msg", "").splitlines()
+out("failed", str(r.get("failed", False)).lower())
+out("changed", str(r.get("changed")).lower())
+out("lines", len(lines))
 for i, line in enumerate(lines):
-    print(f"{name}_msg{i}={line}")
-for i, warning in enumerate(result.get("warnings", [])):
-    print(f"{name}_warning{i}={warning}")
-leaks = [f"{leak['name']}/{leak['family']}/{leak['leaves_by']['dev']}" for leak in result.get("leaking_vrfs", [])]
-print(f"{name}_leaking={','.join(leaks) or 'none'}")
-print(f"{name}_attempts={result.get('attempts')}")
-print(f"{name}_settled_ms={int(result.get('settled_after', -1) * 1000)}")
-for check in result.get("checks", []):
+    out(f"msg{i}", line)
+for i, warning in enumerate(r.get("warnings", [])):
+    out(f"warning{i}", warning)
+leaks = [f"{leak['name']}/{leak['family']}/{leak['leaves_by']['dev']}" for leak in r.get("leaking_vrfs", [])]
+out("leaking", ",".join(leaks) or "none")
+out("attempts", r.get("attempts"))
+out("settled_ms", int(r.get("settled_after", -1) * 1000))
+for check in r.get("checks", []):
     if check["check"].startswith("lookup 10.20.99.1"):
-        print(f"{name}_generated={check['msg']}")
-for vrf in result.get("vrfs", []):
-    print(f"{name}_catch_all={str(vrf['unreachable_catch_all']).lower()}")
-    print(f"{name}_defaults={json.dumps(vrf['defaults'], sort_keys=True)}")
+        out("generated", check["msg"])
+for vrf in r.get("vrfs", []):
+    out("catch_all", str(vrf["unreachable_catch_all"]).lower())
+    out("defaults", json.dumps(vrf["defaults"], sort_keys=True))
 PY
-}
+)
+vra() { run_module vrf_route_assert "$1" "$2" "$vra_figures"; }
 EOF
 )
 
