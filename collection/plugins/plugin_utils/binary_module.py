@@ -152,7 +152,8 @@ if [ "$1" = install ]; then
   esac
   mkdir "$a" 2>/dev/null; mkdir "$d" 2>/dev/null
   for p in "$a" "$d"; do
-    [ -d "$p" ] && [ ! -L "$p" ] && [ -O "$p" ] || { echo @UNSAFE@ "$p is a link or is not a folder owned by $(id -un)"; exit 0; }
+    [ -d "$p" ] && [ ! -L "$p" ] && [ -O "$p" ] ||
+      { echo @UNSAFE@ "$p is a link or is not a folder owned by $(id -un) (owner: $(stat -c %U "$p" 2>/dev/null || echo unknown))"; exit 0; }
   done
   open=$(find "$HOME/" "$a" "$d" -maxdepth 0 -perm /022 ! -perm -1000 2>/dev/null)
   [ -z "$open" ] || { echo @UNSAFE@ "$open is writable by other users"; exit 0; }
@@ -186,8 +187,6 @@ fi
 [ -x "$fd" ] || { echo @NOEXEC@ "$d"; exit 0; }
 exec "$fd" -
 """
-
-
 
 
 def _with_markers(template):
@@ -423,8 +422,10 @@ class BinaryModuleAction(ActionBase):
         shell's tmpdir, so the stock module path (stock or mitogen's) uploads there too and the
         action's cleanup removes it. Made as the connection's user, as Ansible makes its own:
         the upload is written as that user."""
+        # Only a folder this step made and verified is reused (the shell's tmpdir is otherwise
+        # unset here: the action transfers no file before it runs).
         tmpdir = self._connection._shell.tmpdir
-        if tmpdir:
+        if tmpdir and tmpdir == getattr(self, "_deevnet_private_tmp", None):
             return tmpdir
         candidates = [self.get_shell_option("remote_tmp", default="~/.ansible/tmp")]
         try:
@@ -443,7 +444,7 @@ class BinaryModuleAction(ActionBase):
             moved = f"deevnet.net: the module is uploaded to {tmpdir}, not to remote_tmp: {answer['more']}"
             display.vvv(moved)
             self._deevnet_warnings.append(moved)
-        self._connection._shell.tmpdir = tmpdir
+        self._connection._shell.tmpdir = self._deevnet_private_tmp = tmpdir
         self._cleanup_remote_tmp = True  # as _make_tmp_path does: cleanup() removes it (its name has "-tmp-")
         return tmpdir
 
@@ -455,7 +456,8 @@ class BinaryModuleAction(ActionBase):
             return None
         if marker == UNSAFE:
             return (f"the module cache is not private: {detail}; make ~/.ansible a folder of the remote user "
-                    "that only they can write (chmod go-w), or set deevnet_net_fast_path: false to silence this")
+                    "that only they can write (chown it to them, chmod go-w), or set deevnet_net_fast_path: false "
+                    "to silence this")
         if marker == NO_SHA256SUM:
             return "the target has no sha256sum (coreutils) to verify the cached binary with"
         if marker == NO_PROC:

@@ -49,8 +49,8 @@ def from_shell(res):
     opens its first line, its detail follows on that line, and any further lines are `more`;
     anything else is the module's own output."""
     stdout = res.get("stdout", "")
-    first, _, rest = stdout.strip().partition("\n")
-    marker, _, detail = first.partition(" ")
+    first, rest = (stdout.strip().split("\n", 1) + [""])[:2]
+    marker, detail = (first.split(" ", 1) + [""])[:2]
     if marker in MARKERS.values():
         return answer(marker, detail.strip(), more=rest.strip())
     return answer(None, "", res.get("rc"), stdout, res.get("stderr", ""))

@@ -47,7 +47,7 @@ def _private_folder(path, uid, owned=True):
     except OSError:
         return f"{path} is missing"
     if owned and (not stat.S_ISDIR(st.st_mode) or st.st_uid != uid):
-        return f"{path} is a link or is not a folder owned by uid {uid}"
+        return f"{path} is a link or is not a folder owned by uid {uid} (owner: uid {st.st_uid})"
     if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
         return f"{path} is writable by other users"
     return None
