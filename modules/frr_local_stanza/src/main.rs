@@ -1,22 +1,21 @@
 //! deevnet.net.frr_local_stanza — FRR stanzas in `/etc/frr/frr.conf.local`, the file Proxmox
 //! VE merges into the `frr.conf` it generates on every SDN apply.
 //!
-//! Flow: check the arguments → lock the folder and read the file → apply the stanzas (the
-//! rest of the file is kept byte for byte) → lint the whole result against Proxmox's merge →
-//! validate the staged file → replace the file atomically → report. Any refusal happens
-//! before the file is touched. With no `stanzas`, the task is a health check of the file.
-//! With `owner`, what that owner wrote earlier and no longer declares is taken back, and what
-//! it declares now is recorded in `owner_record` (see `ownership`).
+//! Flow: check the arguments (`params`) → lock and read the file → with `owner`, take back
+//! what the owner wrote and no longer declares (`ownership`) → apply the stanzas, the rest of
+//! the file kept byte for byte (`edit`) → lint the whole result against Proxmox's merge
+//! (`lint`) → validate the staged file → replace it atomically, the owner record's writes
+//! around it in their crash-safe order → report, every secret masked (`secrets`). Any refusal
+//! happens before the file is touched. With no `stanzas`, the task is a health check.
 
 use deevnet_runtime::file_policy::{self, FileLock, Target};
 use deevnet_runtime::{atomic_file, Context, Failure, FileDiff, Module, Outcome};
-use frr_local_stanza::edit::{self, Change};
+use frr_local_stanza::edit::{self, Change, Edited};
 use frr_local_stanza::lint::{self, Finding, LintOptions};
 use frr_local_stanza::ownership::{self, Ownership};
-use frr_local_stanza::params::{LintLevel, Params, SPEC};
+use frr_local_stanza::params::{LintLevel, Params, Request, SPEC};
 use frr_local_stanza::rules::Severity;
 use frr_local_stanza::secrets::Secrets;
-use frr_local_stanza::stanza::{self, Checks};
 use frr_local_stanza::validate::Validator;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,239 +27,209 @@ static MODULE: Module = Module {
 };
 
 fn main() {
-    MODULE.run(run_masked)
+    MODULE.run(run)
 }
 
-/// The run, with every secret the task, the file or the record holds masked in the result:
-/// messages, lint findings, warnings, diffs, result keys (see `secrets`).
-fn run_masked(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
+/// The run, with every secret the task, the file or the record holds masked in what it
+/// returns: messages, lint findings, warnings, diffs, result keys.
+fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
     let mut secrets = Secrets::default();
-    for stanza in params.stanzas.iter().flatten() {
-        learn_stanza(&mut secrets, stanza);
-    }
+    secrets.learn_stanzas(params.stanzas.as_deref().unwrap_or_default());
     let mut warnings = Vec::new();
-    let result = run(ctx.check_mode, &mut warnings, &mut secrets, params);
+    let result = Request::from_params(params)
+        .and_then(|request| apply(&request, ctx.check_mode, &mut secrets, &mut warnings));
     for warning in warnings {
         ctx.warn(secrets.mask(&warning));
     }
-    match result {
-        Ok(mut outcome) => {
-            outcome.msg = secrets.mask(&outcome.msg);
-            mask_diffs(&secrets, &mut outcome.diff);
-            mask_data(&secrets, &mut outcome.data);
-            Ok(outcome)
-        }
-        Err(mut failure) => {
-            failure.msg = secrets.mask(&failure.msg);
-            mask_diffs(&secrets, &mut failure.diff);
-            mask_data(&secrets, &mut failure.data);
-            Err(failure)
-        }
-    }
+    secrets.mask_result(result)
 }
 
-fn learn_stanza(secrets: &mut Secrets, stanza: &stanza::Stanza) {
-    secrets.learn(&stanza.header);
-    stanza.lines.iter().for_each(|line| secrets.learn(line));
-    stanza
-        .children
-        .iter()
-        .for_each(|child| learn_stanza(secrets, child));
-}
-
-fn learn_entries(secrets: &mut Secrets, entries: &[ownership::Entry]) {
-    for entry in entries {
-        secrets.learn(&entry.header);
-        entry.lines.iter().for_each(|line| secrets.learn(line));
-        learn_entries(secrets, &entry.children);
-    }
-}
-
-fn mask_diffs(secrets: &Secrets, diffs: &mut [FileDiff]) {
-    for diff in diffs {
-        diff.before = secrets.mask(&diff.before);
-        diff.after = secrets.mask(&diff.after);
-    }
-}
-
-fn mask_data(secrets: &Secrets, data: &mut serde_json::Map<String, serde_json::Value>) {
-    let mut value = serde_json::Value::Object(std::mem::take(data));
-    secrets.mask_json(&mut value);
-    if let serde_json::Value::Object(map) = value {
-        *data = map;
-    }
-}
-
-fn run(
+/// One run of a checked request.
+fn apply(
+    request: &Request,
     check_mode: bool,
-    warnings: &mut Vec<String>,
     secrets: &mut Secrets,
-    params: Params,
+    warnings: &mut Vec<String>,
 ) -> Result<Outcome, Failure> {
-    // 1. Arguments: everything that can be refused without reading the file.
-    let asn = match params.asn {
-        None => None,
-        Some(asn @ 1..=4_294_967_295) => Some(asn.to_string()),
-        Some(other) => {
-            return Err(Failure::new(format!(
-                "asn={other} is not a BGP AS number; give the ASN of the router Proxmox generates (1 to 4294967295), e.g. the EVPN controller's"
-            )))
-        }
-    };
-    let lock_timeout = file_policy::lock_timeout(params.lock_timeout)?;
-    let stanzas = stanza::check(
-        params.stanzas.as_deref().unwrap_or_default(),
-        Checks {
-            refuse_unrecognised_headers: params.lint == LintLevel::Error,
-            asn: asn.as_deref(),
-        },
-    )
-    .map_err(Failure::new)?;
-    let validator = params
-        .validate
-        .as_deref()
-        .map(Validator::parse)
-        .transpose()
-        .map_err(Failure::new)?;
-    let owner = params.owner.as_deref().map(check_owner).transpose()?;
-    if owner.is_some() {
-        ownership::check_owned(&stanzas).map_err(Failure::new)?;
-    }
-    let path = params.path.as_path();
     // The file policy (check mode too): a masked, untrusted or non-regular file fails here.
-    let target = file_policy::resolve("path", path, params.follow_untrusted_links)?;
+    let target = file_policy::resolve("path", &request.path, request.follow_untrusted_links)?;
+    // Read under the file's lock, held until the new file is in place; then the record.
+    let _lock = FileLock::acquire(&target, request.lock_timeout)?;
+    let before = file_policy::read_text(&target)?.unwrap_or_default();
+    secrets.learn(&before);
+    let mut ownership = open_record(request, &target, &before, check_mode)?;
+    if let Some(ownership) = &ownership {
+        secrets.learn_record(ownership.record());
+    }
 
-    // 2. Read under the file's lock, held until the new file is in place.
-    let _lock = FileLock::acquire(&target, lock_timeout)?;
-    let before = file_policy::read_text(&target)?;
-    let before_text = before.as_deref().unwrap_or_default();
-    secrets.learn(before_text);
-    // The owner's record, under its own lock (always taken after the file's).
-    let mut ownership = match owner {
-        Some(owner) => {
-            let ownership = Ownership::open(
-                &params.owner_record,
-                &target,
-                before_text,
-                owner,
-                params.follow_untrusted_links,
-                lock_timeout,
-                check_mode,
-            )?;
-            for owners in ownership.record().files.values() {
-                owners.values().for_each(|e| learn_entries(secrets, e));
-            }
-            for owners in ownership.record().pending.values() {
-                owners
-                    .values()
-                    .for_each(|p| learn_entries(secrets, &p.entries));
-            }
-            Some(ownership)
-        }
-        None => None,
-    };
-    let declared = stanzas.clone();
+    // The stanzas, with what the owner wrote and no longer declares taken back, applied;
+    // the whole new file linted.
     let stanzas = match &ownership {
-        Some(ownership) => ownership::take_back(stanzas, ownership.held()),
-        None => stanzas,
+        Some(ownership) => ownership::take_back(request.stanzas.clone(), ownership.held()),
+        None => request.stanzas.clone(),
     };
-
-    // 3. Compute the new file and lint all of it.
-    let edited = edit::apply(before_text, &stanzas);
+    let edited = edit::apply(&before, &stanzas);
     secrets.learn(&edited.text);
-    let findings = match params.lint {
-        LintLevel::Off => Vec::new(),
-        _ => lint::lint(&edited.text, &LintOptions { asn }),
-    };
-    let changes: BTreeMap<&str, Change> = edited
-        .changes
-        .iter()
-        .map(|(header, change)| (header.as_str(), *change))
-        .collect();
-    let blocking =
-        params.lint == LintLevel::Error && findings.iter().any(|f| f.severity == Severity::Error);
-    if blocking {
-        return Err(
-            Failure::new(lint_failure(path, &findings, stanzas.is_empty()))
-                .with("lint", &findings)
-                .with("stanzas", &changes),
-        );
-    }
-    for finding in &findings {
-        warnings.push(format!(
-            "{} line {}: {} ({}): {}",
-            path.display(),
-            finding.line,
-            finding.rule,
-            match finding.severity {
-                Severity::Error => "Proxmox's merge breaks this",
-                Severity::Warning => "worth knowing",
-            },
-            finding.msg
-        ));
-    }
+    let findings = lint_whole(request, &edited, stanzas.is_empty(), warnings)?;
 
-    // 4. Validate the staged file, then replace the real one, the record's writes around it
-    // in their crash-safe order (see ownership::Ownership).
-    let file_changed = edited.text != before_text;
+    // Validate the staged file, then replace the real one, the record's writes around it.
+    let file_changed = edited.text != before;
     if let Some(ownership) = ownership.as_mut() {
-        ownership
-            .plan(before_text, &edited.text, &declared)
-            .map_err(Failure::new)?;
+        ownership.plan(&before, &edited.text, &request.stanzas)?;
     }
     let record_changed = ownership.as_ref().is_some_and(Ownership::changes);
-    let changed = file_changed || record_changed;
     let mut backup_file = None;
-    if changed && !check_mode {
-        if let Some(validator) = &validator {
-            if file_changed {
-                validate_staged(validator, &target.real, &edited.text)?;
-            }
-        }
-        if file_changed {
-            if let Some(ownership) = ownership.as_mut() {
-                ownership.before_file_write()?;
-            }
-            backup_file = write(&target, &edited.text, params.backup)?;
-        }
-        if let Some(ownership) = ownership.as_mut() {
-            ownership.after_file_write()?;
-        }
+    if (file_changed || record_changed) && !check_mode {
+        backup_file = write(
+            request,
+            &target,
+            &edited.text,
+            file_changed,
+            ownership.as_mut(),
+        )?;
     }
 
-    // 5. Report.
+    let changed = file_changed || record_changed;
+    let record_diff = ownership
+        .as_ref()
+        .filter(|_| record_changed)
+        .map(Ownership::diff);
+    Ok(report(
+        request,
+        changed,
+        &before,
+        &edited,
+        findings,
+        record_diff,
+        backup_file,
+    ))
+}
+
+/// With `owner`, its record, under its own lock (always taken after the file's).
+fn open_record(
+    request: &Request,
+    target: &Target,
+    before: &str,
+    check_mode: bool,
+) -> Result<Option<Ownership>, Failure> {
+    let Some(owner) = &request.owner else {
+        return Ok(None);
+    };
+    let ownership = Ownership::open(
+        &owner.record,
+        target,
+        before,
+        &owner.name,
+        request.follow_untrusted_links,
+        request.lock_timeout,
+        check_mode,
+    )?;
+    Ok(Some(ownership))
+}
+
+/// What the run did: the file's diff (and the record's), each stanza's change, the findings.
+fn report(
+    request: &Request,
+    changed: bool,
+    before: &str,
+    edited: &Edited,
+    findings: Vec<Finding>,
+    record_diff: Option<(String, String)>,
+    backup_file: Option<PathBuf>,
+) -> Outcome {
     let mut outcome = Outcome {
         changed,
         msg: summary(&edited.changes, &findings),
         ..Outcome::default()
     };
-    if file_changed {
-        outcome
-            .diff
-            .push(FileDiff::of_file(path, before_text, &edited.text));
+    if edited.text != before {
+        let diff = FileDiff::of_file(&request.path, before, &edited.text);
+        outcome.diff.push(diff);
     }
-    if let (true, Some(ownership)) = (record_changed, &ownership) {
-        let (before, after) = ownership.diff();
-        outcome
-            .diff
-            .push(FileDiff::of_file(&params.owner_record, &before, &after));
+    if let (Some((before, after)), Some(owner)) = (record_diff, &request.owner) {
+        let diff = FileDiff::of_file(&owner.record, &before, &after);
+        outcome.diff.push(diff);
     }
-    outcome.set("stanzas", &changes);
+    outcome.set("stanzas", changes(edited));
     outcome.set("lint", &findings);
     if let Some(backup) = backup_file {
         outcome.set("backup_file", backup.display().to_string());
     }
-    Ok(outcome)
+    outcome
 }
 
-/// `owner`: a name, one line of text (it keys the record).
-fn check_owner(owner: &str) -> Result<&str, Failure> {
-    if owner.trim().is_empty() || owner.chars().any(char::is_control) {
-        return Err(Failure::new(format!(
-            "owner={owner:?} is not a name; give one line of text that names who writes these stanzas, such as deevnet.net.proxmox_node_network"
-        )));
+/// The findings on the whole new file: with `lint=error`, one that Proxmox's merge breaks
+/// fails the task (nothing written); the others are warnings.
+fn lint_whole(
+    request: &Request,
+    edited: &Edited,
+    health_check: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Finding>, Failure> {
+    let findings = match request.lint {
+        LintLevel::Off => Vec::new(),
+        _ => lint::lint(
+            &edited.text,
+            &LintOptions {
+                asn: request.asn.clone(),
+            },
+        ),
+    };
+    let is_error = |f: &Finding| f.severity == Severity::Error;
+    if request.lint == LintLevel::Error && findings.iter().any(is_error) {
+        let msg = lint_failure(&request.path, &findings, health_check);
+        return Err(Failure::new(msg)
+            .with("lint", &findings)
+            .with("stanzas", changes(edited)));
     }
-    Ok(owner)
+    for finding in &findings {
+        let severity = match finding.severity {
+            Severity::Error => "Proxmox's merge breaks this",
+            Severity::Warning => "worth knowing",
+        };
+        warnings.push(format!(
+            "{} line {}: {} ({severity}): {}",
+            request.path.display(),
+            finding.line,
+            finding.rule,
+            finding.msg
+        ));
+    }
+    Ok(findings)
+}
+
+/// `stanzas` in the result: each requested header with what happened to it.
+fn changes(edited: &Edited) -> BTreeMap<&str, Change> {
+    edited
+        .changes
+        .iter()
+        .map(|(header, change)| (header.as_str(), *change))
+        .collect()
+}
+
+/// The writes, in their crash-safe order: the staged file validated, the owner record with
+/// the new claims pending, the file, the record with the new claims (see `Ownership`).
+fn write(
+    request: &Request,
+    target: &Target,
+    text: &str,
+    file_changed: bool,
+    mut ownership: Option<&mut Ownership>,
+) -> Result<Option<PathBuf>, Failure> {
+    let mut backup_file = None;
+    if file_changed {
+        if let Some(validator) = &request.validator {
+            validate_staged(validator, &target.real, text)?;
+        }
+        if let Some(ownership) = ownership.as_deref_mut() {
+            ownership.before_file_write()?;
+        }
+        backup_file = replace(target, text, request.backup)?;
+    }
+    if let Some(ownership) = ownership {
+        ownership.after_file_write()?;
+    }
+    Ok(backup_file)
 }
 
 fn lint_failure(path: &Path, findings: &[Finding], health_check: bool) -> String {
@@ -295,15 +264,14 @@ fn validate_staged(validator: &Validator, target: &Path, text: &str) -> Result<(
         .prefix(".frr.conf.local.")
         .suffix(".staged")
         .tempfile_in(folder)
-        .map_err(|e| Failure::new(format!("cannot stage the new file for validate: {e}")))?;
-    std::fs::write(staged.path(), text)
-        .map_err(|e| Failure::new(format!("cannot stage the new file for validate: {e}")))?;
-    validator.run(staged.path()).map_err(Failure::new)
+        .and_then(|staged| std::fs::write(staged.path(), text).map(|()| staged))
+        .map_err(|e| format!("cannot stage the new file for validate: {e}"))?;
+    Ok(validator.run(staged.path())?)
 }
 
 /// Replaces the file; a new one is created `0640`, group `frr` where that group exists (as
 /// Debian's FRR package keeps `/etc/frr`): the file may hold BGP passwords.
-fn write(target: &Target, text: &str, backup: bool) -> Result<Option<PathBuf>, Failure> {
+fn replace(target: &Target, text: &str, backup: bool) -> Result<Option<PathBuf>, Failure> {
     const PRIVATE_FRR_FILE: atomic_file::NewFile = atomic_file::NewFile {
         mode: 0o640,
         group: Some("frr"),

@@ -1,13 +1,17 @@
 //! The module's options, declared once: [`SPEC`] (what the runtime validates and
-//! `--argument-spec` prints; the documentation and the fuzz targets are held to it) and the
-//! typed [`Params`] serde builds from the validated arguments.
+//! `--argument-spec` prints; the documentation and the fuzz targets are held to it), the
+//! typed [`Params`] serde builds from the validated arguments, and the [`Request`] they make
+//! once checked: everything that can be refused without reading a file is refused here.
 
-use crate::stanza::Stanza;
+use crate::ownership;
+use crate::stanza::{self, Checks, Stanza};
+use crate::validate::Validator;
 use deevnet_runtime::file_policy::{self, FOLLOW_UNTRUSTED_LINKS};
 use deevnet_runtime::spec::DefaultValue;
-use deevnet_runtime::{Kind, OptionSpec};
+use deevnet_runtime::{Failure, Kind, OptionSpec};
 use serde::Deserialize;
 use std::path::PathBuf;
+use std::time::Duration;
 
 static LINE: OptionSpec = OptionSpec::new("element", Kind::Str);
 static STATE: OptionSpec = OptionSpec::new("state", Kind::Str)
@@ -77,4 +81,156 @@ pub enum LintLevel {
     Error,
     Warn,
     Off,
+}
+
+/// The task, checked.
+pub struct Request {
+    pub path: PathBuf,
+    /// Checked and normalised, as declared (before an owner's take-back).
+    pub stanzas: Vec<Stanza>,
+    pub lint: LintLevel,
+    /// The ASN of the router Proxmox generates, when given.
+    pub asn: Option<String>,
+    pub validator: Option<Validator>,
+    pub owner: Option<Owner>,
+    pub backup: bool,
+    pub lock_timeout: Duration,
+    pub follow_untrusted_links: bool,
+}
+
+/// `owner` and where its claims are recorded (`owner_record`).
+pub struct Owner {
+    pub name: String,
+    pub record: PathBuf,
+}
+
+impl Request {
+    /// Checks the options: every refusal names the option, the value and the fix.
+    pub fn from_params(params: Params) -> Result<Request, Failure> {
+        let asn = check_asn(params.asn)?;
+        let lock_timeout = file_policy::lock_timeout(params.lock_timeout)?;
+        let stanzas = stanza::check(
+            params.stanzas.as_deref().unwrap_or_default(),
+            Checks {
+                refuse_unrecognised_headers: params.lint == LintLevel::Error,
+                asn: asn.as_deref(),
+            },
+        )?;
+        let validator = params
+            .validate
+            .as_deref()
+            .map(Validator::parse)
+            .transpose()?;
+        let owner = match params.owner {
+            Some(name) => {
+                check_owner(&name)?;
+                ownership::check_owned(&stanzas)?;
+                Some(Owner {
+                    name,
+                    record: params.owner_record,
+                })
+            }
+            None => None,
+        };
+        Ok(Request {
+            path: params.path,
+            stanzas,
+            lint: params.lint,
+            asn,
+            validator,
+            owner,
+            backup: params.backup,
+            lock_timeout,
+            follow_untrusted_links: params.follow_untrusted_links,
+        })
+    }
+}
+
+/// `asn`: a BGP AS number, as the text headers hold it.
+fn check_asn(asn: Option<i64>) -> Result<Option<String>, String> {
+    match asn {
+        None => Ok(None),
+        Some(asn @ 1..=4_294_967_295) => Ok(Some(asn.to_string())),
+        Some(other) => Err(format!(
+            "asn={other} is not a BGP AS number; give the ASN of the router Proxmox generates (1 to 4294967295), e.g. the EVPN controller's"
+        )),
+    }
+}
+
+/// `owner`: a name, one line of text (it keys the record).
+fn check_owner(owner: &str) -> Result<(), String> {
+    if owner.trim().is_empty() || owner.chars().any(char::is_control) {
+        return Err(format!(
+            "owner={owner:?} is not a name; give one line of text that names who writes these stanzas, such as deevnet.net.proxmox_node_network"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stanza::Mode;
+
+    fn params(stanzas: Vec<Stanza>) -> Params {
+        Params {
+            path: "/etc/frr/frr.conf.local".into(),
+            stanzas: Some(stanzas),
+            lint: LintLevel::Warn,
+            asn: None,
+            validate: None,
+            owner: None,
+            owner_record: OWNER_RECORD.into(),
+            backup: false,
+            lock_timeout: 30,
+            follow_untrusted_links: false,
+        }
+    }
+
+    fn refusal(params: Params) -> String {
+        match Request::from_params(params) {
+            Ok(_) => panic!("accepted"),
+            Err(failure) => failure.msg,
+        }
+    }
+
+    #[test]
+    fn a_request_is_checked_before_any_file_is_read() {
+        let vrf = Stanza::present("vrf  v", &["x"], Mode::Exact);
+        let request =
+            Request::from_params(params(vec![vrf.clone()])).unwrap_or_else(|f| panic!("{}", f.msg));
+        assert_eq!(request.stanzas[0].header, "vrf v");
+        assert_eq!(request.lock_timeout, Duration::from_secs(30));
+        assert!(request.owner.is_none());
+
+        let asn = Params {
+            asn: Some(0),
+            ..params(vec![])
+        };
+        assert!(refusal(asn).starts_with("asn=0 is not a BGP AS number"));
+        let timeout = Params {
+            lock_timeout: 0,
+            ..params(vec![])
+        };
+        assert!(refusal(timeout).starts_with("lock_timeout=0 is out of range"));
+        let owner = Params {
+            owner: Some(" ".into()),
+            ..params(vec![])
+        };
+        assert!(refusal(owner).starts_with("owner=\" \" is not a name"));
+        // lint=warn lets `ip nht …` through, an owner does not (issue 29 item 5).
+        let nht = Stanza::present("ip nht resolve-via-default", &[], Mode::Exact);
+        assert!(Request::from_params(params(vec![nht.clone()])).is_ok());
+        let owned = Params {
+            owner: Some("role".into()),
+            ..params(vec![nht])
+        };
+        assert!(refusal(owned).contains("is not a stanza Proxmox's merge recognises"));
+        let owned = Params {
+            owner: Some("role".into()),
+            ..params(vec![vrf])
+        };
+        let request = Request::from_params(owned).unwrap_or_else(|f| panic!("{}", f.msg));
+        assert_eq!(request.owner.map(|o| o.name), Some("role".into()));
+    }
 }

@@ -7,7 +7,10 @@
 //! and replaced by [`MASK`] in the whole result before it is returned (as Ansible masks
 //! `no_log` values), so a message written later cannot leak one by forgetting.
 
-use serde_json::Value;
+use crate::ownership::{Entry, Record};
+use crate::stanza::Stanza;
+use deevnet_runtime::{Failure, FileDiff, Outcome};
+use serde_json::{Map, Value};
 
 /// What a secret is replaced with.
 pub const MASK: &str = "********";
@@ -95,6 +98,62 @@ impl Secrets {
             for word in secret_words(line) {
                 self.add(word);
             }
+        }
+    }
+
+    /// Collects the secrets of the task's stanzas (as given, before any check).
+    pub fn learn_stanzas(&mut self, stanzas: &[Stanza]) {
+        for stanza in stanzas {
+            self.learn(&stanza.header);
+            stanza.lines.iter().for_each(|line| self.learn(line));
+            self.learn_stanzas(&stanza.children);
+        }
+    }
+
+    /// Collects the secrets of every claim of the record, pending ones too.
+    pub fn learn_record(&mut self, record: &Record) {
+        let claims = record.files.values().flat_map(|owners| owners.values());
+        let pending = record
+            .pending
+            .values()
+            .flat_map(|owners| owners.values().map(|p| &p.entries));
+        for entries in claims.chain(pending) {
+            self.learn_entries(entries);
+        }
+    }
+
+    fn learn_entries(&mut self, entries: &[Entry]) {
+        for entry in entries {
+            self.learn(&entry.header);
+            entry.lines.iter().for_each(|line| self.learn(line));
+            self.learn_entries(&entry.children);
+        }
+    }
+
+    /// The run's result with every known secret masked: its message, diffs and data.
+    pub fn mask_result(&self, result: Result<Outcome, Failure>) -> Result<Outcome, Failure> {
+        match result {
+            Ok(mut outcome) => {
+                self.mask_parts(&mut outcome.msg, &mut outcome.diff, &mut outcome.data);
+                Ok(outcome)
+            }
+            Err(mut failure) => {
+                self.mask_parts(&mut failure.msg, &mut failure.diff, &mut failure.data);
+                Err(failure)
+            }
+        }
+    }
+
+    fn mask_parts(&self, msg: &mut String, diffs: &mut [FileDiff], data: &mut Map<String, Value>) {
+        *msg = self.mask(msg);
+        for diff in diffs {
+            diff.before = self.mask(&diff.before);
+            diff.after = self.mask(&diff.after);
+        }
+        let mut value = Value::Object(std::mem::take(data));
+        self.mask_json(&mut value);
+        if let Value::Object(map) = value {
+            *data = map;
         }
     }
 

@@ -238,11 +238,11 @@ impl OwnerCase {
                 tally.metadata_changed += 1;
                 damage(format!("the file's mode/owner changed: {meta:?}"));
             }
-            let held = match record
-                .as_deref()
-                .map_err(|e| e.to_string())
-                .and_then(|r| self.held(r, &file))
-            {
+            let held = match record {
+                Ok(record) => self.held(&record, &file),
+                Err(e) => Err(format!("{e}")),
+            };
+            let held = match held {
                 Ok(held) => held,
                 Err(e) => {
                     tally.record_partial_or_lost += 1;
