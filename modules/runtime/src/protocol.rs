@@ -149,13 +149,6 @@ impl From<String> for Failure {
     }
 }
 
-impl From<String> for Failure {
-    /// A message that is the product (pure validation): the failure is that message.
-    fn from(msg: String) -> Self {
-        Failure::new(msg)
-    }
-}
-
 impl From<anyhow::Error> for Failure {
     fn from(error: anyhow::Error) -> Self {
         // `{:#}` keeps the whole context chain on one line: "writing X: No space left on device".
