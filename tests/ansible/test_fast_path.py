@@ -517,7 +517,7 @@ def test_no_private_temp_folder_fails_the_task_naming_the_folder_its_owner_and_t
     os.chown(foreign, 65534, 65534)
     (home / ".ansible").mkdir()
     os.chown(home / ".ansible", 65534, 65534)
-    env = dict(env, ANSIBLE_REMOTE_TEMP="~/.ansible/tmp", ANSIBLE_SYSTEM_TMPDIRS=str(foreign))
+    env = dict(env, ANSIBLE_REMOTE_TEMP=str(home / ".ansible" / "tmp"), ANSIBLE_SYSTEM_TMPDIRS=str(foreign))
     proc, (status, result) = adhoc(env, args)
     assert status == "FAILED!", proc.stdout
     assert "no private temp folder on the target" in result["msg"], result
