@@ -119,7 +119,7 @@ fn open_record(
         &owner.record,
         target,
         before,
-        &owner.name,
+        (&owner.name, &request.stanzas),
         request.follow_untrusted_links,
         request.lock_timeout,
         check_mode,

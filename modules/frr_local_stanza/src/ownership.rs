@@ -35,7 +35,7 @@ mod record_file;
 pub use record_file::{RecordFile, Rendered, MAX_RECORD_BYTES};
 
 /// What one owner added to one stanza.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     pub header: String,
@@ -96,6 +96,17 @@ impl Record {
     /// Reads a record file's text; empty is an empty record. The messages never quote the
     /// record's content (it names stanzas, and their lines may hold secrets).
     pub fn parse(text: &str, shown: &str) -> Result<Record, String> {
+        Record::parse_knowing(text, shown, &HashSet::new())
+    }
+
+    /// [`Record::parse`], taking the entries in `checked` as checked already (the owner's
+    /// declared stanzas, whole, which passed the same checks as the task's): on a steady run
+    /// the record then costs its reading only.
+    pub fn parse_knowing(
+        text: &str,
+        shown: &str,
+        checked: &HashSet<Entry>,
+    ) -> Result<Record, String> {
         let not_ours = |why: String| {
             format!(
                 "owner_record={shown} is not a record this module wrote ({why}); restore it from its backup, or remove it (the owners' stanzas then stay in place, unowned); nothing was changed"
@@ -125,7 +136,7 @@ impl Record {
         }
         for (file, owners) in &record.files {
             for (owner, entries) in owners {
-                check_entries(entries).map_err(|at| {
+                check_entries(entries, checked).map_err(|at| {
                     not_ours(format!(
                         "entry {at} of owner {owner:?} for {file} is not a stanza the module writes for an owner"
                     ))
@@ -134,7 +145,7 @@ impl Record {
         }
         for (file, owners) in &record.pending {
             for (owner, pending) in owners {
-                check_entries(&pending.entries).map_err(|at| {
+                check_entries(&pending.entries, checked).map_err(|at| {
                     not_ours(format!(
                         "pending entry {at} of owner {owner:?} for {file} is not a stanza the module writes for an owner"
                     ))
@@ -247,7 +258,7 @@ fn too_large(shown: &str, bytes: usize, verb: &str) -> String {
 /// The entries as the `stanzas` option would have them: only what a task with `owner` is
 /// allowed to write (a header Proxmox's merge recognises, lines and address-families as
 /// [`stanza::check`] accepts them). `Err(n)`: the first entry (1-based) that is not.
-fn check_entries(entries: &[Entry]) -> Result<(), usize> {
+fn check_entries(entries: &[Entry], checked: &HashSet<Entry>) -> Result<(), usize> {
     fn as_stanza(entry: &Entry) -> Stanza {
         Stanza {
             header: entry.header.clone(),
@@ -264,6 +275,9 @@ fn check_entries(entries: &[Entry]) -> Result<(), usize> {
     };
     for (at, entry) in entries.iter().enumerate() {
         count_step();
+        if checked.contains(entry) {
+            continue;
+        }
         let stanza = as_stanza(entry);
         let same = stanza::check(std::slice::from_ref(&stanza), strict)
             .is_ok_and(|checked| checked.first() == Some(&stanza));
@@ -317,6 +331,15 @@ impl InFile {
                 .add(child);
         }
     }
+}
+
+/// The declared stanzas as whole entries: what a record may hold without another check.
+pub fn checked_entries(declared: &[Stanza]) -> HashSet<Entry> {
+    declared
+        .iter()
+        .filter(|s| s.state == State::Present)
+        .map(whole)
+        .collect()
 }
 
 /// The whole stanza as declared, for a stanza the module adds or the owner held whole.
@@ -569,7 +592,7 @@ impl Ownership {
         record_path: &Path,
         file: &Target,
         text: &str,
-        owner: &str,
+        (owner, declared): (&str, &[Stanza]),
         follow_untrusted_links: bool,
         lock_timeout: Duration,
         check_mode: bool,
@@ -577,6 +600,7 @@ impl Ownership {
         let record = RecordFile::open(
             record_path,
             file,
+            &checked_entries(declared),
             follow_untrusted_links,
             lock_timeout,
             check_mode,

@@ -16,7 +16,7 @@ pub enum State {
     Absent,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// The body becomes exactly `lines` (and `children`).

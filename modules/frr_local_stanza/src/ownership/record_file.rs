@@ -4,10 +4,11 @@
 //! applied to the record itself: it and every folder above it root's (or the running user's),
 //! none writable by group or others unless sticky.
 
-use super::Record;
+use super::{Entry, Record};
 use anyhow::{anyhow, Result};
 use deevnet_runtime::atomic_file::{self, NewFile};
 use deevnet_runtime::file_policy::{self, FileLock, Target};
+use std::collections::HashSet;
 use std::fs::{self, Metadata};
 use std::io::Read as _;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
@@ -42,6 +43,7 @@ impl RecordFile {
     pub fn open(
         path: &Path,
         file: &Target,
+        checked: &HashSet<Entry>,
         follow_untrusted_links: bool,
         lock_timeout: Duration,
         check_mode: bool,
@@ -108,7 +110,7 @@ impl RecordFile {
                 })?
             }
         };
-        let record = Record::parse(&text, &shown).map_err(|e| anyhow!(e))?;
+        let record = Record::parse_knowing(&text, &shown, checked).map_err(|e| anyhow!(e))?;
         Ok(RecordFile {
             _lock: Some(lock),
             text,

@@ -245,7 +245,7 @@ impl Node {
             &self.record(),
             &target,
             &text,
-            "role",
+            ("role", &[]),
             false,
             Duration::from_secs(5),
             false,
