@@ -31,7 +31,7 @@ fn main() {
 }
 
 /// The run, with every secret the task, the file or the record holds masked in what it
-/// returns: messages, lint findings, warnings, diffs, result keys.
+/// returns: messages, lint findings, warnings, diffs, result keys, and the echoed arguments.
 fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
     let mut secrets = Secrets::default();
     secrets.learn_stanzas(params.stanzas.as_deref().unwrap_or_default());
@@ -40,6 +40,9 @@ fn run(ctx: &mut Context, params: Params) -> Result<Outcome, Failure> {
         .and_then(|request| apply(&request, ctx.check_mode, &mut secrets, &mut warnings));
     for warning in warnings {
         ctx.warn(secrets.mask(&warning));
+    }
+    for value in secrets.values() {
+        ctx.hide_in_invocation(value.as_str());
     }
     secrets.mask_result(result)
 }

@@ -13,7 +13,7 @@ use deevnet_runtime::{Failure, FileDiff, Outcome};
 use serde_json::{Map, Value};
 
 /// What a secret is replaced with.
-pub const MASK: &str = "********";
+pub const MASK: &str = deevnet_runtime::SECRET_MASK;
 
 /// Words after which the rest of a line is a secret, whatever precedes them: `password`,
 /// `area-password`, `domain-password`, `enable secret`, `key-string` (key chains),
@@ -168,6 +168,11 @@ impl Secrets {
         }
         // Longest first, so a secret that holds another is replaced whole.
         self.values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    }
+
+    /// The secret values met so far (for the runtime to mask in `invocation`).
+    pub fn values(&self) -> &[String] {
+        &self.values
     }
 
     /// `text` with every known secret replaced by [`MASK`].

@@ -21,7 +21,7 @@ pub mod sysctl;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 
-pub use protocol::{report_keys, Context, Failure, FileDiff, Module, Outcome};
+pub use protocol::{report_keys, Context, Failure, FileDiff, Module, Outcome, SECRET_MASK};
 
 // For `choices!`, so that a module crate's enum needs no serde of its own in scope.
 #[doc(hidden)]

@@ -29,7 +29,13 @@ pub struct Context {
     /// The `-v` count.
     pub verbosity: u64,
     warnings: Vec<String>,
+    /// Secret values the module found in its arguments (an FRR `password` line is not a
+    /// `no_log` option): replaced by [`SECRET_MASK`] in `invocation`, which the runtime echoes.
+    secrets: Vec<String>,
 }
+
+/// What a secret value becomes in `invocation` (and in a module's own masking).
+pub const SECRET_MASK: &str = "********";
 
 impl Context {
     pub fn warn(&mut self, warning: impl Into<String>) {
@@ -38,6 +44,39 @@ impl Context {
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
+    /// Masks `value` wherever it occurs in the echoed arguments (`invocation`).
+    pub fn hide_in_invocation(&mut self, value: impl Into<String>) {
+        let value = value.into();
+        if !value.is_empty() && !self.secrets.contains(&value) {
+            self.secrets.push(value);
+        }
+    }
+}
+
+/// Every string of `value` (object keys too) with each of `secrets` replaced, the longest first
+/// so that a secret holding another is replaced whole.
+fn mask_strings(value: &mut Value, secrets: &[String]) {
+    match value {
+        Value::String(s) => *s = mask_text(s, secrets),
+        Value::Array(items) => items.iter_mut().for_each(|v| mask_strings(v, secrets)),
+        Value::Object(map) => {
+            for (key, mut v) in std::mem::take(map) {
+                mask_strings(&mut v, secrets);
+                map.insert(mask_text(&key, secrets), v);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn mask_text(text: &str, secrets: &[String]) -> String {
+    let mut longest_first: Vec<&String> = secrets.iter().collect();
+    longest_first.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    longest_first
+        .into_iter()
+        .fold(text.to_string(), |out, secret| {
+            out.replace(secret.as_str(), SECRET_MASK)
+        })
 }
 
 /// One file's before/after, rendered by Ansible's callback as a unified diff.
@@ -248,6 +287,7 @@ impl Module {
             no_log: internal.no_log,
             verbosity: internal.verbosity,
             warnings: Vec::new(),
+            secrets: Vec::new(),
         };
         let fqcn = internal
             .module_name
@@ -264,7 +304,7 @@ impl Module {
                 }
             }
         };
-        let invocation = json!({ "module_args": spec::mask_no_log(self.spec, &params) });
+        let mut invocation = json!({ "module_args": spec::mask_no_log(self.spec, &params) });
 
         if ctx.check_mode && !self.supports_check_mode {
             let mut json = Map::new();
@@ -314,6 +354,7 @@ impl Module {
             json.insert("warnings".into(), json!(ctx.warnings));
         }
         if inject_invocation {
+            mask_strings(&mut invocation, &ctx.secrets);
             json.insert("invocation".into(), invocation);
         }
         RunResult { json, failed }
@@ -524,6 +565,28 @@ mod tests {
         );
         let r = run(json!({"name": "n", "_ansible_inject_invocation": false}));
         assert!(r.json.get("invocation").is_none());
+    }
+
+    #[test]
+    fn secrets_a_module_found_are_masked_in_invocation_on_success_and_failure() {
+        for fails in [false, true] {
+            let raw = json!({"name": "neighbor x password pw-long pw"});
+            let r = MODULE.execute(raw.as_object().unwrap(), |ctx, _: Params| {
+                ctx.hide_in_invocation("pw");
+                ctx.hide_in_invocation("pw-long");
+                if fails {
+                    Err(Failure::new("refused"))
+                } else {
+                    Ok(Outcome::default())
+                }
+            });
+            assert_eq!(
+                r.json["invocation"]["module_args"]["name"],
+                json!("neighbor x password ******** ********"),
+                "{:?}",
+                r.json
+            );
+        }
     }
 
     #[test]
