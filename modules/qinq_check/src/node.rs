@@ -125,7 +125,8 @@ mod tests {
         let refused = read_configured_slaves(&request(file.clone())).unwrap_err();
         assert!(
             refused.msg.starts_with(&format!(
-                "interfaces_file={} could have been written by another user than root (it is owned by ",
+                "interfaces_file={} could have been written by another user than root (the file {} is owned by ",
+                file.display(),
                 file.display()
             )),
             "{refused}"

@@ -255,16 +255,8 @@ pub fn read_trusted(parameter: &str, path: &Path) -> Result<Option<String>> {
     let meta = file
         .metadata()
         .map_err(|e| anyhow!("{}: cannot inspect it: {e}", target.describe()))?;
-    let why = if !trusted_uid(meta.uid()) {
-        Some(format!("it is owned by {}", owner_name(meta.uid())))
-    } else if meta.mode() & 0o022 != 0 {
-        Some(format!(
-            "it is writable by its group or others (mode {:04o})",
-            meta.mode() & 0o7777
-        ))
-    } else {
-        untrusted_path(&target.real, meta.uid())
-    };
+    let why = untrusted_by_others("the file", &target.real, &meta, false)
+        .or_else(|| untrusted_folders(&parent_of(&target.real)));
     if let Some(why) = why {
         return Err(anyhow!(
             "{} could have been written by another user than root ({why}), so it is not read: what it says is acted on as root; have root own it and its folders, writable by root only; nothing was changed",
@@ -407,6 +399,47 @@ fn owner_name(uid: u32) -> String {
         Ok(Some(user)) => format!("user {} (uid {uid})", user.name),
         _ => format!("uid {uid}"),
     }
+}
+
+/// The rule for a file or folder whose content the module acts on as root (a record, another
+/// tool's configuration): why another user than root (or the running user) could have written
+/// it: another owner, or writable by group or others where no sticky bit (`sticky`, for a
+/// folder) protects the entries of their owners. `what` names it in the message.
+pub fn untrusted_by_others(
+    what: &str,
+    path: &Path,
+    meta: &fs::Metadata,
+    sticky: bool,
+) -> Option<String> {
+    if !trusted_uid(meta.uid()) {
+        return Some(format!(
+            "{what} {} is owned by {}",
+            path.display(),
+            owner_name(meta.uid())
+        ));
+    }
+    (meta.mode() & 0o022 != 0 && !sticky).then(|| {
+        format!(
+            "{what} {} is writable by its group or others (mode {:04o})",
+            path.display(),
+            meta.mode() & 0o7777
+        )
+    })
+}
+
+/// [`untrusted_by_others`] for `folder` (canonical) and every folder above it: what another
+/// user could change in it. A sticky folder passes, since each entry on the way is checked too.
+pub fn untrusted_folders(folder: &Path) -> Option<String> {
+    folder
+        .ancestors()
+        .find_map(|f| match fs::symlink_metadata(f) {
+            // What cannot be inspected cannot be trusted.
+            Err(e) => Some(format!(
+                "the folder {} cannot be inspected: {e}",
+                f.display()
+            )),
+            Ok(meta) => untrusted_by_others("the folder", f, &meta, meta.mode() & 0o1000 != 0),
+        })
 }
 
 fn untrusted_entry(path: &Path, meta: &fs::Metadata) -> Option<String> {

@@ -9,7 +9,7 @@ use anyhow::{anyhow, Result};
 use deevnet_runtime::atomic_file::{self, NewFile};
 use deevnet_runtime::file_policy::{self, FileLock, Target};
 use std::collections::HashSet;
-use std::fs::{self, Metadata};
+use std::fs;
 use std::io::Read as _;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -66,7 +66,7 @@ impl RecordFile {
                 .find(|f| f.exists())
                 .map(absolute)
                 .unwrap_or_else(|| PathBuf::from("/"));
-            if let Some(why) = untrusted_folders(&existing) {
+            if let Some(why) = file_policy::untrusted_folders(&existing) {
                 return Err(untrusted(&shown, &why));
             }
             fs::DirBuilder::new()
@@ -83,7 +83,7 @@ impl RecordFile {
                 crate::params::OWNER_RECORD
             ));
         }
-        if let Some(why) = untrusted_folders(&file_policy::parent_of(&target.key)) {
+        if let Some(why) = file_policy::untrusted_folders(&file_policy::parent_of(&target.key)) {
             return Err(untrusted(&shown, &why));
         }
         let lock = FileLock::acquire(&target, lock_timeout)?;
@@ -94,7 +94,9 @@ impl RecordFile {
                 let meta = opened
                     .metadata()
                     .map_err(|e| anyhow!("owner_record={shown}: cannot inspect it: {e}"))?;
-                if let Some(why) = untrusted_record(&target.key, &meta) {
+                if let Some(why) =
+                    file_policy::untrusted_by_others("the record", &target.key, &meta, false)
+                {
                     return Err(untrusted(&shown, &why));
                 }
                 let mut bytes = Vec::new();
@@ -175,48 +177,6 @@ fn untrusted(shown: &str, why: &str) -> anyhow::Error {
     anyhow!(
         "owner_record={shown} is not trusted: {why}; another user could have written claims there that make the module delete stanzas it never wrote. Have root own the record and its folders, none writable by group or others (chown root: …; chmod go-w …), or give another owner_record; nothing was changed"
     )
-}
-
-/// Why another user could change the record itself.
-fn untrusted_record(path: &Path, meta: &Metadata) -> Option<String> {
-    why_untrusted("the record", path, meta, false)
-}
-
-/// Why another user could change what lies in `folder` (canonical), checking it and every
-/// folder above it: each root's, none writable by group or others unless sticky (a sticky
-/// folder protects the entries of its owner, and every entry on the way is checked too).
-fn untrusted_folders(folder: &Path) -> Option<String> {
-    folder
-        .ancestors()
-        .find_map(|f| match fs::symlink_metadata(f) {
-            // What cannot be inspected cannot be trusted.
-            Err(e) => Some(format!(
-                "the folder {} cannot be inspected: {e}",
-                f.display()
-            )),
-            Ok(meta) => why_untrusted("the folder", f, &meta, meta.mode() & 0o1000 != 0),
-        })
-}
-
-/// The file policy's rule for one entry: another owner than root (or the running user), or
-/// writable by group or others where no sticky bit protects it.
-fn why_untrusted(what: &str, path: &Path, meta: &Metadata, sticky: bool) -> Option<String> {
-    let shown = path.display();
-    let uid = meta.uid();
-    // Root, and the user the module runs as (a file that user could change grants nothing new).
-    if uid != 0 && uid != nix::unistd::geteuid().as_raw() {
-        let user = nix::unistd::User::from_uid(uid.into()).ok().flatten();
-        let name = user
-            .map(|u| format!("user {} ", u.name))
-            .unwrap_or_default();
-        return Some(format!("{what} {shown} is owned by {name}(uid {uid})"));
-    }
-    (meta.mode() & 0o022 != 0 && !sticky).then(|| {
-        format!(
-            "{what} {shown} is writable by its group or others (mode {:04o})",
-            meta.mode() & 0o7777
-        )
-    })
 }
 
 fn absolute(path: &Path) -> PathBuf {

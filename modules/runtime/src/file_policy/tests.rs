@@ -159,10 +159,13 @@ fn read_trusted_refuses_what_another_user_could_have_written() {
         );
     };
     fs::set_permissions(&file, fs::Permissions::from_mode(0o666)).unwrap();
-    refused("it is writable by its group or others (mode 0666)");
+    refused(&format!(
+        "the file {} is writable by its group or others (mode 0666)",
+        file.display()
+    ));
     fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
     nix::unistd::chown(&file, Some(nobody), None).unwrap();
-    refused("it is owned by ");
+    refused(&format!("the file {} is owned by ", file.display()));
     nix::unistd::chown(&file, Some(nix::unistd::Uid::from_raw(0)), None).unwrap();
     nix::unistd::chown(&dir, Some(nobody), None).unwrap();
     refused(&format!("the folder {} is owned by ", dir.display()));
