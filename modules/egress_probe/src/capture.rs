@@ -1,11 +1,16 @@
-//! Captures on the node's interfaces (AF_PACKET datagram sockets), opened before the first
-//! probe and read on a thread of their own until the probes are done. Only IPv4 frames to or
-//! from a target are kept, cut to their headers: the classification is `frame.rs`'s.
+//! Captures on the node's interfaces: one AF_PACKET datagram socket for all of them, opened
+//! before the first probe and read on a thread of its own until the probes are done; each
+//! frame is filed under its interface by the index the kernel gives with it, and frames of
+//! interfaces not captured are dropped at once. One socket, however many interfaces a node
+//! has (a node with 1,100 addressed interfaces ran out of descriptors with one each). Only
+//! IPv4 frames to or from a target are kept, cut to their headers: the classification is
+//! `frame.rs`'s.
 
 use crate::frame::{Frame, Packet};
 use crate::report::{Capture, Role};
 use crate::sock;
 use crate::tenant::Interface;
+use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,43 +24,25 @@ const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 const KEEP_BYTES: usize = 96;
 /// A busy management bridge must not grow the run's memory without bound.
 const MAX_FRAMES: usize = 10_000;
+/// The socket's receive queue: every captured interface shares it.
+const RECEIVE_BUFFER: i32 = 4 << 20;
 
-/// One open capture.
-pub struct CaptureSocket {
-    interface: Interface,
-    role: Role,
-    fd: OwnedFd,
-}
-
-impl CaptureSocket {
-    /// Opens a capture on `interface` (in the calling thread's namespace: the node's).
-    pub fn open(interface: &Interface, role: Role) -> Result<CaptureSocket, String> {
-        let fail =
-            |what: &str, e: std::io::Error| format!("{what} a capture on {}: {e}", interface.name);
-        let all = (libc::ETH_P_ALL as u16).to_be() as i32;
-        let fd = sock::socket(libc::AF_PACKET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK, all)
-            .map_err(|e| fail("opening", e))?;
-        // SAFETY: zeroed sockaddr_ll is valid; the fields set are the ones bind reads.
-        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-        sll.sll_family = libc::AF_PACKET as u16;
-        sll.sll_protocol = all as u16;
-        sll.sll_ifindex = interface.index as i32;
-        sock::check(unsafe {
-            libc::bind(
-                fd.as_raw_fd(),
-                &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
-                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        })
-        .map_err(|e| fail("binding", e))?;
-        sock::set_int_option(&fd, libc::SOL_PACKET, PACKET_AUXDATA, 1)
-            .map_err(|e| fail("asking for VLAN data on", e))?;
-        Ok(CaptureSocket {
-            interface: interface.clone(),
-            role,
-            fd,
-        })
+/// Opens the capture of `interfaces` (in the calling thread's namespace: the node's); `None`
+/// when there is nothing to capture.
+fn open(interfaces: &[(Interface, Role)]) -> Result<Option<OwnedFd>, String> {
+    if interfaces.is_empty() {
+        return Ok(None);
     }
+    let fail = |what: &str, e: std::io::Error| format!("{what} the capture socket: {e}");
+    let all = (libc::ETH_P_ALL as u16).to_be() as i32;
+    // Not bound to an interface: it sees every one, and `read_until` keeps the captured ones.
+    let fd = sock::socket(libc::AF_PACKET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK, all)
+        .map_err(|e| fail("opening", e))?;
+    sock::set_int_option(&fd, libc::SOL_PACKET, PACKET_AUXDATA, 1)
+        .map_err(|e| fail("asking for VLAN data on", e))?;
+    // Root may exceed rmem_max; where it may not, the default queue still works.
+    let _ = sock::set_int_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, RECEIVE_BUFFER);
+    Ok(Some(fd))
 }
 
 /// Captures being read.
@@ -64,12 +51,16 @@ pub struct Running {
     reader: JoinHandle<Result<Vec<Capture>, String>>,
 }
 
-/// Starts reading `sockets`, keeping the frames to or from `targets`.
-pub fn start(sockets: Vec<CaptureSocket>, targets: Vec<Ipv4Addr>) -> Running {
+/// Starts capturing on `interfaces`, keeping the frames to or from `targets`.
+pub fn start(
+    interfaces: Vec<(Interface, Role)>,
+    targets: Vec<Ipv4Addr>,
+) -> Result<Running, String> {
+    let fd = open(&interfaces)?;
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
-    let reader = std::thread::spawn(move || read_until(sockets, &targets, &stopping));
-    Running { stop, reader }
+    let reader = std::thread::spawn(move || read_until(fd, &interfaces, &targets, &stopping));
+    Ok(Running { stop, reader })
 }
 
 impl Running {
@@ -85,31 +76,38 @@ impl Running {
 }
 
 fn read_until(
-    sockets: Vec<CaptureSocket>,
+    fd: Option<OwnedFd>,
+    interfaces: &[(Interface, Role)],
     targets: &[Ipv4Addr],
     stop: &AtomicBool,
 ) -> Result<Vec<Capture>, String> {
-    let mut captures: Vec<Capture> = sockets
+    let mut captures: Vec<Capture> = interfaces
         .iter()
-        .map(|s| Capture {
-            interface: s.interface.name.clone(),
-            role: s.role,
+        .map(|(interface, role)| Capture {
+            interface: interface.name.clone(),
+            role: *role,
             frames: Vec::new(),
         })
         .collect();
-    let fds: Vec<i32> = sockets.iter().map(|s| s.fd.as_raw_fd()).collect();
+    let Some(fd) = fd else {
+        return Ok(captures);
+    };
+    let by_index: HashMap<u32, usize> = interfaces
+        .iter()
+        .enumerate()
+        .map(|(i, (interface, _))| (interface.index, i))
+        .collect();
     loop {
         let stopping = stop.load(Ordering::SeqCst);
-        let ready = sock::poll(&fds, libc::POLLIN, Duration::from_millis(50))
+        let ready = sock::poll(&[fd.as_raw_fd()], libc::POLLIN, Duration::from_millis(50))
             .map_err(|e| format!("waiting for captured frames: {e}"))?;
-        for index in ready {
-            while let Some(frame) = receive(&sockets[index].fd).map_err(|e| {
-                format!(
-                    "reading the capture on {}: {e}",
-                    sockets[index].interface.name
-                )
-            })? {
-                let capture = &mut captures[index];
+        if !ready.is_empty() {
+            while let Some((index, frame)) =
+                receive(&fd).map_err(|e| format!("reading the capture: {e}"))?
+            {
+                let Some(capture) = by_index.get(&index).map(|&i| &mut captures[i]) else {
+                    continue;
+                };
                 if capture.frames.len() < MAX_FRAMES && concerns(&frame, targets) {
                     capture.frames.push(frame);
                 }
@@ -131,8 +129,8 @@ fn concerns(frame: &Frame, targets: &[Ipv4Addr]) -> bool {
         .is_some_and(|p| targets.contains(&p.source) || targets.contains(&p.destination))
 }
 
-/// One queued frame, or `None` when the queue is empty.
-fn receive(fd: &OwnedFd) -> std::io::Result<Option<Frame>> {
+/// One queued frame and the index of its interface, or `None` when the queue is empty.
+fn receive(fd: &OwnedFd) -> std::io::Result<Option<(u32, Frame)>> {
     let mut buffer = [0u8; 2048];
     // Room for one cmsghdr with a tpacket_auxdata (20 bytes), aligned.
     let mut control = [0u64; 8];
@@ -170,10 +168,13 @@ fn receive(fd: &OwnedFd) -> std::io::Result<Option<Frame>> {
         }
     }
     let len = (len as usize).min(KEEP_BYTES);
-    Ok(Some(Frame {
-        protocol: u16::from_be(sll.sll_protocol),
-        packet_type: sll.sll_pkttype,
-        tag_in_metadata,
-        bytes: buffer[..len].to_vec(),
-    }))
+    Ok(Some((
+        sll.sll_ifindex as u32,
+        Frame {
+            protocol: u16::from_be(sll.sll_protocol),
+            packet_type: sll.sll_pkttype,
+            tag_in_metadata,
+            bytes: buffer[..len].to_vec(),
+        },
+    )))
 }

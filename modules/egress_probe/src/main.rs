@@ -10,7 +10,8 @@ use deevnet_runtime::{Context, Failure, Module, Outcome};
 use egress_probe::report::Report;
 use egress_probe::request::{Params, Request, SPEC};
 use egress_probe::tenant::{self, Plan};
-use egress_probe::{node, run, workload};
+use egress_probe::workload::{self, Mark};
+use egress_probe::{node, run};
 
 static MODULE: Module = Module {
     name: "egress_probe",
@@ -24,9 +25,13 @@ fn main() {
         let netlink = Netlink::connect()?;
         let node = node::read_facts(&netlink)?;
         let plan = tenant::resolve(&request, &node).map_err(Failure::new)?;
+        // Held to the end: before the in-use check, so two runs never both find the address
+        // free.
+        let _address_lock = run::lock_address(&plan).map_err(Failure::new)?;
+        let mark = Mark::of_this_process().map_err(Failure::new)?;
         // Before the in-use check: a killed run's workload still answers ARP for its address
         // until its veth is gone (the kernel tears a dead namespace down asynchronously).
-        let swept = workload::sweep_leftovers(&netlink, &node.links)?;
+        let swept = workload::sweep_leftovers(&netlink, &node.links, &mark)?;
         if !swept.is_empty() {
             ctx.warn(format!(
                 "removed what killed earlier runs left: {}",
@@ -34,7 +39,8 @@ fn main() {
             ));
         }
         run::check_on_vnet(&plan, &node).map_err(Failure::new)?;
-        let (report, interface) = run::probe(&netlink, &plan).map_err(Failure::new)?;
+        let (report, interface) =
+            run::probe(&netlink, &plan, &node, &mark).map_err(Failure::new)?;
         finish(&plan, &interface, report)
     })
 }

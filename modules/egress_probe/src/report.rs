@@ -186,6 +186,20 @@ pub fn build(
                 }
             }
         }
+        // A leak probe that sent nothing (its workload's veth gone, say) proves nothing.
+        if target.expect == Expect::None && outcome.sent == 0 {
+            passed = false;
+            problems.push(format!(
+                "{}: no probe was sent{}, so no leak could be seen: a probe that sent nothing \
+                 proves nothing",
+                target.label(),
+                outcome
+                    .error
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
+            ));
+        }
         let forbidden_hits = captures
             .iter()
             .filter(|c| c.role == Role::Forbidden)

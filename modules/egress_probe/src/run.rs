@@ -1,17 +1,47 @@
 //! One probe on the node, from the resolved [`Plan`] to the [`Report`]: the workload made and
 //! attached, captures started, probes sent from inside, everything removed again.
 
-use crate::capture::{self, CaptureSocket};
+use crate::capture;
 use crate::report::{self, Report, Role};
 use crate::tenant::{NodeFacts, Plan};
-use crate::workload::{self, Namespace, VethGuard};
+use crate::workload::{self, Mark, Namespace, VethGuard};
 use crate::{arp, node, probe};
-use deevnet_runtime::netlink::{Netlink, OperState};
+use deevnet_runtime::file_policy::FileLock;
+use deevnet_runtime::netlink::{Netlink, NetlinkError, OperState};
 use deevnet_runtime::sysctl::SysctlKey;
+use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
 /// How long the workload's interface may take to come up.
 const LINK_UP_WAIT: Duration = Duration::from_secs(3);
+
+/// The lock on the plan's address on its VNet (in this network namespace), held for the whole
+/// run: two runs probing one address at once would be two hosts with one address, and one
+/// of them would misread the other's replies. The second run is refused, not queued.
+pub fn lock_address(plan: &Plan) -> Result<FileLock, String> {
+    let namespace = std::fs::metadata("/proc/self/ns/net")
+        .map(|meta| meta.ino())
+        .map_err(|e| format!("identifying this network namespace (/proc/self/ns/net): {e}"))?;
+    let name = format!(
+        "egress_probe netns={namespace} vnet={} address={}",
+        plan.vnet.index,
+        plan.address.addr()
+    );
+    match FileLock::try_acquire_named(&name) {
+        Ok(Some(lock)) => Ok(lock),
+        Ok(None) => Err(format!(
+            "address: another egress_probe run is probing {} on {} now; run the probes one \
+             after another, or give each its own address",
+            plan.address.addr(),
+            plan.vnet.name
+        )),
+        Err(e) => Err(format!(
+            "locking address {} on {}: {e:#}",
+            plan.address.addr(),
+            plan.vnet.name
+        )),
+    }
+}
 
 /// The last refusals, which need the VNet: the address must not answer ARP, and a gateway that
 /// is not the node's must.
@@ -51,35 +81,41 @@ pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), String> {
 
 /// The probe itself. Every way out removes the veth pair: explicitly on success and on errors
 /// (the guard), and by the kernel with the namespace when the process dies.
-pub fn probe(netlink: &Netlink, plan: &Plan) -> Result<(Report, String), String> {
+pub fn probe(
+    netlink: &Netlink,
+    plan: &Plan,
+    node: &NodeFacts,
+    mark: &Mark,
+) -> Result<(Report, String), String> {
     let pid = std::process::id();
     let (node_end, inside_end) = workload::veth_names(pid);
     let namespace = Namespace::new()?;
     node::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|e| e.to_string())?;
     let guard = VethGuard::new(netlink, node_end.clone());
-    let node_index = netlink
-        .links()
+    let node_index = node::link_by_name(netlink, &node_end)
         .map_err(|e| e.to_string())?
-        .by_name(&node_end)
         .map(|link| link.index)
         .ok_or_else(|| format!("{node_end} vanished right after it was created"))?;
+    node::set_alias(netlink, node_index, &mark.alias()).map_err(|e| e.to_string())?;
     // Like a VM's tap on Proxmox: no IPv6 of the node's own on the port (no DAD, no router
     // solicitation on the tenant's VNet). A /proc/sys that refuses leaves only that noise.
     let _ = SysctlKey::ipv6_conf(&node_end, "disable_ipv6").write("1");
-    node::attach(netlink, node_index, plan.vnet.index).map_err(|e| e.to_string())?;
+    node::attach(netlink, node_index, plan.vnet.index)
+        .map_err(|error| attach_failure(error, plan, node))?;
 
     let (address, gateway) = (plan.address, plan.gateway);
     let inside = inside_end.clone();
     namespace.run(move || configure_workload(&inside, address, gateway))??;
 
-    let mut sockets = Vec::new();
-    for interface in &plan.forbidden {
-        sockets.push(CaptureSocket::open(interface, Role::Forbidden)?);
-    }
+    let mut captured: Vec<_> = plan
+        .forbidden
+        .iter()
+        .map(|interface| (interface.clone(), Role::Forbidden))
+        .collect();
     if let Some(egress) = &plan.egress {
-        sockets.push(CaptureSocket::open(egress, Role::Egress)?);
+        captured.push((egress.clone(), Role::Egress));
     }
-    let captures = capture::start(sockets, plan.targets.iter().map(|t| t.address).collect());
+    let captures = capture::start(captured, plan.targets.iter().map(|t| t.address).collect())?;
     let targets = plan.targets.clone();
     let settings = probe::Settings {
         workload: plan.address.addr(),
@@ -97,6 +133,23 @@ pub fn probe(netlink: &Netlink, plan: &Plan) -> Result<(Report, String), String>
         node_end,
     ))
 }
+
+/// The attach error in the operator's words: a full bridge says `Exchange full` (EXFULL).
+fn attach_failure(error: NetlinkError, plan: &Plan, node: &NodeFacts) -> String {
+    if error.errno() != Some(libc::EXFULL) {
+        return error.to_string();
+    }
+    format!(
+        "vnet: {} is full: a Linux bridge takes at most {BRIDGE_MAX_PORTS} ports and it has {}, \
+         so the workload cannot plug in as a VM would not either; free a port on it, or probe \
+         from another VNet of the tenant",
+        plan.vnet.name,
+        node.links.ports_of(plan.vnet.index).count()
+    )
+}
+
+/// BR_MAX_PORTS − 1: port number 0 is reserved.
+const BRIDGE_MAX_PORTS: usize = 1023;
 
 fn configure_workload(
     dev: &str,

@@ -2,6 +2,7 @@
 //! facts, the classification of recorded frames, the result.
 
 mod frames;
+mod lifecycle;
 mod request;
 mod tenant;
 mod workload;

@@ -13,6 +13,7 @@
 //! routes the tenant subnet back, so the uplink's packets are untranslated.
 
 use deevnet_runtime::test_support::TestNamespace;
+use egress_probe::workload::Mark;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::net::{TcpListener, UdpSocket};
@@ -20,15 +21,17 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Silently dropped by the router: a probe to it waits its whole timeout.
-const BLACKHOLE: &str = "198.51.100.9";
+pub const BLACKHOLE: &str = "198.51.100.9";
 
-struct Lab {
-    node: TestNamespace,
+pub struct Lab {
+    pub node: TestNamespace,
+    pub vm: TestNamespace,
     /// Held so the namespace lives as long as the lab; never read.
     _router: TestNamespace,
     _internet: TestNamespace,
     _mgmt: TestNamespace,
-    _vm: TestNamespace,
+    /// The runs' lock folder (the module's /run/lock), the lab's own.
+    lock_root: tempfile::TempDir,
 }
 
 fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
@@ -40,7 +43,7 @@ fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
     b.ip(&format!("link set {b_end} up"));
 }
 
-fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
+pub fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
     let status = ns
         .command("sh")
         .arg("-c")
@@ -51,7 +54,7 @@ fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
 }
 
 impl Lab {
-    fn new() -> Lab {
+    pub fn new() -> Lab {
         let node = TestNamespace::new("dvn-egp-node");
         let router = TestNamespace::new("dvn-egp-rtr");
         let internet = TestNamespace::new("dvn-egp-inet");
@@ -82,38 +85,50 @@ impl Lab {
         serve(&internet);
         Lab {
             node,
+            vm,
             _router: router,
             _internet: internet,
             _mgmt: mgmt,
-            _vm: vm,
+            lock_root: tempfile::tempdir().unwrap(),
         }
     }
 
     /// The module as Ansible would run it on the node.
-    fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
+    pub fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
+        self.spawn_wrapped(&[], args)
+    }
+
+    /// The module run on the node through `wrapper` (e.g. `prlimit --nofile=64`).
+    pub fn spawn_wrapped(&self, wrapper: &[&str], args: &Value) -> (Child, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("args.json");
         std::fs::write(&path, args.to_string()).unwrap();
-        let child = self
-            .node
-            .command(assert_cmd::cargo::cargo_bin("egress_probe"))
+        let binary = assert_cmd::cargo::cargo_bin("egress_probe");
+        let mut command = match wrapper.split_first() {
+            Some((program, wrapper_args)) => {
+                let mut command = self.node.command(program);
+                command.args(wrapper_args).arg(binary);
+                command
+            }
+            None => self.node.command(binary),
+        };
+        let child = command
             .arg(&path)
+            .env("DEEVNET_TEST_LOCK_ROOT", self.lock_root.path())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         (child, dir)
     }
 
-    fn run(&self, args: Value) -> Value {
+    pub fn run(&self, args: Value) -> Value {
         let (child, _dir) = self.spawn(&args);
-        let output = child.wait_with_output().unwrap();
-        serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+        result_of(child)
     }
 
     /// Links, IPv4 addresses and routes of the node, and the named namespaces of probes: what
     /// a run must leave as it found it.
-    fn state(&self) -> String {
+    pub fn state(&self) -> String {
         let node = self.node.name();
         let mut state = String::new();
         for args in [
@@ -136,7 +151,26 @@ impl Lab {
         state
     }
 
-    fn probe_links(&self) -> Vec<String> {
+    /// Waits until the run `child` has created its veth; its name.
+    pub fn wait_for_probe(&self, child: &mut Child) -> String {
+        let name = format!("dvprobe{}", child.id());
+        let started = Instant::now();
+        while !self.probe_links().contains(&name) {
+            // The ARP check alone takes 3 s.
+            assert!(
+                started.elapsed() < Duration::from_secs(15),
+                "the probe never started"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the run ended before its probe"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        name
+    }
+
+    pub fn probe_links(&self) -> Vec<String> {
         let output = Command::new("ip")
             .args(["-n", self.node.name(), "-o", "link"])
             .output()
@@ -185,7 +219,14 @@ fn serve(internet: &TestNamespace) {
     }
 }
 
-fn probe_args(targets: Value) -> Value {
+/// The one JSON result of a run.
+pub fn result_of(child: Child) -> Value {
+    let output = child.wait_with_output().unwrap();
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+pub fn probe_args(targets: Value) -> Value {
     json!({"vrf": "default", "address": "10.20.129.250/24", "targets": targets,
            "expect_egress_interface": "uplink", "count": 2, "timeout": 1})
 }
@@ -300,30 +341,14 @@ fn kill_9_mid_probe_then_a_second_run_leaves_nothing() {
     let before = lab.state();
     let (mut child, _dir) = lab.spawn(&json!({"vrf": "default", "address": "10.20.129.250/24",
         "targets": [{"address": BLACKHOLE}], "count": 5, "timeout": 5}));
-    let started = Instant::now();
-    let probe_name = format!("dvprobe{}", child.id());
-    while !lab.probe_links().contains(&probe_name) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the probe never started"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before its probe"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    lab.wait_for_probe(&mut child);
     std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap();
     child.wait().unwrap();
 
-    // What a run killed between two netlink calls would leave: its pair, both ends on the node.
-    let dead = Command::new("true").spawn().unwrap();
-    let dead_pid = dead.id();
-    let _ = { dead }.wait();
-    lab.node.ip(&format!(
-        "link add dvprobe{dead_pid} type veth peer name dvprobe{dead_pid}w"
-    ));
+    // What a dead run's pair looks like while the kernel has not torn it down yet: both ends
+    // on the node, the node end marked by that run.
+    let dead_pid = plant_leftover_of_a_dead_run(&lab);
 
     let result = lab.run(probe_args(json!([{"address": "203.0.113.8"}])));
     assert_eq!(result["verdict"], json!("passed"), "{result:#}");
@@ -341,21 +366,36 @@ fn kill_9_mid_probe_then_a_second_run_leaves_nothing() {
     assert_eq!(lab.state(), before);
 }
 
+/// A veth pair `dvprobe<pid>` marked by a process that is gone: the dead run's leftover the
+/// next run sweeps. Returns that pid.
+pub fn plant_leftover_of_a_dead_run(lab: &Lab) -> u32 {
+    let mut dead = Command::new("sleep").arg("0").spawn().unwrap();
+    // Read while it is a zombie at worst: its /proc entry stays until it is reaped.
+    let mark = Mark::of_process(dead.id()).unwrap();
+    dead.wait().unwrap();
+    let name = format!("dvprobe{}", mark.pid);
+    lab.node
+        .ip(&format!("link add {name} type veth peer name {name}w"));
+    set_alias(lab, &name, &mark.alias());
+    mark.pid
+}
+
+/// `ip link set NAME alias TEXT` on the node (TEXT may hold spaces).
+pub fn set_alias(lab: &Lab, name: &str, alias: &str) {
+    let status = Command::new("ip")
+        .args(["-n", lab.node.name(), "link", "set", name, "alias", alias])
+        .status()
+        .unwrap();
+    assert!(status.success(), "setting the alias of {name}");
+}
+
 #[test]
 fn sigterm_mid_probe_leaves_nothing_even_without_a_next_run() {
     let lab = Lab::new();
     let before = lab.state();
-    let (child, _dir) = lab.spawn(&json!({"vrf": "default", "address": "10.20.129.250/24",
+    let (mut child, _dir) = lab.spawn(&json!({"vrf": "default", "address": "10.20.129.250/24",
         "targets": [{"address": BLACKHOLE}], "count": 5, "timeout": 5}));
-    let probe_name = format!("dvprobe{}", child.id());
-    let started = Instant::now();
-    while !lab.probe_links().contains(&probe_name) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the probe never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    lab.wait_for_probe(&mut child);
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
     let output = child.wait_with_output().unwrap();

@@ -3,3 +3,4 @@
 
 mod cli;
 mod in_namespace;
+mod lifecycle;
