@@ -21,17 +21,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Silently dropped by the router: a probe to it waits its whole timeout.
-pub const BLACKHOLE: &str = "198.51.100.9";
+pub(crate) const BLACKHOLE: &str = "198.51.100.9";
 
-pub struct Lab {
-    pub node: TestNamespace,
-    pub vm: TestNamespace,
+pub(crate) struct Lab {
+    pub(crate) node: TestNamespace,
     /// Held so the namespace lives as long as the lab; never read.
     _router: TestNamespace,
     _internet: TestNamespace,
     _mgmt: TestNamespace,
-    /// The runs' lock folder (the module's /run/lock), the lab's own.
-    lock_root: tempfile::TempDir,
+    pub(crate) _vm: TestNamespace,
 }
 
 fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
@@ -43,7 +41,7 @@ fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
     b.ip(&format!("link set {b_end} up"));
 }
 
-pub fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
+pub(crate) fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
     let status = ns
         .command("sh")
         .arg("-c")
@@ -54,7 +52,7 @@ pub fn sysctl(ns: &TestNamespace, path: &str, value: &str) {
 }
 
 impl Lab {
-    pub fn new() -> Lab {
+    pub(crate) fn new() -> Lab {
         let node = TestNamespace::new("dvn-egp-node");
         let router = TestNamespace::new("dvn-egp-rtr");
         let internet = TestNamespace::new("dvn-egp-inet");
@@ -85,50 +83,39 @@ impl Lab {
         serve(&internet);
         Lab {
             node,
-            vm,
             _router: router,
             _internet: internet,
             _mgmt: mgmt,
-            lock_root: tempfile::tempdir().unwrap(),
+            _vm: vm,
         }
     }
 
     /// The module as Ansible would run it on the node.
-    pub fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
-        self.spawn_wrapped(&[], args)
-    }
-
-    /// The module run on the node through `wrapper` (e.g. `prlimit --nofile=64`).
-    pub fn spawn_wrapped(&self, wrapper: &[&str], args: &Value) -> (Child, tempfile::TempDir) {
+    pub(crate) fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("args.json");
         std::fs::write(&path, args.to_string()).unwrap();
-        let binary = assert_cmd::cargo::cargo_bin("egress_probe");
-        let mut command = match wrapper.split_first() {
-            Some((program, wrapper_args)) => {
-                let mut command = self.node.command(program);
-                command.args(wrapper_args).arg(binary);
-                command
-            }
-            None => self.node.command(binary),
-        };
-        let child = command
+        let child = self
+            .node
+            .command(assert_cmd::cargo::cargo_bin("egress_probe"))
             .arg(&path)
-            .env("DEEVNET_TEST_LOCK_ROOT", self.lock_root.path())
+            .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         (child, dir)
     }
 
-    pub fn run(&self, args: Value) -> Value {
+    pub(crate) fn run(&self, args: Value) -> Value {
         let (child, _dir) = self.spawn(&args);
-        result_of(child)
+        let output = child.wait_with_output().unwrap();
+        serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
     }
 
     /// Links, IPv4 addresses and routes of the node, and the named namespaces of probes: what
     /// a run must leave as it found it.
-    pub fn state(&self) -> String {
+    pub(crate) fn state(&self) -> String {
         let node = self.node.name();
         let mut state = String::new();
         for args in [
@@ -151,26 +138,7 @@ impl Lab {
         state
     }
 
-    /// Waits until the run `child` has created its veth; its name.
-    pub fn wait_for_probe(&self, child: &mut Child) -> String {
-        let name = format!("dvprobe{}", child.id());
-        let started = Instant::now();
-        while !self.probe_links().contains(&name) {
-            // The ARP check alone takes 3 s.
-            assert!(
-                started.elapsed() < Duration::from_secs(15),
-                "the probe never started"
-            );
-            assert!(
-                child.try_wait().unwrap().is_none(),
-                "the run ended before its probe"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        name
-    }
-
-    pub fn probe_links(&self) -> Vec<String> {
+    pub(crate) fn probe_links(&self) -> Vec<String> {
         let output = Command::new("ip")
             .args(["-n", self.node.name(), "-o", "link"])
             .output()
@@ -219,14 +187,7 @@ fn serve(internet: &TestNamespace) {
     }
 }
 
-/// The one JSON result of a run.
-pub fn result_of(child: Child) -> Value {
-    let output = child.wait_with_output().unwrap();
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
-}
-
-pub fn probe_args(targets: Value) -> Value {
+pub(crate) fn probe_args(targets: Value) -> Value {
     json!({"vrf": "default", "address": "10.20.129.250/24", "targets": targets,
            "expect_egress_interface": "uplink", "count": 2, "timeout": 1})
 }
@@ -366,29 +327,6 @@ fn kill_9_mid_probe_then_a_second_run_leaves_nothing() {
     assert_eq!(lab.state(), before);
 }
 
-/// A veth pair `dvprobe<pid>` marked by a process that is gone: the dead run's leftover the
-/// next run sweeps. Returns that pid.
-pub fn plant_leftover_of_a_dead_run(lab: &Lab) -> u32 {
-    let mut dead = Command::new("sleep").arg("0").spawn().unwrap();
-    // Read while it is a zombie at worst: its /proc entry stays until it is reaped.
-    let mark = Mark::of_process(dead.id()).unwrap();
-    dead.wait().unwrap();
-    let name = format!("dvprobe{}", mark.pid);
-    lab.node
-        .ip(&format!("link add {name} type veth peer name {name}w"));
-    set_alias(lab, &name, &mark.alias());
-    mark.pid
-}
-
-/// `ip link set NAME alias TEXT` on the node (TEXT may hold spaces).
-pub fn set_alias(lab: &Lab, name: &str, alias: &str) {
-    let status = Command::new("ip")
-        .args(["-n", lab.node.name(), "link", "set", name, "alias", alias])
-        .status()
-        .unwrap();
-    assert!(status.success(), "setting the alias of {name}");
-}
-
 #[test]
 fn sigterm_mid_probe_leaves_nothing_even_without_a_next_run() {
     let lab = Lab::new();
@@ -407,4 +345,83 @@ fn sigterm_mid_probe_leaves_nothing_even_without_a_next_run() {
     }
     assert_eq!(lab.probe_links(), Vec::<String>::new());
     assert_eq!(lab.state(), before);
+}
+
+/// A veth pair `dvprobe<pid>` marked by a process that is gone: the dead run's leftover the
+/// next run sweeps. Returns that pid.
+pub(crate) fn plant_leftover_of_a_dead_run(lab: &Lab) -> u32 {
+    let mut dead = Command::new("sleep").arg("0").spawn().unwrap();
+    // Read while it is a zombie at worst: its /proc entry stays until it is reaped.
+    let mark = Mark::of_process(dead.id()).unwrap();
+    dead.wait().unwrap();
+    let name = format!("dvprobe{}", mark.pid);
+    lab.node
+        .ip(&format!("link add {name} type veth peer name {name}w"));
+    set_alias(lab, &name, &mark.alias());
+    mark.pid
+}
+
+/// `ip link set NAME alias TEXT` on the node (TEXT may hold spaces).
+pub(crate) fn set_alias(lab: &Lab, name: &str, alias: &str) {
+    let status = Command::new("ip")
+        .args(["-n", lab.node.name(), "link", "set", name, "alias", alias])
+        .status()
+        .unwrap();
+    assert!(status.success(), "setting the alias of {name}");
+}
+
+/// The runs' lock folder (the module's /run/lock): the test process's own, shared by its labs
+/// (a lock names its network namespace, so labs never contend).
+fn lock_root() -> &'static std::path::Path {
+    static ROOT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+/// The one JSON result of a run.
+pub(crate) fn result_of(child: Child) -> Value {
+    let output = child.wait_with_output().unwrap();
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+impl Lab {
+    /// The module run on the node through `wrapper` (e.g. `prlimit --nofile=64`).
+    pub(crate) fn spawn_wrapped(
+        &self,
+        wrapper: &[&str],
+        args: &Value,
+    ) -> (Child, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("args.json");
+        std::fs::write(&file, args.to_string()).unwrap();
+        let mut command = self.node.command(wrapper[0]);
+        command.args(&wrapper[1..]);
+        let child = command
+            .arg(assert_cmd::cargo::cargo_bin("egress_probe"))
+            .arg(&file)
+            .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        (child, dir)
+    }
+
+    /// Waits until the run `child` has created its veth; its name.
+    pub(crate) fn wait_for_probe(&self, child: &mut Child) -> String {
+        let name = format!("dvprobe{}", child.id());
+        let started = Instant::now();
+        while !self.probe_links().contains(&name) {
+            // The ARP check alone takes 3 s.
+            assert!(
+                started.elapsed() < Duration::from_secs(15),
+                "the probe never started"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the run ended before its probe"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        name
+    }
 }
