@@ -7,6 +7,7 @@
 //! missed by a 1 s wait), and a question can be lost.
 
 use crate::sock;
+use deevnet_runtime::Failure;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
@@ -59,8 +60,10 @@ pub fn format_mac(mac: [u8; 6]) -> String {
 }
 
 /// Asks on `bridge` (ifindex, MAC) who has `address`; the MAC that answered, if any.
-pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u8; 6]>, String> {
-    let fail = |what: &str, e: std::io::Error| format!("{what} the ARP check for {address}: {e}");
+pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u8; 6]>, Failure> {
+    let fail = |what: &str, e: std::io::Error| {
+        Failure::new(format!("{what} the ARP check for {address}: {e}"))
+    };
     let arp = (libc::ETH_P_ARP as u16).to_be();
     let fd = sock::socket(
         libc::AF_PACKET,

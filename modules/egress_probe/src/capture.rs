@@ -10,6 +10,7 @@ use crate::frame::{Frame, Packet};
 use crate::report::{Capture, Role};
 use crate::sock;
 use crate::tenant::Interface;
+use deevnet_runtime::Failure;
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -29,11 +30,12 @@ const RECEIVE_BUFFER: i32 = 4 << 20;
 
 /// Opens the capture of `interfaces` (in the calling thread's namespace: the node's); `None`
 /// when there is nothing to capture.
-fn open(interfaces: &[(Interface, Role)]) -> Result<Option<OwnedFd>, String> {
+fn open(interfaces: &[(Interface, Role)]) -> Result<Option<OwnedFd>, Failure> {
     if interfaces.is_empty() {
         return Ok(None);
     }
-    let fail = |what: &str, e: std::io::Error| format!("{what} the capture socket: {e}");
+    let fail =
+        |what: &str, e: std::io::Error| Failure::new(format!("{what} the capture socket: {e}"));
     let all = (libc::ETH_P_ALL as u16).to_be() as i32;
     // Not bound to an interface: it sees every one, and `read_until` keeps the captured ones.
     let fd = sock::socket(libc::AF_PACKET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK, all)
@@ -48,14 +50,14 @@ fn open(interfaces: &[(Interface, Role)]) -> Result<Option<OwnedFd>, String> {
 /// Captures being read.
 pub struct Running {
     stop: Arc<AtomicBool>,
-    reader: JoinHandle<Result<Vec<Capture>, String>>,
+    reader: JoinHandle<Result<Vec<Capture>, Failure>>,
 }
 
 /// Starts capturing on `interfaces`, keeping the frames to or from `targets`.
 pub fn start(
     interfaces: Vec<(Interface, Role)>,
     targets: Vec<Ipv4Addr>,
-) -> Result<Running, String> {
+) -> Result<Running, Failure> {
     let fd = open(&interfaces)?;
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
@@ -65,13 +67,13 @@ pub fn start(
 
 impl Running {
     /// Reads what is still queued, stops and returns what every capture kept.
-    pub fn finish(self) -> Result<Vec<Capture>, String> {
+    pub fn finish(self) -> Result<Vec<Capture>, Failure> {
         // The last replies may still be on their way through the node's queues.
         std::thread::sleep(Duration::from_millis(200));
         self.stop.store(true, Ordering::SeqCst);
         self.reader
             .join()
-            .map_err(|_| "the capture thread panicked".to_string())?
+            .map_err(|_| Failure::new("the capture thread panicked"))?
     }
 }
 
@@ -80,7 +82,7 @@ fn read_until(
     interfaces: &[(Interface, Role)],
     targets: &[Ipv4Addr],
     stop: &AtomicBool,
-) -> Result<Vec<Capture>, String> {
+) -> Result<Vec<Capture>, Failure> {
     let mut captures: Vec<Capture> = interfaces
         .iter()
         .map(|(interface, role)| Capture {
@@ -100,10 +102,10 @@ fn read_until(
     loop {
         let stopping = stop.load(Ordering::SeqCst);
         let ready = sock::poll(&[fd.as_raw_fd()], libc::POLLIN, Duration::from_millis(50))
-            .map_err(|e| format!("waiting for captured frames: {e}"))?;
+            .map_err(|e| Failure::new(format!("waiting for captured frames: {e}")))?;
         if !ready.is_empty() {
             while let Some((index, frame)) =
-                receive(&fd).map_err(|e| format!("reading the capture: {e}"))?
+                receive(&fd).map_err(|e| Failure::new(format!("reading the capture: {e}")))?
             {
                 let Some(capture) = by_index.get(&index).map(|&i| &mut captures[i]) else {
                     continue;

@@ -27,8 +27,8 @@ fn main() {
         let plan = tenant::resolve(&request, &node).map_err(Failure::new)?;
         // Held to the end: before the in-use check, so two runs never both find the address
         // free.
-        let _address_lock = run::lock_address(&plan).map_err(Failure::new)?;
-        let mark = Mark::of_this_process().map_err(Failure::new)?;
+        let _address_lock = run::lock_address(&plan)?;
+        let mark = Mark::of_this_process()?;
         // Before the in-use check: a killed run's workload still answers ARP for its address
         // until its veth is gone (the kernel tears a dead namespace down asynchronously).
         let swept = workload::sweep_leftovers(&netlink, &node.links, &mark)?;
@@ -38,9 +38,8 @@ fn main() {
                 swept.join(", ")
             ));
         }
-        run::check_on_vnet(&plan, &node).map_err(Failure::new)?;
-        let (report, interface) =
-            run::probe(&netlink, &plan, &node, &mark).map_err(Failure::new)?;
+        run::check_on_vnet(&plan, &node)?;
+        let (report, interface) = run::probe(&netlink, &plan, &node, &mark)?;
         finish(&plan, &interface, report)
     })
 }

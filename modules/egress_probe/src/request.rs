@@ -19,6 +19,8 @@ pub const MAX_TARGETS: usize = 32;
 /// target's largest count and timeout fit, many targets share it. The setup adds a few
 /// seconds (the ARP check, the workload's link).
 pub const MAX_WAIT_SECS: u32 = 600;
+/// The `vrf` value for VNets in the main table (a Proxmox `simple` zone has no VRF device).
+pub const DEFAULT_VRF: &str = "default";
 /// The port a `udp` target gets without one: the probe is a DNS query.
 pub const DNS_PORT: u16 = 53;
 
@@ -145,7 +147,7 @@ impl Request {
                     .into(),
             );
         }
-        if params.vrf != crate::tenant::DEFAULT_VRF {
+        if params.vrf != DEFAULT_VRF {
             ifname::validate("vrf", &params.vrf)?;
         }
         let address = parse_address(&params.address)?;

@@ -9,6 +9,7 @@ use crate::{arp, node, probe};
 use deevnet_runtime::file_policy::FileLock;
 use deevnet_runtime::netlink::{Netlink, NetlinkError, OperState};
 use deevnet_runtime::sysctl::SysctlKey;
+use deevnet_runtime::Failure;
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
@@ -18,10 +19,14 @@ const LINK_UP_WAIT: Duration = Duration::from_secs(3);
 /// The lock on the plan's address on its VNet (in this network namespace), held for the whole
 /// run: two runs probing one address at once would be two hosts with one address, and one
 /// of them would misread the other's replies. The second run is refused, not queued.
-pub fn lock_address(plan: &Plan) -> Result<FileLock, String> {
+pub fn lock_address(plan: &Plan) -> Result<FileLock, Failure> {
     let namespace = std::fs::metadata("/proc/self/ns/net")
         .map(|meta| meta.ino())
-        .map_err(|e| format!("identifying this network namespace (/proc/self/ns/net): {e}"))?;
+        .map_err(|e| {
+            Failure::new(format!(
+                "identifying this network namespace (/proc/self/ns/net): {e}"
+            ))
+        })?;
     let name = format!(
         "egress_probe netns={namespace} vnet={} address={}",
         plan.vnet.index,
@@ -29,52 +34,52 @@ pub fn lock_address(plan: &Plan) -> Result<FileLock, String> {
     );
     match FileLock::try_acquire_named(&name) {
         Ok(Some(lock)) => Ok(lock),
-        Ok(None) => Err(format!(
+        Ok(None) => Err(Failure::new(format!(
             "address: another egress_probe run is probing {} on {} now; run the probes one \
              after another, or give each its own address",
             plan.address.addr(),
             plan.vnet.name
-        )),
-        Err(e) => Err(format!(
+        ))),
+        Err(e) => Err(Failure::new(format!(
             "locking address {} on {}: {e:#}",
             plan.address.addr(),
             plan.vnet.name
-        )),
+        ))),
     }
 }
 
 /// The last refusals, which need the VNet: the address must not answer ARP, and a gateway that
 /// is not the node's must.
-pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), String> {
+pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), Failure> {
     let link = node
         .links
         .by_index(plan.vnet.index)
-        .ok_or_else(|| format!("vnet: {} vanished while checking", plan.vnet.name))?;
+        .ok_or_else(|| Failure::new(format!("vnet: {} vanished while checking", plan.vnet.name)))?;
     let mac = link
         .mac
         .as_deref()
         .and_then(arp::parse_mac)
         .ok_or_else(|| {
-            format!(
+            Failure::new(format!(
                 "vnet: {} has no Ethernet address to send the ARP check from; give a bridge",
                 plan.vnet.name
-            )
+            ))
         })?;
     let host = plan.address.addr();
     if let Some(owner) = arp::who_has(plan.vnet.index, mac, host)? {
-        return Err(format!(
+        return Err(Failure::new(format!(
             "address: {host} is in use on {} (answered ARP from {}); give an unused address in \
              the tenant's subnet",
             plan.vnet.name,
             arp::format_mac(owner)
-        ));
+        )));
     }
     if !plan.gateway_is_node && arp::who_has(plan.vnet.index, mac, plan.gateway)?.is_none() {
-        return Err(format!(
+        return Err(Failure::new(format!(
             "gateway: {} is neither the node's address on {} nor answers ARP there; give the \
              router of the tenant's subnet, or leave gateway out for the node's own address",
             plan.gateway, plan.vnet.name
-        ));
+        )));
     }
     Ok(())
 }
@@ -86,17 +91,16 @@ pub fn probe(
     plan: &Plan,
     node: &NodeFacts,
     mark: &Mark,
-) -> Result<(Report, String), String> {
+) -> Result<(Report, String), Failure> {
     let pid = std::process::id();
     let (node_end, inside_end) = workload::veth_names(pid);
     let namespace = Namespace::new()?;
-    node::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|e| e.to_string())?;
+    node::add_veth(netlink, &node_end, &inside_end, namespace.fd())?;
     let guard = VethGuard::new(netlink, node_end.clone());
-    let node_index = node::link_by_name(netlink, &node_end)
-        .map_err(|e| e.to_string())?
+    let node_index = node::link_by_name(netlink, &node_end)?
         .map(|link| link.index)
-        .ok_or_else(|| format!("{node_end} vanished right after it was created"))?;
-    node::set_alias(netlink, node_index, &mark.alias()).map_err(|e| e.to_string())?;
+        .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
+    node::set_alias(netlink, node_index, &mark.alias())?;
     // Like a VM's tap on Proxmox: no IPv6 of the node's own on the port (no DAD, no router
     // solicitation on the tenant's VNet). A /proc/sys that refuses leaves only that noise.
     let _ = SysctlKey::ipv6_conf(&node_end, "disable_ipv6").write("1");
@@ -126,7 +130,7 @@ pub fn probe(
     let icmp_id = (pid & 0xffff) as u16;
     let (outcomes, markers) = namespace.run(move || probe::run_all(&targets, settings, icmp_id))?;
     let captured = captures.finish()?;
-    guard.remove().map_err(|e| e.to_string())?;
+    guard.remove()?;
     drop(namespace);
     Ok((
         report::build(&plan.targets, &outcomes, &captured, &markers),
@@ -135,17 +139,17 @@ pub fn probe(
 }
 
 /// The attach error in the operator's words: a full bridge says `Exchange full` (EXFULL).
-fn attach_failure(error: NetlinkError, plan: &Plan, node: &NodeFacts) -> String {
+fn attach_failure(error: NetlinkError, plan: &Plan, node: &NodeFacts) -> Failure {
     if error.errno() != Some(libc::EXFULL) {
-        return error.to_string();
+        return error.into();
     }
-    format!(
+    Failure::new(format!(
         "vnet: {} is full: a Linux bridge takes at most {BRIDGE_MAX_PORTS} ports and it has {}, \
          so the workload cannot plug in as a VM would not either; free a port on it, or probe \
          from another VNet of the tenant",
         plan.vnet.name,
         node.links.ports_of(plan.vnet.index).count()
-    )
+    ))
 }
 
 /// BR_MAX_PORTS − 1: port number 0 is reserved.
@@ -155,12 +159,12 @@ fn configure_workload(
     dev: &str,
     address: ipnet::Ipv4Net,
     gateway: std::net::Ipv4Addr,
-) -> Result<(), String> {
-    let netlink = Netlink::connect().map_err(|e| e.to_string())?;
-    node::configure_inside(&netlink, dev, address, gateway).map_err(|e| e.to_string())?;
+) -> Result<(), NetlinkError> {
+    let netlink = Netlink::connect()?;
+    node::configure_inside(&netlink, dev, address, gateway)?;
     let started = Instant::now();
     loop {
-        let links = netlink.links().map_err(|e| e.to_string())?;
+        let links = netlink.links()?;
         if links
             .by_name(dev)
             .is_some_and(|link| link.oper_state == OperState::Up)
@@ -168,9 +172,12 @@ fn configure_workload(
             return Ok(());
         }
         if started.elapsed() > LINK_UP_WAIT {
-            return Err(format!(
-                "the workload's interface did not come up within {}s on the VNet",
-                LINK_UP_WAIT.as_secs()
+            return Err(NetlinkError::other(
+                "configuring the workload",
+                format!(
+                    "its interface did not come up within {}s on the VNet",
+                    LINK_UP_WAIT.as_secs()
+                ),
             ));
         }
         std::thread::sleep(Duration::from_millis(20));

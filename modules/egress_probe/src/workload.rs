@@ -13,6 +13,7 @@
 use crate::node;
 use deevnet_runtime::netlink::{Link, Links, Netlink, NetlinkError};
 use deevnet_runtime::sysctl::SysctlKey;
+use deevnet_runtime::Failure;
 use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
@@ -87,8 +88,9 @@ impl Mark {
 
     /// This run's mark; refused where /proc belongs to another PID namespace (its numbers
     /// would not be this process's).
-    pub fn of_this_process() -> Result<Mark, String> {
-        let fail = |e: io::Error| format!("reading this run's identity from /proc: {e}");
+    pub fn of_this_process() -> Result<Mark, Failure> {
+        let fail =
+            |e: io::Error| Failure::new(format!("reading this run's identity from /proc: {e}"));
         let pid = std::process::id();
         let seen = std::fs::read_link("/proc/self")
             .map_err(fail)?
@@ -96,11 +98,11 @@ impl Mark {
             .parse::<u32>()
             .ok();
         if seen != Some(pid) {
-            return Err(format!(
+            return Err(Failure::new(format!(
                 "/proc is not this process's PID namespace's (/proc/self is {seen:?}, the \
                  process is {pid}): the probe cannot mark its interfaces; run it with the \
                  node's /proc"
-            ));
+            )));
         }
         Mark::of_process(pid).map_err(fail)
     }
@@ -178,29 +180,30 @@ pub struct Namespace {
 impl Namespace {
     /// A new namespace with IPv6 off (the workload sends IPv4 probes and nothing else: no
     /// router solicitation, no duplicate address detection on the tenant's VNet).
-    pub fn new() -> Result<Namespace, String> {
+    pub fn new() -> Result<Namespace, Failure> {
         std::thread::spawn(|| {
-            nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
-                .map_err(|e| format!("creating the workload's network namespace: {e}"))?;
+            nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET).map_err(|e| {
+                Failure::new(format!("creating the workload's network namespace: {e}"))
+            })?;
             for key in ["all", "default"] {
                 let path = SysctlKey::ipv6_conf(key, "disable_ipv6").proc_path();
                 match std::fs::write(&path, "1") {
                     // A kernel without IPv6 has nothing to switch off.
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(format!(
+                        return Err(Failure::new(format!(
                             "switching IPv6 off in the workload ({}): {e}",
                             path.display()
-                        ))
+                        )))
                     }
                     _ => {}
                 }
             }
             File::open("/proc/thread-self/ns/net")
                 .map(|file| Namespace { file })
-                .map_err(|e| format!("opening the workload's namespace: {e}"))
+                .map_err(|e| Failure::new(format!("opening the workload's namespace: {e}")))
         })
         .join()
-        .map_err(|_| "the thread creating the workload's namespace panicked".to_string())?
+        .map_err(|_| Failure::new("the thread creating the workload's namespace panicked"))?
     }
 
     pub fn fd(&self) -> std::os::fd::RawFd {
@@ -212,18 +215,18 @@ impl Namespace {
     pub fn run<T: Send + 'static>(
         &self,
         body: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, String> {
+    ) -> Result<T, Failure> {
         let file = self
             .file
             .try_clone()
-            .map_err(|e| format!("sharing the workload's namespace: {e}"))?;
+            .map_err(|e| Failure::new(format!("sharing the workload's namespace: {e}")))?;
         std::thread::spawn(move || {
             nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET)
-                .map_err(|e| format!("entering the workload's namespace: {e}"))?;
+                .map_err(|e| Failure::new(format!("entering the workload's namespace: {e}")))?;
             Ok(body())
         })
         .join()
-        .map_err(|_| "the workload's thread panicked".to_string())?
+        .map_err(|_| Failure::new("the workload's thread panicked"))?
     }
 }
 
