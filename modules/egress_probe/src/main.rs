@@ -7,11 +7,11 @@
 
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, Module, Outcome};
+use egress_probe::params::{Params, Request, SPEC};
 use egress_probe::report::Report;
-use egress_probe::request::{Params, Request, SPEC};
 use egress_probe::tenant::{self, Plan};
 use egress_probe::workload::{self, Mark};
-use egress_probe::{node, run};
+use egress_probe::{node, session};
 
 static MODULE: Module = Module {
     name: "egress_probe",
@@ -27,7 +27,7 @@ fn main() {
         let plan = tenant::resolve(&request, &node).map_err(Failure::new)?;
         // Held to the end: before the in-use check, so two runs never both find the address
         // free.
-        let _address_lock = run::lock_address(&plan)?;
+        let _address_lock = session::lock_address(&plan)?;
         let mark = Mark::of_this_process()?;
         // Before the in-use check: a killed run's workload still answers ARP for its address
         // until its veth is gone (the kernel tears a dead namespace down asynchronously).
@@ -38,8 +38,8 @@ fn main() {
                 swept.join(", ")
             ));
         }
-        run::check_on_vnet(&plan, &node)?;
-        let (report, interface) = run::probe(&netlink, &plan, &node, &mark)?;
+        session::check_on_vnet(&plan, &node)?;
+        let (report, interface) = session::probe(&netlink, &plan, &node, &mark)?;
         finish(&plan, &interface, report)
     })
 }

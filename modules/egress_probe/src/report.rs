@@ -3,7 +3,7 @@
 //! and the captured frames.
 
 use crate::frame::{classify, Direction, Frame, Markers, Packet};
-use crate::request::{Expect, Proto, Target};
+use crate::params::{Expect, Proto, Target};
 use serde::Serialize;
 
 /// What one target's probes saw, inside the workload.

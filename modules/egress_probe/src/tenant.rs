@@ -6,7 +6,7 @@
 //! What is VRF-specific is [`Vrf`] alone: which interfaces belong to the tenant. The name
 //! `default` is the main table (VNets of a Proxmox "simple" zone, which have no VRF device).
 
-use crate::request::{Request, Target, DEFAULT_VRF};
+use crate::params::{Request, Target, DEFAULT_VRF};
 use deevnet_runtime::netlink::{Link, Links};
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;

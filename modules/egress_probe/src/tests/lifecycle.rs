@@ -1,8 +1,8 @@
 //! The run's lifecycle without a kernel: what marks a probe's interfaces and which of them a
 //! later run may sweep; a probe that sent nothing.
 
+use crate::params::{Expect, Proto, Target};
 use crate::report::{build, Capture, ProbeOutcome, Role};
-use crate::request::{Expect, Proto, Target};
 use crate::workload::{leftovers, veth_names, Mark};
 use deevnet_runtime::netlink::{Link, Links};
 use std::net::Ipv4Addr;

@@ -3,11 +3,11 @@
 
 mod frames;
 mod lifecycle;
-mod request;
+mod params;
 mod tenant;
 mod workload;
 
-use crate::request::{Expect, Params, Proto, TargetParams};
+use crate::params::{Expect, Params, Proto, TargetParams};
 
 pub fn target(address: &str) -> TargetParams {
     TargetParams {

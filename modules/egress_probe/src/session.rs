@@ -1,5 +1,6 @@
-//! One probe on the node, from the resolved [`Plan`] to the [`Report`]: the workload made and
-//! attached, captures started, probes sent from inside, everything removed again.
+//! One probe session on the node, from the resolved [`Plan`] to the [`Report`]: the address
+//! locked and checked free, the workload made, marked and attached, captures started, probes
+//! sent from inside, everything removed again.
 
 use crate::capture;
 use crate::report::{self, Report, Role};

@@ -1,8 +1,8 @@
 use super::{params, target};
-use crate::request::{Expect, Proto, Request, Target, TargetParams};
+use crate::params::{Expect, Proto, Request, Target, TargetParams};
 use std::net::Ipv4Addr;
 
-fn refused(edit: impl FnOnce(&mut crate::request::Params)) -> String {
+fn refused(edit: impl FnOnce(&mut crate::params::Params)) -> String {
     let mut p = params(vec![target("203.0.113.8")]);
     edit(&mut p);
     Request::from_params(p).expect_err("must be refused")
@@ -115,7 +115,7 @@ fn gateway_and_interfaces_are_checked() {
 
 #[test]
 fn targets_and_the_runs_total_wait_are_capped() {
-    let many = |n: usize| -> Vec<crate::request::TargetParams> {
+    let many = |n: usize| -> Vec<crate::params::TargetParams> {
         (0..n)
             .map(|i| target(&format!("203.0.113.{}", i + 1)))
             .collect()
