@@ -342,8 +342,14 @@ fn a_leak_target_whose_workload_lost_its_veth_does_not_pass() {
                                      {"address": "10.20.99.5", "expect": "none"}]));
     let (mut child, _dir) = lab.spawn(&args);
     let name = lab.wait_for_probe(&mut child);
+    // Carrier on the node end: the workload set its end up, so its probes are about to start.
+    let started = Instant::now();
+    while !link_flags(&lab, &name).contains("LOWER_UP") {
+        assert!(started.elapsed() < Duration::from_secs(10), "never up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // While the first target is probed (3 × 2 s), before the leak target's turn.
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(1000));
     lab.node.ip(&format!("link del {name}"));
     let result = result_of(child);
     assert_eq!(result["verdict"], json!("failed"), "{result:#}");
@@ -357,6 +363,19 @@ fn a_leak_target_whose_workload_lost_its_veth_does_not_pass() {
     );
     assert_eq!(result["targets"][1]["sent"], json!(0));
     assert!(lab.probe_links().is_empty());
+}
+
+/// The flags `ip link` shows for `name` on the node (`<BROADCAST,MULTICAST,UP,LOWER_UP>`).
+fn link_flags(lab: &Lab, name: &str) -> String {
+    let output = Command::new("ip")
+        .args(["-n", lab.node.name(), "-o", "link", "show", "dev", name])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .split(['<', '>'])
+        .nth(1)
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[test]
