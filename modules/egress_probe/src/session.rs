@@ -96,7 +96,17 @@ pub fn probe(
     let pid = std::process::id();
     let (node_end, inside_end) = workload::veth_names(pid);
     let namespace = Namespace::new()?;
-    node::add_veth(netlink, &node_end, &inside_end, namespace.fd())?;
+    node::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|error| {
+        if error.errno() != Some(libc::EEXIST) {
+            return Failure::from(error);
+        }
+        // Not ours, so never deleted: process ids repeat across PID namespaces (containers).
+        Failure::new(format!(
+            "{node_end} exists already on the node, and this run did not make it (a run with \
+             process id {pid} in another PID namespace, or an operator's interface); run the \
+             probe again once it is gone, or from the node's own PID namespace"
+        ))
+    })?;
     let guard = VethGuard::new(netlink, node_end.clone());
     let node_index = node::link_by_name(netlink, &node_end)?
         .map(|link| link.index)

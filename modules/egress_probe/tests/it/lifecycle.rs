@@ -148,6 +148,32 @@ fn a_run_in_another_pid_namespace_leaves_a_live_probe_alone() {
 }
 
 #[test]
+fn a_name_taken_by_a_run_of_another_pid_namespace_is_refused_and_left_alone() {
+    let lab = Lab::new();
+    // The module as process 1 of its own PID namespace names its veth dvprobe1: as would
+    // another container's run, whose live probe holds that name now.
+    let (_other_namespace, other_mark) = sleeper_in_another_pid_namespace();
+    veth(&lab, "dvprobe1", "dvprobe1w");
+    set_alias(&lab, "dvprobe1", &other_mark.alias());
+    let before = lab.state();
+    let (child, _dir) = lab.spawn_wrapped(
+        &["unshare", "--pid", "--fork", "--mount-proc"],
+        &probe_args(json!([{"address": "203.0.113.8"}])),
+    );
+    let result = result_of(child);
+    assert_eq!(
+        result["msg"],
+        json!(
+            "dvprobe1 exists already on the node, and this run did not make it (a run with \
+             process id 1 in another PID namespace, or an operator's interface); run the probe \
+             again once it is gone, or from the node's own PID namespace"
+        ),
+        "{result:#}"
+    );
+    assert_eq!(lab.state(), before, "the other run's veth is still there");
+}
+
+#[test]
 fn a_second_run_on_the_same_address_is_refused() {
     let lab = Lab::new();
     let args = six_seconds_of_probes(json!([{"address": BLACKHOLE, "expect": "none"}]));
