@@ -104,14 +104,6 @@ pub fn attach(netlink: &Netlink, index: u32, bridge: u32) -> Result<(), NetlinkE
         .map_err(|e| NetlinkError::from_rtnetlink("attaching the workload's veth to the VNet", e))
 }
 
-/// Deletes the link named `name`; `Ok(false)` when it is already gone.
-pub fn delete_link(netlink: &Netlink, name: &str) -> Result<bool, NetlinkError> {
-    match link_by_name(netlink, name)? {
-        Some(link) => delete_link_at(netlink, link.index, name),
-        None => Ok(false),
-    }
-}
-
 /// Deletes link `index` (named `name`, for messages), found in a dump the caller already has;
 /// `Ok(false)` when it is already gone.
 pub fn delete_link_at(netlink: &Netlink, index: u32, name: &str) -> Result<bool, NetlinkError> {

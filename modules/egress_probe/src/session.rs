@@ -107,7 +107,7 @@ pub fn probe(
              probe again once it is gone, or from the node's own PID namespace"
         ))
     })?;
-    let guard = VethGuard::new(netlink, node_end.clone());
+    let guard = VethGuard::new(netlink, node_end.clone(), mark);
     let node_index = node::link_by_name(netlink, &node_end)?
         .map(|link| link.index)
         .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;

@@ -231,28 +231,45 @@ impl Namespace {
 }
 
 /// The node end of the workload's veth; deleting it deletes the pair. Dropped on every way
-/// out of the run that unwinds; the kernel covers the others (see the module docs).
+/// out of the run that unwinds; the kernel covers the others (see the module docs). Only a
+/// link of that name carrying this run's mark is deleted: if the veth vanished mid-run, an
+/// interface someone made under its name since is not this run's.
 pub struct VethGuard<'a> {
     netlink: &'a Netlink,
     pub name: String,
+    mark: String,
 }
 
 impl<'a> VethGuard<'a> {
-    pub fn new(netlink: &'a Netlink, name: String) -> Self {
-        VethGuard { netlink, name }
+    pub fn new(netlink: &'a Netlink, name: String, mark: &Mark) -> Self {
+        VethGuard {
+            netlink,
+            name,
+            mark: mark.alias(),
+        }
     }
 
-    /// Deletes the pair now, reporting a failure (drop only tries).
-    pub fn remove(mut self) -> Result<(), NetlinkError> {
+    /// Deletes the pair now, reporting a failure (drop only tries); `false` when there was
+    /// nothing of this run's to delete.
+    pub fn remove(mut self) -> Result<bool, NetlinkError> {
         let name = std::mem::take(&mut self.name);
-        node::delete_link(self.netlink, &name).map(|_| ())
+        delete_if_marked(self.netlink, &name, &self.mark)
     }
 }
 
 impl Drop for VethGuard<'_> {
     fn drop(&mut self) {
         if !self.name.is_empty() {
-            let _ = node::delete_link(self.netlink, &self.name);
+            let _ = delete_if_marked(self.netlink, &self.name, &self.mark);
         }
+    }
+}
+
+fn delete_if_marked(netlink: &Netlink, name: &str, mark: &str) -> Result<bool, NetlinkError> {
+    match node::link_by_name(netlink, name)? {
+        Some(link) if link.alias.as_deref() == Some(mark) => {
+            node::delete_link_at(netlink, link.index, name)
+        }
+        _ => Ok(false),
     }
 }
