@@ -6,7 +6,7 @@
 use crate::in_namespace::{
     plant_leftover_of_a_dead_run, probe_args, result_of, set_alias, Lab, BLACKHOLE,
 };
-use deevnet_runtime::test_support::module_run::run_for;
+use deevnet_runtime::test_support::module_run::{in_private_mounts, run_for};
 use egress_probe::workload::Mark;
 use serde_json::{json, Value};
 use std::process::{Child, Command, Stdio};
@@ -193,6 +193,42 @@ fn a_second_run_on_the_same_address_is_refused() {
     // Once the first is done, the address is free again.
     let third = lab.run(probe_args(json!([{"address": "203.0.113.8"}])));
     assert_eq!(third["verdict"], json!("passed"), "{third:#}");
+}
+
+#[test]
+fn the_address_lock_lives_in_the_modules_lock_folder() {
+    let lab = Lab::new();
+    let dir = tempfile::tempdir().unwrap();
+    let args = dir.path().join("args.json");
+    std::fs::write(
+        &args,
+        probe_args(json!([{"address": "203.0.113.8"}])).to_string(),
+    )
+    .unwrap();
+    // /run/lock a tmpfs of a private mount namespace; an empty DEEVNET_TEST_LOCK_ROOT keeps the
+    // module's real choice.
+    let output = in_private_mounts(&format!(
+        "set -e; mount -t tmpfs -o mode=1777 tmpfs /run/lock; export DEEVNET_TEST_LOCK_ROOT=; \
+         ip netns exec {} {} {} >/dev/null; stat -c '%a %U %n' /run/lock/deevnet.net \
+         /run/lock/deevnet.net/*",
+        lab.node.name(),
+        assert_cmd::cargo::cargo_bin("egress_probe").display(),
+        args.display()
+    ));
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(
+        lines.len(),
+        2,
+        "{listing}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(lines[0], "700 root /run/lock/deevnet.net");
+    assert!(
+        lines[1].starts_with("600 root /run/lock/deevnet.net/")
+            && lines[1].ends_with(".named.lock"),
+        "{listing}"
+    );
 }
 
 /// Answers, in the VM's namespace, every ARP question for `address` after `delay`, as a
