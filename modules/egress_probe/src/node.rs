@@ -75,7 +75,11 @@ pub fn link_by_name(netlink: &Netlink, name: &str) -> Result<Option<Link>, Netli
     let operation = format!("looking up {name}");
     let request = netlink.handle().link().get().match_name(name.to_string());
     match netlink.collect(&operation, request.execute()) {
-        Ok(messages) => Ok(messages.first().map(link_from_message)),
+        // One answer, named so; a kernel that ignored the name would list them all.
+        Ok(messages) => Ok(messages
+            .iter()
+            .map(link_from_message)
+            .find(|link| link.name == name)),
         Err(error) if error.errno() == Some(libc::ENODEV) => Ok(None),
         Err(error) => Err(error),
     }
