@@ -32,6 +32,10 @@ description:
   - An echo reply counts only with the request's identifier, sequence and payload, which
     carries a random nonce of the run - a neighbour answering in a target's name cannot
     forge it.
+  - "A run is bounded - at most 32 O(targets), and at most 600 seconds of waiting for answers
+    in all (O(count) x O(timeout) x the number of targets), plus a few seconds to set up
+    (the ARP check below, the workload's link). More is refused before anything happens;
+    split the targets over several tasks."
   - "The verdict is V(failed), and the task fails, when a target with O(targets[].expect=reply)
     did not answer every probe, when its packets did not leave by O(expect_egress_interface)
     (without it - when none of its packets was seen leaving the node by an interface that is
@@ -41,18 +45,33 @@ description:
     than the capture keeps): a leak cannot be ruled out. The message says it in the
     incident's words, for instance C(203.0.113.8 icmp: 0/3 replies while traffic left by
     vmbr0.50 and 3 replies came back to it: replies are not forwarded back) or
-    C(3 tenant packets left by vmbr0 untranslated)."
+    C(3 tenant packets left by vmbr0 untranslated). A leak probe (O(targets[].expect=none))
+    that could send nothing (its workload's veth gone mid-run, say) fails too - a probe that
+    sent nothing proves nothing."
   - Everything the run creates goes with it, also on error, timeout, panic, SIGTERM or
     C(kill -9) - the namespace has no name and is held only by the process, so the kernel
-    removes it, and the veth pair with it, when the process ends. A pair left by a run killed
-    between two netlink calls carries its dead process id in its name and is removed by the
-    next run, with a warning.
+    removes it, and the veth pair with it, when the process ends. The node end of the veth
+    carries a mark in its alias (C(deevnet.net egress_probe boot=... pidns=... pid=...
+    start=...) - the boot, the PID namespace, the process id and its start time). A marked
+    pair whose run is verifiably over (same boot and PID namespace, and no such process
+    started then) is removed by the next run, with a warning. A link is never removed for its
+    name alone - an operator's C(dvprobe4000000), or the live probe of a run in another PID
+    namespace, is left alone.
+  - One run at a time per address on a VNet - the run holds a lock on it (a file in the
+    modules' lock folder, C(/run/lock/deevnet.net)) from before its ARP check to its end. A
+    second run on the same address is refused with a message saying so, instead of two
+    workloads sharing one address.
   - Refused before anything is created - a VRF, VNet or interface that does not exist, an
     address outside the subnets the VRF has connected, with another prefix length, configured
     on the node or answering ARP on the VNet, a gateway that neither is the node's address
     on the VNet nor answers ARP, targets that are broadcast, multicast, loopback, link-local,
     unspecified, the node's own or the workload's own addresses or inside the VNet's own
     subnet (a probe to them never leaves the node), and out-of-range O(count) or O(timeout).
+    An address or gateway counts as silent when nothing answered ARP for it within 3 seconds,
+    the question asked again every 0.5 seconds, so a loaded VM that answers late still holds
+    its address.
+  - A VNet whose bridge is full (a Linux bridge takes at most 1023 ports) is named as such,
+    with its port count, and nothing remains.
   - C(changed) is always C(false) - no configuration changes and nothing remains.
 author:
   - deevnet.net maintainers (@deevnet)
@@ -75,6 +94,7 @@ options:
     description:
       - Where to send probes. Only these receive traffic. A host in the VNet's own subnet is
         refused - its answer would not prove egress.
+      - At most 32; O(count) x O(timeout) x their number at most 600 seconds.
     type: list
     elements: dict
     required: true
@@ -115,13 +135,13 @@ options:
     type: str
   count:
     description:
-      - Probes per target, 1 to 20.
+      - Probes per target, 1 to 20 (with O(timeout) and the number of O(targets), see there).
     type: int
     default: 3
   timeout:
     description:
       - Seconds to wait for each answer, 1 to 30. A run takes at most about
-        O(count) x O(timeout) per target.
+        O(count) x O(timeout) per target, and at most 600 seconds for all targets.
     type: int
     default: 2
   forbidden_interfaces:

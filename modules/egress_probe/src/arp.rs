@@ -1,17 +1,23 @@
 //! Is an address in use on the VNet? An ARP probe (RFC 5227: sender address 0.0.0.0, so no
 //! neighbour learns anything from it) sent on the bridge, and any answer for that address.
 //! It runs before anything is created: a free address is a precondition, not a finding.
+//!
+//! The address counts as free when nothing answered for [`ANSWER_WAIT`] (3 s), the question
+//! asked again every [`ASK_EVERY`] (0.5 s): a loaded VM answers late (one that took 1.2 s was
+//! missed by a 1 s wait), and a question can be lost.
 
 use crate::sock;
+use deevnet_runtime::Failure;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 const ARP_REQUEST: u16 = 1;
 const ARP_REPLY: u16 = 2;
-/// Probes sent, and how long to listen after each: RFC 5227's PROBE_NUM, a shorter wait.
-const PROBES: u32 = 2;
-const LISTEN: Duration = Duration::from_millis(500);
+/// How long an address's owner has to answer, in all.
+pub const ANSWER_WAIT: Duration = Duration::from_secs(3);
+/// How often the question is asked again meanwhile.
+pub const ASK_EVERY: Duration = Duration::from_millis(500);
 
 /// An ARP probe for `address` from `mac`.
 pub fn probe_frame(mac: [u8; 6], address: Ipv4Addr) -> Vec<u8> {
@@ -54,8 +60,10 @@ pub fn format_mac(mac: [u8; 6]) -> String {
 }
 
 /// Asks on `bridge` (ifindex, MAC) who has `address`; the MAC that answered, if any.
-pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u8; 6]>, String> {
-    let fail = |what: &str, e: std::io::Error| format!("{what} the ARP check for {address}: {e}");
+pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u8; 6]>, Failure> {
+    let fail = |what: &str, e: std::io::Error| {
+        Failure::new(format!("{what} the ARP check for {address}: {e}"))
+    };
     let arp = (libc::ETH_P_ARP as u16).to_be();
     let fd = sock::socket(
         libc::AF_PACKET,
@@ -75,7 +83,8 @@ pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u
     sock::check(unsafe { libc::bind(fd.as_raw_fd(), sll_ptr, sll_len) })
         .map_err(|e| fail("binding", e))?;
     let frame = probe_frame(mac, address);
-    for _ in 0..PROBES {
+    let deadline = Instant::now() + ANSWER_WAIT;
+    while Instant::now() < deadline {
         // SAFETY: frame and sll are valid for their lengths.
         let sent = unsafe {
             libc::sendto(
@@ -90,10 +99,10 @@ pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u
         if sent < 0 {
             return Err(fail("sending", std::io::Error::last_os_error()));
         }
-        let deadline = Instant::now() + LISTEN;
+        let ask_again = (Instant::now() + ASK_EVERY).min(deadline);
         let mut buffer = [0u8; 128];
         while let Some(len) =
-            sock::recv_until(&fd, deadline, &mut buffer).map_err(|e| fail("waiting for", e))?
+            sock::recv_until(&fd, ask_again, &mut buffer).map_err(|e| fail("waiting for", e))?
         {
             if let Some(owner) = answer_for(&buffer[..len], address) {
                 return Ok(Some(owner));

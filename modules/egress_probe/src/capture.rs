@@ -7,8 +7,8 @@
 //! lost frames proves nothing.
 
 use crate::frame::{classify, Frame, Markers, Packet, ETH_P_IP};
+use crate::params::Target;
 use crate::report::{Capture, Role};
-use crate::request::Target;
 use crate::sock;
 use crate::tenant::{Interface, Plan};
 use deevnet_runtime::netlink::Links;

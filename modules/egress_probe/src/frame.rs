@@ -4,7 +4,7 @@
 //! Captures are AF_PACKET datagram sockets: a frame arrives without its Ethernet header, as the
 //! IP packet plus the link-level protocol and packet type the kernel reports beside it.
 
-use crate::request::{Proto, Target};
+use crate::params::{Proto, Target};
 use std::net::Ipv4Addr;
 
 pub const ETH_P_IP: u16 = 0x0800;

@@ -1,17 +1,19 @@
-//! The logic of `egress_probe`: what the operator asked for ([`request`]), checked against the
-//! node ([`tenant`]), the probe's packets recognized in captured frames ([`frame`]) and the
-//! result ([`report`]); all pure, tested on recorded data. The kernel side: the node's facts
-//! ([`node`]), the workload namespace and its veth ([`workload`]), the captures ([`capture`]),
-//! the probes sent from inside ([`probe`]) and the ARP check for a free address ([`arp`]).
+//! The logic of `egress_probe`: what the operator asked for ([`params`]: the options and the
+//! validated request), checked against the node ([`tenant`]), the probe's packets recognized in
+//! captured frames ([`frame`]) and the result ([`report`]); all pure, tested on recorded data.
+//! The kernel side: the node's facts ([`node`]), the workload namespace and its veth
+//! ([`workload`]), the captures ([`capture`]), the probes sent from inside ([`probe`]), the ARP
+//! check for a free address ([`arp`]), and one probe session on the node from lock to teardown
+//! ([`session`]).
 
 pub mod arp;
 pub mod capture;
 pub mod frame;
 pub mod node;
+pub mod params;
 pub mod probe;
 pub mod report;
-pub mod request;
-pub mod run;
+pub mod session;
 mod sock;
 pub mod tenant;
 pub mod workload;

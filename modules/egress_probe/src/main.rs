@@ -7,10 +7,11 @@
 
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, Module, Outcome};
+use egress_probe::params::{Params, Request, SPEC};
 use egress_probe::report::{Report, Verdict};
-use egress_probe::request::{Params, Request, SPEC};
 use egress_probe::tenant::{self, Plan};
-use egress_probe::{node, run, workload};
+use egress_probe::workload::{self, Mark};
+use egress_probe::{node, session};
 
 static MODULE: Module = Module {
     name: "egress_probe",
@@ -20,21 +21,25 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx: &mut Context, params: Params| {
-        let request = Request::from_params(params).map_err(Failure::new)?;
+        let request = Request::from_params(params)?;
         let netlink = Netlink::connect()?;
         let node = node::read_facts(&netlink)?;
-        let plan = tenant::resolve(&request, &node).map_err(Failure::new)?;
+        let plan = tenant::resolve(&request, &node)?;
+        // Held to the end: before the in-use check, so two runs never both find the address
+        // free.
+        let _address_lock = session::lock_address(&plan)?;
+        let mark = Mark::of_this_process()?;
         // Before the in-use check: a killed run's workload still answers ARP for its address
         // until its veth is gone (the kernel tears a dead namespace down asynchronously).
-        let swept = workload::sweep_leftovers(&netlink, &node.links)?;
+        let swept = workload::sweep_leftovers(&netlink, &node.links, &mark)?;
         if !swept.is_empty() {
             ctx.warn(format!(
                 "removed what killed earlier runs left: {}",
                 swept.join(", ")
             ));
         }
-        run::check_on_vnet(&plan, &node).map_err(Failure::new)?;
-        let (report, interface) = run::probe(&netlink, &plan).map_err(Failure::new)?;
+        session::check_on_vnet(&plan, &node)?;
+        let (report, interface) = session::probe(&netlink, &plan, &node, &mark)?;
         finish(&plan, &interface, report)
     })
 }

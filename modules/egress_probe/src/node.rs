@@ -1,10 +1,12 @@
-//! The node's kernel over rtnetlink: what the checks read ([`read_facts`]) and the few changes
-//! the probe makes (a veth pair, moved and attached, then deleted). Each call blocks.
+//! The node's kernel over rtnetlink: what the checks read ([`read_facts`], the one dump of the
+//! node's links and addresses) and the few changes the probe makes (a veth pair, marked,
+//! attached, then deleted), each on one link by name or index, so a run's cost does not grow
+//! with the node's interface count. Each call blocks.
 
 use crate::tenant::{NodeAddress, NodeFacts};
 use deevnet_runtime::netlink::netlink_packet_route::address::{AddressAttribute, AddressMessage};
 use deevnet_runtime::netlink::rtnetlink::{LinkUnspec, LinkVeth, RouteMessageBuilder};
-use deevnet_runtime::netlink::{Netlink, NetlinkError};
+use deevnet_runtime::netlink::{link_from_message, Link, Netlink, NetlinkError};
 use ipnet::Ipv4Net;
 use std::net::{IpAddr, Ipv4Addr};
 use std::os::fd::RawFd;
@@ -68,6 +70,33 @@ pub fn add_veth(
         .map_err(|e| NetlinkError::from_rtnetlink(operation, e))
 }
 
+/// The link named `name`, asked for alone (no dump); `None` when there is none.
+pub fn link_by_name(netlink: &Netlink, name: &str) -> Result<Option<Link>, NetlinkError> {
+    let operation = format!("looking up {name}");
+    let request = netlink.handle().link().get().match_name(name.to_string());
+    match netlink.collect(&operation, request.execute()) {
+        // One answer, named so; a kernel that ignored the name would list them all.
+        Ok(messages) => Ok(messages
+            .iter()
+            .map(link_from_message)
+            .find(|link| link.name == name)),
+        Err(error) if error.errno() == Some(libc::ENODEV) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// Writes `alias` on link `index` (IFLA_IFALIAS): the mark a later run's sweep reads.
+pub fn set_alias(netlink: &Netlink, index: u32, alias: &str) -> Result<(), NetlinkError> {
+    use deevnet_runtime::netlink::netlink_packet_route::link::LinkAttribute;
+    let mut message = LinkUnspec::new_with_index(index).build();
+    message
+        .attributes
+        .push(LinkAttribute::IfAlias(alias.to_string()));
+    netlink
+        .block_on(netlink.handle().link().set(message).execute())
+        .map_err(|e| NetlinkError::from_rtnetlink("marking the workload's veth as this run's", e))
+}
+
 /// Makes `index` a port of `bridge` and sets it up, as Proxmox does with a VM's tap.
 pub fn attach(netlink: &Netlink, index: u32, bridge: u32) -> Result<(), NetlinkError> {
     let message = LinkUnspec::new_with_index(index)
@@ -77,14 +106,6 @@ pub fn attach(netlink: &Netlink, index: u32, bridge: u32) -> Result<(), NetlinkE
     netlink
         .block_on(netlink.handle().link().set(message).execute())
         .map_err(|e| NetlinkError::from_rtnetlink("attaching the workload's veth to the VNet", e))
-}
-
-/// Deletes the link named `name`; `Ok(false)` when it is already gone.
-pub fn delete_link(netlink: &Netlink, name: &str) -> Result<bool, NetlinkError> {
-    match netlink.links()?.by_name(name) {
-        Some(link) => delete_link_at(netlink, link.index, name),
-        None => Ok(false),
-    }
 }
 
 /// Deletes link `index` (named `name`, for messages), found in a dump the caller already has;

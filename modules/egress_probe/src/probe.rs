@@ -3,8 +3,8 @@
 //! its answer; everything is bounded by count × timeout per target.
 
 use crate::frame::Markers;
+use crate::params::{Proto, Target};
 use crate::report::ProbeOutcome;
-use crate::request::{Proto, Target};
 use crate::sock;
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
@@ -326,7 +326,7 @@ fn dns_query(
     identity: &Identity,
     ports: &mut impl Iterator<Item = u16>,
 ) -> io::Result<ProbeOutcome> {
-    let port = target.port.unwrap_or(crate::request::DNS_PORT);
+    let port = target.port.unwrap_or(crate::params::DNS_PORT);
     let socket = UdpSocket::bind(SocketAddrV4::new(settings.workload, next_port(ports)?))?;
     socket.connect(SocketAddrV4::new(target.address, port))?;
     let mut outcome = ProbeOutcome::default();

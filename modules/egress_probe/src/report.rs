@@ -3,7 +3,7 @@
 //! and the captured frames.
 
 use crate::frame::{classify, Direction, Frame, Markers, Packet};
-use crate::request::{Expect, Proto, Target};
+use crate::params::{Expect, Proto, Target};
 use serde::Serialize;
 
 /// What one target's probes saw, inside the workload.
@@ -234,6 +234,20 @@ pub fn build(
                     outcome.sent
                 ));
             }
+        }
+        // A leak probe that sent nothing (its workload's veth gone, say) proves nothing.
+        if target.expect == Expect::None && outcome.sent == 0 {
+            passed = false;
+            problems.push(format!(
+                "{}: no probe was sent{}, so no leak could be seen: a probe that sent nothing \
+                 proves nothing",
+                target.label(),
+                outcome
+                    .error
+                    .as_deref()
+                    .map(|e| format!(" ({e})"))
+                    .unwrap_or_default()
+            ));
         }
         let forbidden_hits = captures
             .iter()

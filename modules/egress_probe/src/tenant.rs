@@ -6,13 +6,10 @@
 //! What is VRF-specific is [`Vrf`] alone: which interfaces belong to the tenant. The name
 //! `default` is the main table (VNets of a Proxmox "simple" zone, which have no VRF device).
 
-use crate::request::{Request, Target};
+use crate::params::{Request, Target, DEFAULT_VRF};
 use deevnet_runtime::netlink::{Link, Links};
 use ipnet::Ipv4Net;
 use std::net::Ipv4Addr;
-
-/// The `vrf` value for VNets in the main table.
-pub const DEFAULT_VRF: &str = "default";
 
 /// What the checks read from the node: its links and its IPv4 addresses.
 #[derive(Debug, Clone)]

@@ -6,9 +6,9 @@
 use crate::input::Input;
 use egress_probe::capture::{self, Instruction, Recognizer};
 use egress_probe::frame::{classify, Direction, Frame, Markers, Packet, ETH_P_IP};
+use egress_probe::params::{Expect, Proto, Target};
 use egress_probe::probe::{echo_answer, is_dns_answer, Echo, EchoAnswer, PAYLOAD};
 use egress_probe::report::{build, ProbeOutcome, Role, Verdict};
-use egress_probe::request::{Expect, Proto, Target};
 use egress_probe::tenant::Interface;
 use egress_probe::{arp, probe};
 use std::net::Ipv4Addr;

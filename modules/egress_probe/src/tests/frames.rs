@@ -3,8 +3,8 @@
 
 use super::workload::hex;
 use crate::frame::{classify, Direction, Frame, Markers, Packet, ETH_P_IP};
+use crate::params::{Expect, Proto, Target};
 use crate::report::{build, Capture, ProbeOutcome, Role, Verdict};
-use crate::request::{Expect, Proto, Target};
 use std::net::Ipv4Addr;
 
 const WORKLOAD: Ipv4Addr = Ipv4Addr::new(10, 20, 129, 250);

@@ -2,12 +2,13 @@
 //! facts, the classification of recorded frames, the result.
 
 mod frames;
+mod lifecycle;
+mod params;
 mod probe;
-mod request;
 mod tenant;
 mod workload;
 
-use crate::request::{Expect, Params, Proto, TargetParams};
+use crate::params::{Expect, Params, Proto, TargetParams};
 
 pub fn target(address: &str) -> TargetParams {
     TargetParams {

@@ -2,7 +2,7 @@
 //! addresses as `ip -d link` / `ip addr` show them).
 
 use super::{params, target};
-use crate::request::Request;
+use crate::params::Request;
 use crate::tenant::{resolve, NodeAddress, NodeFacts, Vrf};
 use deevnet_runtime::netlink::{Link, Links};
 
@@ -50,7 +50,7 @@ fn lab_node() -> NodeFacts {
     }
 }
 
-fn resolved(edit: impl FnOnce(&mut crate::request::Params)) -> Result<crate::tenant::Plan, String> {
+fn resolved(edit: impl FnOnce(&mut crate::params::Params)) -> Result<crate::tenant::Plan, String> {
     let mut p = params(vec![target("203.0.113.8"), target("10.20.99.5")]);
     edit(&mut p);
     resolve(&Request::from_params(p).unwrap(), &lab_node())
@@ -92,7 +92,7 @@ fn the_main_table_is_a_vrf_too() {
     );
 }
 
-type Edit = dyn FnOnce(&mut crate::request::Params);
+type Edit = dyn FnOnce(&mut crate::params::Params);
 
 #[test]
 fn what_the_node_does_not_have_is_refused() {

@@ -1,37 +1,6 @@
 use crate::arp;
 use crate::probe::{dns_query_bytes, is_dns_answer};
-use crate::workload::{leftovers, owner_pid, veth_names};
-use deevnet_runtime::netlink::{Link, Links};
 use std::net::Ipv4Addr;
-
-#[test]
-fn probe_interfaces_carry_the_pid_of_their_run() {
-    let (node, inside) = veth_names(4_194_304);
-    assert!(
-        node.len() <= 15 && inside.len() <= 15,
-        "{node} {inside}: IFNAMSIZ"
-    );
-    assert_eq!(owner_pid(&node), Some(4_194_304));
-    assert_eq!(owner_pid(&inside), Some(4_194_304));
-    for other in ["dvprobe", "dvprobex1", "vmbr0", "dvprobe12ww", "tap101i0"] {
-        assert_eq!(owner_pid(other), None, "{other}");
-    }
-    let links = Links::new(
-        ["lo", "dvprobe10", "dvprobe20", "dvprobe30w", "vmbr0"]
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Link {
-                index: i as u32 + 1,
-                name: name.to_string(),
-                ..Link::default()
-            })
-            .collect(),
-    );
-    assert_eq!(
-        leftovers(&links, |pid| pid == 20),
-        ["dvprobe10", "dvprobe30w"]
-    );
-}
 
 #[test]
 fn dns_queries_and_answers() {

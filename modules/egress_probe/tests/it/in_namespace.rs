@@ -13,6 +13,7 @@
 //! routes the tenant subnet back, so the uplink's packets are untranslated.
 
 use deevnet_runtime::test_support::TestNamespace;
+use egress_probe::workload::Mark;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::net::{TcpListener, UdpSocket};
@@ -98,6 +99,7 @@ impl Lab {
             .node
             .command(assert_cmd::cargo::cargo_bin("egress_probe"))
             .arg(&path)
+            .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -113,7 +115,7 @@ impl Lab {
 
     /// Links, IPv4 addresses and routes of the node, and the named namespaces of probes: what
     /// a run must leave as it found it.
-    fn state(&self) -> String {
+    pub(crate) fn state(&self) -> String {
         let node = self.node.name();
         let mut state = String::new();
         for args in [
@@ -300,30 +302,14 @@ fn kill_9_mid_probe_then_a_second_run_leaves_nothing() {
     let before = lab.state();
     let (mut child, _dir) = lab.spawn(&json!({"vrf": "default", "address": "10.20.129.250/24",
         "targets": [{"address": BLACKHOLE}], "count": 5, "timeout": 5}));
-    let started = Instant::now();
-    let probe_name = format!("dvprobe{}", child.id());
-    while !lab.probe_links().contains(&probe_name) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the probe never started"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before its probe"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    lab.wait_for_probe(&mut child);
     std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap();
     child.wait().unwrap();
 
-    // What a run killed between two netlink calls would leave: its pair, both ends on the node.
-    let dead = Command::new("true").spawn().unwrap();
-    let dead_pid = dead.id();
-    let _ = { dead }.wait();
-    lab.node.ip(&format!(
-        "link add dvprobe{dead_pid} type veth peer name dvprobe{dead_pid}w"
-    ));
+    // What a dead run's pair looks like while the kernel has not torn it down yet: both ends
+    // on the node, the node end marked by that run.
+    let dead_pid = plant_leftover_of_a_dead_run(&lab);
 
     let result = lab.run(probe_args(json!([{"address": "203.0.113.8"}])));
     assert_eq!(result["verdict"], json!("passed"), "{result:#}");
@@ -345,17 +331,9 @@ fn kill_9_mid_probe_then_a_second_run_leaves_nothing() {
 fn sigterm_mid_probe_leaves_nothing_even_without_a_next_run() {
     let lab = Lab::new();
     let before = lab.state();
-    let (child, _dir) = lab.spawn(&json!({"vrf": "default", "address": "10.20.129.250/24",
+    let (mut child, _dir) = lab.spawn(&json!({"vrf": "default", "address": "10.20.129.250/24",
         "targets": [{"address": BLACKHOLE}], "count": 5, "timeout": 5}));
-    let probe_name = format!("dvprobe{}", child.id());
-    let started = Instant::now();
-    while !lab.probe_links().contains(&probe_name) {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the probe never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    lab.wait_for_probe(&mut child);
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
     let output = child.wait_with_output().unwrap();
@@ -367,4 +345,83 @@ fn sigterm_mid_probe_leaves_nothing_even_without_a_next_run() {
     }
     assert_eq!(lab.probe_links(), Vec::<String>::new());
     assert_eq!(lab.state(), before);
+}
+
+/// A veth pair `dvprobe<pid>` marked by a process that is gone: the dead run's leftover the
+/// next run sweeps. Returns that pid.
+pub(crate) fn plant_leftover_of_a_dead_run(lab: &Lab) -> u32 {
+    let mut dead = Command::new("sleep").arg("0").spawn().unwrap();
+    // Read while it is a zombie at worst: its /proc entry stays until it is reaped.
+    let mark = Mark::of_process(dead.id()).unwrap();
+    dead.wait().unwrap();
+    let name = format!("dvprobe{}", mark.pid);
+    lab.node
+        .ip(&format!("link add {name} type veth peer name {name}w"));
+    set_alias(lab, &name, &mark.alias());
+    mark.pid
+}
+
+/// `ip link set NAME alias TEXT` on the node (TEXT may hold spaces).
+pub(crate) fn set_alias(lab: &Lab, name: &str, alias: &str) {
+    let status = Command::new("ip")
+        .args(["-n", lab.node.name(), "link", "set", name, "alias", alias])
+        .status()
+        .unwrap();
+    assert!(status.success(), "setting the alias of {name}");
+}
+
+/// The runs' lock folder (the module's /run/lock): the test process's own, shared by its labs
+/// (a lock names its network namespace, so labs never contend).
+fn lock_root() -> &'static std::path::Path {
+    static ROOT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+/// The one JSON result of a run.
+pub(crate) fn result_of(child: Child) -> Value {
+    let output = child.wait_with_output().unwrap();
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+impl Lab {
+    /// The module run on the node through `wrapper` (e.g. `prlimit --nofile=64`).
+    pub(crate) fn spawn_wrapped(
+        &self,
+        wrapper: &[&str],
+        args: &Value,
+    ) -> (Child, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("args.json");
+        std::fs::write(&file, args.to_string()).unwrap();
+        let mut command = self.node.command(wrapper[0]);
+        command.args(&wrapper[1..]);
+        let child = command
+            .arg(assert_cmd::cargo::cargo_bin("egress_probe"))
+            .arg(&file)
+            .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        (child, dir)
+    }
+
+    /// Waits until the run `child` has created its veth; its name.
+    pub(crate) fn wait_for_probe(&self, child: &mut Child) -> String {
+        let name = format!("dvprobe{}", child.id());
+        let started = Instant::now();
+        while !self.probe_links().contains(&name) {
+            // The ARP check alone takes 3 s.
+            assert!(
+                started.elapsed() < Duration::from_secs(15),
+                "the probe never started"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the run ended before its probe"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        name
+    }
 }

@@ -4,3 +4,4 @@
 mod cli;
 mod in_namespace;
 mod in_namespace_honesty;
+mod lifecycle;

@@ -48,6 +48,24 @@ impl FileLock {
         }
     }
 
+    /// Takes the lock on `name`, something other than a file that runs must not share (e.g.
+    /// egress_probe's address on a VNet), in the same folder with the same checks, without
+    /// waiting: `None` while another run holds it.
+    pub fn try_acquire_named(name: &str) -> Result<Option<FileLock>> {
+        let dir = lock_dir();
+        // A file name of its own, so a name never shares a lock with a file's path.
+        let path = dir.join(format!(
+            "{:016x}.named.lock",
+            fnv1a(std::ffi::OsStr::new(name))
+        ));
+        let file = open_lock_file(&dir, &path)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(FileLock { _file: file, path })),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(e)) => Err(anyhow!("cannot lock {}: {e}", path.display())),
+        }
+    }
+
     /// The lock file (for tests and messages).
     pub fn path(&self) -> &Path {
         &self.path

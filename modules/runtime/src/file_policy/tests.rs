@@ -170,3 +170,26 @@ fn read_trusted_refuses_what_another_user_could_have_written() {
     nix::unistd::chown(&dir, Some(nobody), None).unwrap();
     refused(&format!("the folder {} is owned by ", dir.display()));
 }
+
+#[test]
+fn a_named_lock_is_taken_once_and_never_shares_a_files_lock() {
+    let name = format!("a-test-name-{}", std::process::id());
+    let held = FileLock::try_acquire_named(&name).unwrap().expect("free");
+    assert_eq!(fs::metadata(held.path()).unwrap().mode() & 0o777, 0o600);
+    assert!(
+        FileLock::try_acquire_named(&name).unwrap().is_none(),
+        "held by the first"
+    );
+    assert!(FileLock::try_acquire_named(&format!("{name}-other"))
+        .unwrap()
+        .is_some());
+    // The same text as a file's key locks another file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(&name);
+    fs::write(&file, "").unwrap();
+    let target = resolve("path", &file, false).unwrap();
+    let file_lock = FileLock::acquire(&target, Duration::from_millis(100)).unwrap();
+    assert_ne!(file_lock.path(), held.path());
+    drop(held);
+    assert!(FileLock::try_acquire_named(&name).unwrap().is_some());
+}

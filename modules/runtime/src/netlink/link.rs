@@ -43,6 +43,9 @@ pub struct Link {
     pub bond: Option<BondInfo>,
     /// A bond port's (slave's) state.
     pub bond_port: Option<BondPortInfo>,
+    /// IFLA_IFALIAS, the free-text label `ip link set DEV alias TEXT` sets (only a user with
+    /// CAP_NET_ADMIN over the namespace can set it).
+    pub alias: Option<String>,
 }
 
 impl Link {
@@ -219,6 +222,7 @@ pub fn link_from_message(message: &LinkMessage) -> Link {
             LinkAttribute::OperState(state) => link.oper_state = state.into(),
             LinkAttribute::Address(bytes) if !bytes.is_empty() => link.mac = mac_text(bytes),
             LinkAttribute::LinkInfo(infos) => read_link_info(&mut link, infos),
+            LinkAttribute::IfAlias(alias) => link.alias = Some(alias.clone()),
             _ => {}
         }
     }

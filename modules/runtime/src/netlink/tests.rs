@@ -312,15 +312,18 @@ fn routed_namespace(tag: &str) -> TestNamespace {
 #[test]
 fn links_are_dumped_with_kind_controller_and_peer() {
     let ns = routed_namespace("links");
+    ns.ip("link set veth0 alias marked-by-a-module");
     let links = ns.enter(|| Netlink::connect().unwrap().links().unwrap());
     let veth0 = links.by_name("veth0").unwrap();
     assert_eq!(veth0.kind.as_deref(), Some("veth"));
+    assert_eq!(veth0.alias.as_deref(), Some("marked-by-a-module"));
     assert_eq!(veth0.mtu, Some(1450));
     assert!(veth0.admin_up);
     assert_eq!(veth0.parent, Some(links.by_name("veth1").unwrap().index));
     let br0 = links.by_name("br0").unwrap();
     assert_eq!(br0.kind.as_deref(), Some("bridge"));
     assert!(br0.bridge.is_some());
+    assert_eq!(br0.alias, None);
     let veth2 = links.by_name("veth2").unwrap();
     assert_eq!(veth2.controller, Some(br0.index));
     assert_eq!(veth2.port_kind.as_deref(), Some("bridge"));

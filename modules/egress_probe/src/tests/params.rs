@@ -1,8 +1,8 @@
 use super::{params, target};
-use crate::request::{Expect, Proto, Request, Target, TargetParams};
+use crate::params::{Expect, Proto, Request, Target, TargetParams};
 use std::net::Ipv4Addr;
 
-fn refused(edit: impl FnOnce(&mut crate::request::Params)) -> String {
+fn refused(edit: impl FnOnce(&mut crate::params::Params)) -> String {
     let mut p = params(vec![target("203.0.113.8")]);
     edit(&mut p);
     Request::from_params(p).expect_err("must be refused")
@@ -111,4 +111,39 @@ fn gateway_and_interfaces_are_checked() {
         both.starts_with("forbidden_interfaces[1]: vmbr0.50 is also expect_egress_interface"),
         "{both}"
     );
+}
+
+#[test]
+fn targets_and_the_runs_total_wait_are_capped() {
+    let many = |n: usize| -> Vec<crate::params::TargetParams> {
+        (0..n)
+            .map(|i| target(&format!("203.0.113.{}", i + 1)))
+            .collect()
+    };
+    let mut p = params(many(32));
+    p.count = 3;
+    p.timeout = 6;
+    assert!(
+        Request::from_params(p).is_ok(),
+        "32 targets × 18 s = 576 s fit"
+    );
+    assert_eq!(
+        refused(|p| p.targets = many(33)),
+        "targets: 33 entries are more than the 32 one run probes; give at most 32, and split the \
+         others over more egress_probe tasks (a run stays short and bounded)"
+    );
+    assert_eq!(
+        refused(|p| {
+            p.targets = many(2);
+            p.count = 20;
+            p.timeout = 30;
+        }),
+        "count: 20 and timeout: 30 with 2 targets may wait 1200 s for answers, more than the 600 \
+         s a run may; lower count or timeout, or split targets over more egress_probe tasks"
+    );
+    // One target's largest count and timeout still fit.
+    let mut p = params(many(1));
+    p.count = 20;
+    p.timeout = 30;
+    assert!(Request::from_params(p).is_ok());
 }
