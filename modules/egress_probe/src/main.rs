@@ -64,16 +64,12 @@ fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failu
         workload,
         report: &report,
     };
-    let data = match serde_json::to_value(&returned) {
-        Ok(serde_json::Value::Object(data)) => data,
-        _ => return Err(Failure::new("the result could not be serialized")),
-    };
     if report.verdict != Verdict::Passed {
-        let mut failure = Failure::new(report.problems.join("; ")).with("changed", false);
-        failure.data.extend(data);
-        return Err(failure);
+        return Err(Failure::new(report.problems.join("; "))
+            .with("changed", false)
+            .with_report(&returned));
     }
-    Ok(Outcome {
+    let mut outcome = Outcome {
         changed: false,
         msg: format!(
             "egress proven from {} on {}: {} target{} as expected, no probe packet on {}",
@@ -91,7 +87,8 @@ fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failu
                     .join(", ")
             }
         ),
-        data,
         ..Outcome::default()
-    })
+    };
+    outcome.set_report(&returned);
+    Ok(outcome)
 }

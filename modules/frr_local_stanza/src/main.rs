@@ -153,11 +153,11 @@ fn report(
         let diff = FileDiff::of_file(&owner.record, &before, &after);
         outcome.diff.push(diff);
     }
-    outcome.set("stanzas", changes(edited));
-    outcome.set("lint", &findings);
-    if let Some(backup) = backup_file {
-        outcome.set("backup_file", backup.display().to_string());
-    }
+    outcome.set_report(&Returned {
+        stanzas: changes(edited),
+        lint: &findings,
+        backup_file: backup_file.map(|backup| backup.display().to_string()),
+    });
     outcome
 }
 
@@ -181,9 +181,11 @@ fn lint_whole(
     let is_error = |f: &Finding| f.severity == Severity::Error;
     if request.lint == LintLevel::Error && findings.iter().any(is_error) {
         let msg = lint_failure(&request.path, &findings, health_check);
-        return Err(Failure::new(msg)
-            .with("lint", &findings)
-            .with("stanzas", changes(edited)));
+        return Err(Failure::new(msg).with_report(&Returned {
+            stanzas: changes(edited),
+            lint: &findings,
+            backup_file: None,
+        }));
     }
     for finding in &findings {
         let severity = match finding.severity {
@@ -202,6 +204,16 @@ fn lint_whole(
 }
 
 /// `stanzas` in the result: each requested header with what happened to it.
+/// The module's result keys (RETURN), declared once for success and failure.
+#[derive(serde::Serialize)]
+struct Returned<'a> {
+    /// Each declared stanza's header and what happened to it.
+    stanzas: BTreeMap<&'a str, Change>,
+    lint: &'a [Finding],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backup_file: Option<String>,
+}
+
 fn changes(edited: &Edited) -> BTreeMap<&str, Change> {
     edited
         .changes
