@@ -8,7 +8,7 @@
 
 use crate::frame::{classify, Frame, Markers, Packet, ETH_P_IP};
 use crate::params::Target;
-use crate::report::{Capture, Role};
+use crate::report::{Capture, Role, MAX_FRAMES};
 use crate::sock;
 use crate::tenant::{Interface, Plan};
 use deevnet_runtime::netlink::Links;
@@ -25,9 +25,6 @@ const SO_ATTACH_FILTER: i32 = 26;
 const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 /// IP and transport headers are all the classification reads.
 const KEEP_BYTES: usize = 96;
-/// Probe frames kept per interface: the probes send at most a few hundred, so reaching it means
-/// someone else sent frames that look like the probe's, and the capture is marked overflowed.
-pub const MAX_FRAMES: usize = 10_000;
 const RECEIVE_BUFFER: i32 = 8 << 20;
 /// Interfaces the kernel filter names one by one at most (two instructions each, within the
 /// kernel's 4,096); beyond it, the frames of the rest are dropped after reading instead.

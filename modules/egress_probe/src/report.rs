@@ -6,6 +6,10 @@ use crate::frame::{classify, Direction, Frame, Markers, Packet};
 use crate::params::{Expect, Proto, Target};
 use serde::Serialize;
 
+/// Probe frames kept per interface: the probes send at most a few hundred, so reaching it means
+/// someone else sent frames that look like the probe's, and the capture is marked overflowed.
+pub const MAX_FRAMES: usize = 10_000;
+
 /// What one target's probes saw, inside the workload.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProbeOutcome {
@@ -322,7 +326,7 @@ fn capture_loss(capture: &CaptureHealth) -> Option<String> {
     if !capture.overflowed.is_empty() {
         losses.push(format!(
             "more than {} probe frames crossed {}",
-            crate::capture::MAX_FRAMES,
+            MAX_FRAMES,
             capture.overflowed.join(", ")
         ));
     }

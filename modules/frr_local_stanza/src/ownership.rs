@@ -32,7 +32,7 @@ use std::path::Path;
 use std::time::Duration;
 
 mod record_file;
-pub use record_file::{RecordFile, Rendered, MAX_RECORD_BYTES};
+pub use record_file::{RecordFile, Rendered, DEFAULT_RECORD, MAX_RECORD_BYTES};
 
 /// What one owner added to one stanza.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

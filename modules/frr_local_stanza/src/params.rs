@@ -38,9 +38,6 @@ static CHILD_OPTIONS: [OptionSpec; 4] = [
     STATE,
     MODE,
 ];
-/// Where owners' records live unless `owner_record` says otherwise: outside `/etc/frr`, whose
-/// files Proxmox's merge reads.
-pub const OWNER_RECORD: &str = "/var/lib/deevnet.net/frr-local-owners.json";
 
 /// Every option of the module, in the order `--argument-spec` prints them.
 pub static SPEC: [OptionSpec; 10] = [
@@ -53,7 +50,8 @@ pub static SPEC: [OptionSpec; 10] = [
     OptionSpec::new("validate", Kind::Str),
     // Who owns the stanzas of this call (see crate::ownership), and where that is recorded.
     OptionSpec::new("owner", Kind::Str),
-    OptionSpec::new("owner_record", Kind::Path).default(DefaultValue::Str(OWNER_RECORD)),
+    OptionSpec::new("owner_record", Kind::Path)
+        .default(DefaultValue::Str(ownership::DEFAULT_RECORD)),
     file_policy::BACKUP,
     file_policy::LOCK_TIMEOUT,
     FOLLOW_UNTRUSTED_LINKS,
@@ -180,7 +178,7 @@ mod tests {
             asn: None,
             validate: None,
             owner: None,
-            owner_record: OWNER_RECORD.into(),
+            owner_record: ownership::DEFAULT_RECORD.into(),
             backup: false,
             lock_timeout: 30,
             follow_untrusted_links: false,

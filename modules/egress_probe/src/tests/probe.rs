@@ -2,10 +2,11 @@
 //! verdict may say `passed`.
 
 use super::workload::hex;
-use crate::capture::{empty_captures, filter_program, keep, Recognizer, MAX_FRAMES};
+use crate::capture::{empty_captures, filter_program, keep, Recognizer};
 use crate::frame::{Frame, Markers, ETH_P_IP, PACKET_OUTGOING};
 use crate::params::{Expect, Proto, Target};
 use crate::probe::{echo_answer, echo_request, identity, Echo, EchoAnswer, Settings, PAYLOAD};
+use crate::report::MAX_FRAMES;
 use crate::report::{build, Capture, ProbeOutcome, Role, Verdict};
 use crate::tenant::Interface;
 use std::net::Ipv4Addr;

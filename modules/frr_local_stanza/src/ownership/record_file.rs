@@ -15,6 +15,10 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Where owners' records live unless `owner_record` says otherwise: outside `/etc/frr`, whose
+/// files Proxmox's merge reads.
+pub const DEFAULT_RECORD: &str = "/var/lib/deevnet.net/frr-local-owners.json";
+
 /// Root's only: the record names which stanzas each owner wrote.
 const PRIVATE_RECORD: NewFile = NewFile {
     mode: 0o600,
@@ -80,7 +84,7 @@ impl RecordFile {
             return Err(anyhow!(
                 "owner_record={shown} names the same file as path={}: the record must be a file of its own (it says which stanzas of path each owner wrote, outside path); give another owner_record, such as the default {}; nothing was changed",
                 file.given.display(),
-                crate::params::OWNER_RECORD
+                DEFAULT_RECORD
             ));
         }
         if let Some(why) = file_policy::untrusted_folders(&file_policy::parent_of(&target.key)) {
