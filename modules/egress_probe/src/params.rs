@@ -27,11 +27,11 @@ pub const DNS_PORT: u16 = 53;
 static TARGET_OPTIONS: [OptionSpec; 4] = [
     OptionSpec::new("address", Kind::Str).required(),
     OptionSpec::new("proto", Kind::Str)
-        .choices(&["icmp", "tcp", "udp"])
+        .choices(Proto::CHOICES)
         .default(DefaultValue::Str("icmp")),
     OptionSpec::new("port", Kind::Int),
     OptionSpec::new("expect", Kind::Str)
-        .choices(&["reply", "none"])
+        .choices(Expect::CHOICES)
         .default(DefaultValue::Str("reply")),
 ];
 static TARGET: OptionSpec = OptionSpec::new("target", Kind::Dict(&TARGET_OPTIONS));
@@ -72,34 +72,25 @@ pub struct TargetParams {
     pub expect: Expect,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+deevnet_runtime::choices! {
+#[derive(Hash)]
 pub enum Proto {
     /// Echo request, echo reply.
-    Icmp,
+    Icmp = "icmp",
     /// A completed handshake.
-    Tcp,
+    Tcp = "tcp",
     /// A DNS query answered.
-    Udp,
+    Udp = "udp",
+}
 }
 
-impl Proto {
-    pub fn name(self) -> &'static str {
-        match self {
-            Proto::Icmp => "icmp",
-            Proto::Tcp => "tcp",
-            Proto::Udp => "udp",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+deevnet_runtime::choices! {
 pub enum Expect {
     /// The target must answer.
-    Reply,
+    Reply = "reply",
     /// A leak probe: only where its packets go is judged.
-    None,
+    None = "none",
+}
 }
 
 /// One destination to probe.
@@ -116,8 +107,8 @@ impl Target {
     /// `203.0.113.8 tcp/443`, `203.0.113.8 icmp`: how messages name it.
     pub fn label(&self) -> String {
         match self.port {
-            Some(port) => format!("{} {}/{port}", self.address, self.proto.name()),
-            None => format!("{} {}", self.address, self.proto.name()),
+            Some(port) => format!("{} {}/{port}", self.address, self.proto),
+            None => format!("{} {}", self.address, self.proto),
         }
     }
 }

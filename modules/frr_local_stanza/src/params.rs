@@ -4,7 +4,7 @@
 //! once checked: everything that can be refused without reading a file is refused here.
 
 use crate::ownership;
-use crate::stanza::{self, Checks, Stanza};
+use crate::stanza::{self, Checks, Mode, Stanza, State};
 use crate::validate::Validator;
 use deevnet_runtime::file_policy::{self, FOLLOW_UNTRUSTED_LINKS};
 use deevnet_runtime::spec::DefaultValue;
@@ -15,10 +15,10 @@ use std::time::Duration;
 
 static LINE: OptionSpec = OptionSpec::new("element", Kind::Str);
 static STATE: OptionSpec = OptionSpec::new("state", Kind::Str)
-    .choices(&["present", "absent"])
+    .choices(State::CHOICES)
     .default(DefaultValue::Str("present"));
 static MODE: OptionSpec = OptionSpec::new("mode", Kind::Str)
-    .choices(&["exact", "merge"])
+    .choices(Mode::CHOICES)
     .default(DefaultValue::Str("exact"));
 static STANZA: OptionSpec = OptionSpec::new("element", Kind::Dict(&STANZA_OPTIONS));
 static STANZA_OPTIONS: [OptionSpec; 5] = [
@@ -44,7 +44,7 @@ pub static SPEC: [OptionSpec; 10] = [
     OptionSpec::new("path", Kind::Path).default(DefaultValue::Str("/etc/frr/frr.conf.local")),
     OptionSpec::new("stanzas", Kind::List(&STANZA)),
     OptionSpec::new("lint", Kind::Str)
-        .choices(&["error", "warn", "off"])
+        .choices(LintLevel::CHOICES)
         .default(DefaultValue::Str("error")),
     OptionSpec::new("asn", Kind::Int),
     OptionSpec::new("validate", Kind::Str),
@@ -72,13 +72,13 @@ pub struct Params {
     pub follow_untrusted_links: bool,
 }
 
+deevnet_runtime::choices! {
 /// `lint`: how findings count.
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-#[serde(rename_all = "lowercase")]
 pub enum LintLevel {
-    Error,
-    Warn,
-    Off,
+    Error = "error",
+    Warn = "warn",
+    Off = "off",
+}
 }
 
 /// The task, checked.

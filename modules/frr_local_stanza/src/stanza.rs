@@ -5,25 +5,27 @@
 
 use crate::grammar::{self, ProxmoxHeader};
 use crate::rules;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::HashMap;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
+deevnet_runtime::choices! {
+#[derive(Default)]
 pub enum State {
     #[default]
-    Present,
-    Absent,
+    Present = "present",
+    Absent = "absent",
+}
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
+deevnet_runtime::choices! {
+#[derive(Hash, Default)]
 pub enum Mode {
     /// The body becomes exactly `lines` (and `children`).
     #[default]
-    Exact,
+    Exact = "exact",
     /// `lines` and `children` are added where missing; nothing is removed.
-    Merge,
+    Merge = "merge",
+}
 }
 
 /// One item of `stanzas` (or of its `children`), as the task gives it.
