@@ -1,0 +1,17 @@
+//! One drift finding: the object, what Proxmox declares, what the node has, the fix in words.
+
+use serde::Serialize;
+
+/// One difference between what Proxmox's SDN declares and what the node has (a pending change,
+/// a node that has not reloaded, a kernel device that disagrees).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The object the finding is about: a device (`vrfvx_tdemo`), a file, a zone.
+    pub object: String,
+    /// What Proxmox declares for it.
+    pub declared: String,
+    /// What the node has instead.
+    pub found: String,
+    /// The fix, in words an operator can act on, e.g. "re-create it: `ifreload -a` on this node".
+    pub fix: String,
+}
