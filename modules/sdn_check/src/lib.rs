@@ -10,3 +10,6 @@ pub mod intent;
 
 pub use finding::Finding;
 pub use intent::{NodeIntent, SubnetIntent, Tenant, VnetIntent, ZoneIntent, ZoneType};
+pub mod kernel_drift;
+pub mod node;
+pub mod observation;
