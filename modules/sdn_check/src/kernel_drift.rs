@@ -205,49 +205,40 @@ impl<'a> Check<'a> {
         bridge: &str,
     ) {
         let info = device.vxlan.unwrap_or_default();
-        let name = &device.name;
         if let Some(vni) = vni {
-            if info.vni != Some(vni) {
-                self.push(
-                    name,
-                    format!("VNI {vni}"),
-                    info.vni
-                        .map_or("no VNI".into(), |found| format!("VNI {found}")),
-                    fix::recreate(),
-                );
-            }
-        }
-        // VXLAN zones list remote peers and leave the local address unset.
-        if zone.zone_type == ZoneType::Evpn {
-            if let Some(vtep) = zone.vtep {
-                if info.local != Some(vtep) {
-                    self.push(
-                        name,
-                        local_text(Some(vtep)),
-                        local_text(info.local),
-                        fix::recreate(),
-                    );
-                }
-            }
-        }
-        let (port, default) = match zone.vxlan_port {
-            Some(port) => (port, ""),
-            None => (
-                DEFAULT_VXLAN_PORT,
-                " (the default: the zone sets no vxlan-port)",
-            ),
-        };
-        if info.port != Some(port) {
-            self.push(
-                name,
-                format!("port {port}{default}"),
-                info.port
-                    .map_or("no port".into(), |found| format!("port {found}")),
-                fix::recreate(),
+            let declared = format!("VNI {vni}");
+            self.recreate_unless(
+                device,
+                info.vni == Some(vni),
+                declared,
+                labelled("VNI", info.vni),
             );
         }
+        // VXLAN zones list remote peers and leave the local address unset.
+        if let (ZoneType::Evpn, Some(vtep)) = (zone.zone_type, zone.vtep) {
+            let (declared, found) = (local_text(Some(vtep)), local_text(info.local));
+            self.recreate_unless(device, info.local == Some(vtep), declared, found);
+        }
+        let declared = match zone.vxlan_port {
+            Some(port) => format!("port {port}"),
+            None => format!("port {DEFAULT_VXLAN_PORT} (the default: the zone sets no vxlan-port)"),
+        };
+        let port = zone.vxlan_port.unwrap_or(DEFAULT_VXLAN_PORT);
+        self.recreate_unless(
+            device,
+            info.port == Some(port),
+            declared,
+            labelled("port", info.port),
+        );
         self.mtu(device, mtu);
         self.port_of(device, bridge);
+    }
+
+    /// VXLAN settings the kernel cannot change in place.
+    fn recreate_unless(&mut self, device: &Device, agrees: bool, declared: String, found: String) {
+        if !agrees {
+            self.push(&device.name, declared, found, fix::recreate());
+        }
     }
 
     fn mtu(&mut self, device: &Device, mtu: Option<u32>) {
@@ -256,32 +247,25 @@ impl<'a> Check<'a> {
             self.push(
                 &device.name,
                 format!("MTU {mtu}"),
-                device
-                    .mtu
-                    .map_or("no MTU".into(), |found| format!("MTU {found}")),
+                labelled("MTU", device.mtu),
                 fix::reload("set it"),
             );
         }
     }
 
     fn port_of(&mut self, device: &Device, bridge: &str) {
-        let controller = device.controller.as_ref();
-        if controller.map(|c| c.name.as_str()) != Some(bridge) {
-            self.push(
-                &device.name,
-                format!("a port of bridge {bridge}"),
-                controller_text(device),
-                fix::reload("enslave it"),
-            );
-        }
+        self.controller_is(device, bridge, format!("a port of bridge {bridge}"));
     }
 
     fn in_vrf(&mut self, device: &Device, vrf: &str) {
-        let controller = device.controller.as_ref();
-        if controller.map(|c| c.name.as_str()) != Some(vrf) {
+        self.controller_is(device, vrf, format!("in VRF {vrf}"));
+    }
+
+    fn controller_is(&mut self, device: &Device, controller: &str, declared: String) {
+        if device.controller.as_ref().map(|c| c.name.as_str()) != Some(controller) {
             self.push(
                 &device.name,
-                format!("in VRF {vrf}"),
+                declared,
                 controller_text(device),
                 fix::reload("enslave it"),
             );
@@ -362,6 +346,14 @@ impl<'a> Check<'a> {
             ),
             _ => {}
         }
+    }
+}
+
+/// `VNI 11000`, or `no VNI` when the kernel reported none.
+fn labelled(label: &str, value: Option<impl std::fmt::Display>) -> String {
+    match value {
+        Some(value) => format!("{label} {value}"),
+        None => format!("no {label}"),
     }
 }
 
