@@ -79,3 +79,81 @@ pub fn is_catch_all(route: &Route) -> bool {
 fn forwarding(key: SysctlKey) -> Result<Option<bool>, Failure> {
     Ok(key.read()?.map(|value| value == "1"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use deevnet_runtime::netlink::Address;
+
+    #[test]
+    fn only_proxmoxs_unreachable_default_is_the_catch_all() {
+        let route = |kind, metric: Option<u32>, destination: &str| {
+            let mut route = Route::new(Family::V4, 1001, kind);
+            route.metric = metric;
+            route.destination = destination.parse().unwrap();
+            route
+        };
+        let catch_all = route(RouteKind::Unreachable, Some(CATCH_ALL_METRIC), "0.0.0.0/0");
+        assert!(is_catch_all(&catch_all));
+        let mut v6 = Route::new(Family::V6, 1001, RouteKind::Unreachable);
+        v6.metric = Some(CATCH_ALL_METRIC);
+        assert!(is_catch_all(&v6));
+        for other in [
+            route(RouteKind::Unreachable, Some(100), "0.0.0.0/0"),
+            route(RouteKind::Unreachable, None, "0.0.0.0/0"),
+            route(RouteKind::Blackhole, Some(CATCH_ALL_METRIC), "0.0.0.0/0"),
+            route(RouteKind::Unicast, Some(CATCH_ALL_METRIC), "0.0.0.0/0"),
+            route(RouteKind::Unreachable, Some(CATCH_ALL_METRIC), "10.0.0.0/8"),
+        ] {
+            assert!(!is_catch_all(&other), "{other:?}");
+        }
+    }
+
+    #[test]
+    fn a_device_takes_its_controller_by_name_and_only_its_own_addresses() {
+        let bridge = Link {
+            index: 5,
+            name: "tdemo0".into(),
+            kind: Some("bridge".into()),
+            controller: Some(3),
+            mtu: Some(1450),
+            ..Link::default()
+        };
+        let vrf = Link {
+            index: 3,
+            name: "vrf_tdemo".into(),
+            kind: Some("vrf".into()),
+            vrf_table: Some(1001),
+            ..Link::default()
+        };
+        let orphan = Link {
+            index: 6,
+            name: "vxlan_tdemo0".into(),
+            controller: Some(99),
+            ..Link::default()
+        };
+        let links = Links::new(vec![bridge.clone(), vrf, orphan.clone()]);
+        let addresses = [
+            Address {
+                index: 5,
+                address: "10.20.129.1/24".parse().unwrap(),
+            },
+            Address {
+                index: 6,
+                address: "10.9.9.9/24".parse().unwrap(),
+            },
+        ];
+        let device = device(&links, &addresses, &bridge);
+        assert_eq!(
+            device.controller,
+            Some(Controller {
+                name: "vrf_tdemo".into(),
+                kind: Some("vrf".into())
+            })
+        );
+        assert_eq!(device.addresses, vec!["10.20.129.1/24".parse().unwrap()]);
+        assert_eq!(device.mtu, Some(1450));
+        let orphan = super::device(&links, &addresses, &orphan);
+        assert_eq!(orphan.controller.unwrap().name, "ifindex 99");
+    }
+}
