@@ -17,6 +17,9 @@ pub fn observe(netlink: &Netlink, intent: &NodeIntent) -> Result<KernelView, Fai
     let addresses = netlink.addresses()?;
     let mut view = KernelView::default();
     for name in declared_devices(intent) {
+        // Only names the kernel listed reach the sysctl paths: a kernel interface name holds
+        // no `/` and is never `.` or `..`, so an odd name from the configuration reads nothing
+        // outside net.ipv{4,6}.conf.
         let Some(link) = links.by_name(&name) else {
             continue;
         };
