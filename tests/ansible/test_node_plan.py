@@ -608,6 +608,13 @@ def test_a_declared_tenant_whose_zone_is_not_here_is_named_each_way():
         "the SDN, or remove the tenant from proxmox_node_network_tenant_egress.tenants"]
     # Declared tenants are planned as declared, whatever the SDN says.
     assert [t["vrf"] for t in result["tenants"]] == ["vrf_tdemo", "vrf_acme", "vrf_b"]
+    # A VRF Proxmox would never name.
+    assert sdn_plan({**EXIT, "tenants": [{"name": "tdemo"}, {"name": "acme", "vrf": "acme_vrf"}]}, sdn)["sdn"][
+        "disagreements"] == [
+        "tenant acme: the inventory declares it on node hv02 (VRF acme_vrf); the SDN has no EVPN zone with that VRF "
+        "that applies to hv02 (EVPN zones here: tdemo); Proxmox names a zone's VRF vrf_<zone>, so acme_vrf is no "
+        "zone's; fix: create the EVPN zone acme (or add hv02 to its nodes) and apply the SDN, or remove the tenant "
+        "from proxmox_node_network_tenant_egress.tenants"]
 
 
 def test_an_exit_zone_the_inventory_does_not_declare_is_named():

@@ -90,11 +90,13 @@ proxmox_node_network_qinq_uplink:
 def test_a_qinq_only_node_needs_no_tenant_egress_settings(node, ansible_env, tmp_path):
     # The role's sysctl.d file for the zone bridge goes to the test's folder, not the host's /etc.
     bridge_conf = tmp_path / "90-deevnet-qinq-bridge.conf"
+    # No proxmox_node_network_sdn either: without tenant egress the SDN is not read.
     playbook, tags = play(tmp_path, QINQ + f"proxmox_node_network_qinq_sysctl_path: {bridge_conf}\n",
-                          "tenant-egress,qinq-uplink")
+                          "tenant-egress,qinq-uplink", sdn="")
     proc = run(node, ansible_env, playbook, tags)
     assert "missing required arguments" not in proc.stdout, proc.stdout
     assert "vrf_" not in proc.stdout, "no tenant-egress task may run"
+    assert "SDN" not in proc.stdout, proc.stdout
     assert "bond0" in proc.stdout, proc.stdout
     # IPv6 off on the zone bridge is persisted by key (slash form: a dotted name stays literal).
     assert "-net/ipv6/conf/vmbr1/disable_ipv6 = 1" in bridge_conf.read_text()

@@ -377,6 +377,9 @@ def declared_disagreements(node: dict, tenants: list[dict], intent: dict) -> lis
             name = _zone_of_vrf(tenant["vrf"])
             other = (f"; zone {name} applies here but is a {zone_types[name]} zone, which has no VRF"
                      if zone_types.get(name) not in (None, "evpn") else "")
+            if not tenant["vrf"].startswith("vrf_"):
+                name = tenant["name"]
+                other += f"; Proxmox names a zone's VRF vrf_<zone>, so {tenant['vrf']} is no zone's"
             found.append(
                 f"tenant {tenant['name']}: the inventory declares it on node {host} (VRF {tenant['vrf']}); the SDN has "
                 f"no EVPN zone with that VRF that applies to {host} (EVPN zones here: {_evpn_names(intent)}){other}; "
