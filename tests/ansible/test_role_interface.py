@@ -96,7 +96,7 @@ def test_a_qinq_only_node_needs_no_tenant_egress_settings(node, ansible_env, tmp
     proc = run(node, ansible_env, playbook, tags)
     assert "missing required arguments" not in proc.stdout, proc.stdout
     assert "vrf_" not in proc.stdout, "no tenant-egress task may run"
-    assert "SDN" not in proc.stdout, proc.stdout
+    assert "The node's SDN intent and its drift" not in proc.stdout, proc.stdout
     assert "bond0" in proc.stdout, proc.stdout
     # IPv6 off on the zone bridge is persisted by key (slash form: a dotted name stays literal).
     assert "-net/ipv6/conf/vmbr1/disable_ipv6 = 1" in bridge_conf.read_text()
