@@ -152,11 +152,16 @@ fn number(object: &Object, key: &str, what: &str) -> Result<Option<u32>, String>
 
 /// Derives `node`'s intent from `config` and its own interfaces.
 pub fn derive(config: &RunningConfig, node: &str, own: &OwnInterfaces) -> Result<Derived, String> {
-    let mut skipped = Vec::new();
+    let mut run = Derivation {
+        config,
+        node,
+        own,
+        skipped: Vec::new(),
+    };
     let mut zones = Vec::new();
     for (id, zone) in config.of(ObjectKind::Zone) {
         let Some(zone_type) = zone_type(&zone.section_type) else {
-            skipped.push(format!(
+            run.skipped.push(format!(
                 "zone {id}: type '{}' is not one sdn_check knows; skipped",
                 zone.section_type
             ));
@@ -167,7 +172,7 @@ pub fn derive(config: &RunningConfig, node: &str, own: &OwnInterfaces) -> Result
                 && !COMMON_ZONE_KEYS.contains(&key.as_str())
                 && !zone_keys(zone_type).contains(&key.as_str())
             {
-                skipped.push(format!(
+                run.skipped.push(format!(
                     "zone {id}: key '{key}' is not one sdn_check knows for a {} zone; skipped",
                     zone.section_type
                 ));
@@ -178,15 +183,7 @@ pub fn derive(config: &RunningConfig, node: &str, own: &OwnInterfaces) -> Result
         if !nodes.is_empty() && !nodes.iter().any(|n| n == node) {
             continue;
         }
-        zones.push(derive_zone(
-            config,
-            id,
-            zone,
-            zone_type,
-            node,
-            own,
-            &mut skipped,
-        )?);
+        zones.push(run.zone(id, zone, zone_type)?);
     }
     let tenants = zones
         .iter()
@@ -204,79 +201,7 @@ pub fn derive(config: &RunningConfig, node: &str, own: &OwnInterfaces) -> Result
             zones,
             tenants,
         },
-        skipped,
-    })
-}
-
-fn derive_zone(
-    config: &RunningConfig,
-    id: &str,
-    zone: &Object,
-    zone_type: ZoneType,
-    node: &str,
-    own: &OwnInterfaces,
-    skipped: &mut Vec<String>,
-) -> Result<ZoneIntent, String> {
-    let what = format!("zone {id}");
-    let zone_mtu = number(zone, "mtu", &what)?;
-    let vxlan_based = matches!(zone_type, ZoneType::Vxlan | ZoneType::Evpn);
-    let evpn = zone_type == ZoneType::Evpn;
-
-    // §4 (VTEP) and §5 (MTU).
-    let (vtep, mtu) = if vxlan_based {
-        let vtep = local_vtep(config, id, zone, zone_type, node, own, skipped);
-        let interface_mtu = vtep
-            .and_then(|v| v.interface_mtu)
-            .map(|m| m.saturating_sub(VXLAN_OVERHEAD));
-        (
-            vtep.map(|v| v.address),
-            Some(zone_mtu.or(interface_mtu).unwrap_or(DEFAULT_VXLAN_MTU)),
-        )
-    } else {
-        (None, zone_mtu)
-    };
-
-    let l3vni = if evpn {
-        number(zone, "vrf-vxlan", &what)?
-    } else {
-        None
-    };
-    let vxlan_port = match number(zone, "vxlan-port", &what)? {
-        Some(port) if vxlan_based => Some(u16::try_from(port).map_err(|_| {
-            format!("running_config: {what}: `vxlan-port` {port} is not a UDP port; fix it with `pvesh` and apply the SDN again")
-        })?),
-        _ => None,
-    };
-
-    let mut vnets = Vec::new();
-    for (vnet_id, vnet) in config.of(ObjectKind::Vnet) {
-        if vnet.text("zone").as_deref() != Some(id) {
-            continue;
-        }
-        vnets.push(derive_vnet(
-            config, id, vnet_id, vnet, zone_type, mtu, skipped,
-        )?);
-    }
-
-    Ok(ZoneIntent {
-        name: id.to_string(),
-        zone_type,
-        vrf: evpn.then(|| format!("vrf_{id}")),
-        l3vni,
-        l3vni_vxlan: (evpn && l3vni.is_some()).then(|| format!("vrfvx_{id}")),
-        l3vni_bridge: (evpn && l3vni.is_some()).then(|| format!("vrfbr_{id}")),
-        exit_node: evpn && zone.list("exitnodes").iter().any(|n| n == node),
-        primary_exit_node: if evpn {
-            zone.text("exitnodes-primary")
-        } else {
-            None
-        },
-        local_routing: evpn && zone.flag("exitnodes-local-routing"),
-        vtep,
-        vxlan_port,
-        mtu,
-        generated: !vnets.is_empty(),
-        vnets,
+        skipped: run.skipped,
     })
 }
 
@@ -287,115 +212,181 @@ struct Vtep {
     interface_mtu: Option<u32>,
 }
 
-/// §4: the fabric node's address, or the address of the BGP/IS-IS controller's loopback for
-/// this node, or the first peer that is one of the node's own addresses.
-fn local_vtep(
-    config: &RunningConfig,
-    id: &str,
-    zone: &Object,
-    zone_type: ZoneType,
-    node: &str,
-    own: &OwnInterfaces,
-    skipped: &mut Vec<String>,
-) -> Option<Vtep> {
-    // EVPN zones take peers or fabric from their controller, VXLAN zones have their own.
-    let holder = if zone_type == ZoneType::Evpn {
-        let name = zone.text("controller").unwrap_or_default();
-        match config.of(ObjectKind::Controller).get(&name) {
-            Some(controller) => controller,
-            None => {
-                skipped.push(format!(
+/// One node's derivation: the configuration, the node, its interfaces, and what was skipped.
+struct Derivation<'a> {
+    config: &'a RunningConfig,
+    node: &'a str,
+    own: &'a OwnInterfaces,
+    skipped: Vec<String>,
+}
+
+impl Derivation<'_> {
+    fn zone(&mut self, id: &str, zone: &Object, zone_type: ZoneType) -> Result<ZoneIntent, String> {
+        let (config, node) = (self.config, self.node);
+        let what = format!("zone {id}");
+        let zone_mtu = number(zone, "mtu", &what)?;
+        let vxlan_based = matches!(zone_type, ZoneType::Vxlan | ZoneType::Evpn);
+        let evpn = zone_type == ZoneType::Evpn;
+
+        // §4 (VTEP) and §5 (MTU).
+        let (vtep, mtu) = if vxlan_based {
+            let vtep = self.local_vtep(id, zone, zone_type);
+            let interface_mtu = vtep
+                .and_then(|v| v.interface_mtu)
+                .map(|m| m.saturating_sub(VXLAN_OVERHEAD));
+            (
+                vtep.map(|v| v.address),
+                Some(zone_mtu.or(interface_mtu).unwrap_or(DEFAULT_VXLAN_MTU)),
+            )
+        } else {
+            (None, zone_mtu)
+        };
+
+        let l3vni = if evpn {
+            number(zone, "vrf-vxlan", &what)?
+        } else {
+            None
+        };
+        let vxlan_port = match number(zone, "vxlan-port", &what)? {
+        Some(port) if vxlan_based => Some(u16::try_from(port).map_err(|_| {
+            format!("running_config: {what}: `vxlan-port` {port} is not a UDP port; fix it with `pvesh` and apply the SDN again")
+        })?),
+        _ => None,
+    };
+
+        let mut vnets = Vec::new();
+        for (vnet_id, vnet) in config.of(ObjectKind::Vnet) {
+            if vnet.text("zone").as_deref() != Some(id) {
+                continue;
+            }
+            vnets.push(self.vnet(id, vnet_id, vnet, zone_type, mtu)?);
+        }
+
+        Ok(ZoneIntent {
+            name: id.to_string(),
+            zone_type,
+            vrf: evpn.then(|| format!("vrf_{id}")),
+            l3vni,
+            l3vni_vxlan: (evpn && l3vni.is_some()).then(|| format!("vrfvx_{id}")),
+            l3vni_bridge: (evpn && l3vni.is_some()).then(|| format!("vrfbr_{id}")),
+            exit_node: evpn && zone.list("exitnodes").iter().any(|n| n == node),
+            primary_exit_node: if evpn {
+                zone.text("exitnodes-primary")
+            } else {
+                None
+            },
+            local_routing: evpn && zone.flag("exitnodes-local-routing"),
+            vtep,
+            vxlan_port,
+            mtu,
+            generated: !vnets.is_empty(),
+            vnets,
+        })
+    }
+
+    /// §4: the fabric node's address, or the address of the BGP/IS-IS controller's loopback for
+    /// this node, or the first peer that is one of the node's own addresses.
+    fn local_vtep(&mut self, id: &str, zone: &Object, zone_type: ZoneType) -> Option<Vtep> {
+        let (config, node, own) = (self.config, self.node, self.own);
+        let skipped = &mut self.skipped;
+        // EVPN zones take peers or fabric from their controller, VXLAN zones have their own.
+        let holder = if zone_type == ZoneType::Evpn {
+            let name = zone.text("controller").unwrap_or_default();
+            match config.of(ObjectKind::Controller).get(&name) {
+                Some(controller) => controller,
+                None => {
+                    skipped.push(format!(
                     "zone {id}: controller '{name}' is not in the running configuration; its VTEP is unknown"
                 ));
-                return None;
+                    return None;
+                }
             }
-        }
-    } else {
-        zone
-    };
-    if let Some(fabric) = holder.text("fabric") {
-        let section = config
-            .of(ObjectKind::Fabric)
-            .get(&format!("{fabric}_{node}"))
-            .filter(|s| is_fabric_node(s));
-        let address = section.and_then(|s| {
-            s.text("ip")
-                .or_else(|| s.text("ip6"))
-                .and_then(|ip| ip.split('/').next().and_then(|a| a.parse::<IpAddr>().ok()))
-        });
-        if address.is_none() {
-            skipped.push(format!(
+        } else {
+            zone
+        };
+        if let Some(fabric) = holder.text("fabric") {
+            let section = config
+                .of(ObjectKind::Fabric)
+                .get(&format!("{fabric}_{node}"))
+                .filter(|s| is_fabric_node(s));
+            let address = section.and_then(|s| {
+                s.text("ip")
+                    .or_else(|| s.text("ip6"))
+                    .and_then(|ip| ip.split('/').next().and_then(|a| a.parse::<IpAddr>().ok()))
+            });
+            if address.is_none() {
+                skipped.push(format!(
                 "zone {id}: node {node} has no ip in fabric {fabric}; Proxmox configures no VTEP for it"
             ));
+            }
+            return address.map(|address| Vtep {
+                address,
+                interface_mtu: None,
+            });
         }
-        return address.map(|address| Vtep {
-            address,
-            interface_mtu: None,
-        });
-    }
-    let peers: Vec<IpAddr> = holder
-        .list("peers")
-        .iter()
-        .filter_map(|p| p.parse().ok())
-        .collect();
-    if zone_type == ZoneType::Evpn {
-        let loopback = config
-            .of(ObjectKind::Controller)
-            .values()
-            .filter(|c| c.text("node").as_deref() == Some(node))
-            .find(|c| c.section_type == "bgp")
-            .or_else(|| {
-                config
-                    .of(ObjectKind::Controller)
-                    .values()
-                    .filter(|c| c.text("node").as_deref() == Some(node))
-                    .find(|c| c.section_type == "isis")
-            })
-            .and_then(|c| c.text("loopback"));
-        if let Some(iface) = loopback.and_then(|name| own.interfaces.get(&name)) {
-            if let Some(&address) = iface.addresses.first() {
+        let peers: Vec<IpAddr> = holder
+            .list("peers")
+            .iter()
+            .filter_map(|p| p.parse().ok())
+            .collect();
+        if zone_type == ZoneType::Evpn {
+            let loopback = config
+                .of(ObjectKind::Controller)
+                .values()
+                .filter(|c| c.text("node").as_deref() == Some(node))
+                .find(|c| c.section_type == "bgp")
+                .or_else(|| {
+                    config
+                        .of(ObjectKind::Controller)
+                        .values()
+                        .filter(|c| c.text("node").as_deref() == Some(node))
+                        .find(|c| c.section_type == "isis")
+                })
+                .and_then(|c| c.text("loopback"));
+            if let Some(iface) = loopback.and_then(|name| own.interfaces.get(&name)) {
+                if let Some(&address) = iface.addresses.first() {
+                    return Some(Vtep {
+                        address,
+                        interface_mtu: iface.mtu,
+                    });
+                }
+            }
+        }
+        for peer in peers {
+            if let Some((_, iface)) = own.carrying(peer) {
                 return Some(Vtep {
-                    address,
+                    address: peer,
                     interface_mtu: iface.mtu,
                 });
             }
         }
-    }
-    for peer in peers {
-        if let Some((_, iface)) = own.carrying(peer) {
-            return Some(Vtep {
-                address: peer,
-                interface_mtu: iface.mtu,
-            });
-        }
-    }
-    skipped.push(format!(
+        skipped.push(format!(
         "zone {id}: none of the peers is an address of node {node} in interfaces; Proxmox would take the source address of a route to a peer, which sdn_check does not guess: vtep is null"
     ));
-    None
-}
-
-#[allow(clippy::too_many_arguments)]
-fn derive_vnet(
-    config: &RunningConfig,
-    zone_id: &str,
-    id: &str,
-    vnet: &Object,
-    zone_type: ZoneType,
-    mtu: Option<u32>,
-    skipped: &mut Vec<String>,
-) -> Result<VnetIntent, String> {
-    for key in vnet.values.keys() {
-        if !VNET_KEYS.contains(&key.as_str()) {
-            skipped.push(format!(
-                "vnet {id}: key '{key}' is not one sdn_check knows; skipped"
-            ));
-        }
+        None
     }
-    let what = format!("vnet {id}");
-    let tag = number(vnet, "tag", &what)?;
-    let vxlan_based = matches!(zone_type, ZoneType::Vxlan | ZoneType::Evpn);
-    let vlan = match tag {
+
+    fn vnet(
+        &mut self,
+        zone_id: &str,
+        id: &str,
+        vnet: &Object,
+        zone_type: ZoneType,
+        mtu: Option<u32>,
+    ) -> Result<VnetIntent, String> {
+        let config = self.config;
+        let skipped = &mut self.skipped;
+        for key in vnet.values.keys() {
+            if !VNET_KEYS.contains(&key.as_str()) {
+                skipped.push(format!(
+                    "vnet {id}: key '{key}' is not one sdn_check knows; skipped"
+                ));
+            }
+        }
+        let what = format!("vnet {id}");
+        let tag = number(vnet, "tag", &what)?;
+        let vxlan_based = matches!(zone_type, ZoneType::Vxlan | ZoneType::Evpn);
+        let vlan = match tag {
         Some(tag) if matches!(zone_type, ZoneType::Vlan | ZoneType::Qinq) => {
             Some(u16::try_from(tag).ok().filter(|t| (1..=4094).contains(t)).ok_or_else(
                 || format!("running_config: {what}: VLAN tag {tag} is outside 1-4094; fix it with `pvesh` and apply the SDN again"),
@@ -403,47 +394,48 @@ fn derive_vnet(
         }
         _ => None,
     };
-    // §7: the bridge carries the gateways only in EVPN and simple zones.
-    let gateways_on_node = matches!(zone_type, ZoneType::Evpn | ZoneType::Simple);
-    let mut subnets = Vec::new();
-    for (subnet_id, subnet) in config.of(ObjectKind::Subnet) {
-        if subnet.text("vnet").as_deref() != Some(id) {
-            continue;
-        }
-        for key in subnet.values.keys() {
-            if !SUBNET_KEYS.contains(&key.as_str()) {
-                skipped.push(format!(
-                    "subnet {subnet_id}: key '{key}' is not one sdn_check knows; skipped"
-                ));
+        // §7: the bridge carries the gateways only in EVPN and simple zones.
+        let gateways_on_node = matches!(zone_type, ZoneType::Evpn | ZoneType::Simple);
+        let mut subnets = Vec::new();
+        for (subnet_id, subnet) in config.of(ObjectKind::Subnet) {
+            if subnet.text("vnet").as_deref() != Some(id) {
+                continue;
             }
-        }
-        let Some(cidr) = subnet_cidr(zone_id, subnet_id) else {
-            skipped.push(format!(
+            for key in subnet.values.keys() {
+                if !SUBNET_KEYS.contains(&key.as_str()) {
+                    skipped.push(format!(
+                        "subnet {subnet_id}: key '{key}' is not one sdn_check knows; skipped"
+                    ));
+                }
+            }
+            let Some(cidr) = subnet_cidr(zone_id, subnet_id) else {
+                skipped.push(format!(
                 "subnet {subnet_id}: the ID is not `{zone_id}-<network>-<prefix length>`; skipped"
             ));
-            continue;
-        };
-        let gateway = match subnet.text("gateway") {
+                continue;
+            };
+            let gateway = match subnet.text("gateway") {
             Some(text) => Some(text.parse::<IpAddr>().map_err(|_| {
                 format!("running_config: subnet {subnet_id}: gateway '{text}' is not an IP address; fix it with `pvesh` and apply the SDN again")
             })?),
             None => None,
         };
-        subnets.push(SubnetIntent {
-            cidr,
-            gateway: gateway.filter(|_| gateways_on_node),
-            snat: subnet.flag("snat"),
-        });
+            subnets.push(SubnetIntent {
+                cidr,
+                gateway: gateway.filter(|_| gateways_on_node),
+                snat: subnet.flag("snat"),
+            });
+        }
+        Ok(VnetIntent {
+            name: id.to_string(),
+            vni: tag.filter(|_| vxlan_based),
+            vlan,
+            vlan_aware: vnet.flag("vlanaware"),
+            vxlan_device: vxlan_based.then(|| format!("vxlan_{id}")),
+            mtu,
+            subnets,
+        })
     }
-    Ok(VnetIntent {
-        name: id.to_string(),
-        vni: tag.filter(|_| vxlan_based),
-        vlan,
-        vlan_aware: vnet.flag("vlanaware"),
-        vxlan_device: vxlan_based.then(|| format!("vxlan_{id}")),
-        mtu,
-        subnets,
-    })
 }
 
 /// §6: a subnet's ID is `<zone>-<network>-<prefix length>` (`tdemo-10.0.0.0-24`,

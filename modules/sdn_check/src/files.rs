@@ -4,7 +4,7 @@
 //! option, the path, what is wrong and the fix.
 
 use crate::interfaces::{self, OwnInterfaces};
-use crate::params::Request;
+use crate::params::Files;
 use crate::running_config::{self, ObjectKind, Objects, RunningConfig};
 use crate::section_config;
 use deevnet_runtime::file_policy;
@@ -55,7 +55,7 @@ fn read_required(parameter: &str, path: &Path, what: &str) -> Result<String, Fai
 }
 
 /// Reads and parses every file the request names.
-pub fn read_sources(request: &Request) -> Result<Sources, Failure> {
+pub fn read_sources(request: &Files) -> Result<Sources, Failure> {
     let text = read_required(
         "running_config",
         &request.running_config,

@@ -30,8 +30,8 @@ fn main() {
         let host = host_name()?;
         let node = request.node.clone().unwrap_or_else(|| host.clone());
 
-        let sources = read_sources(&request)?;
-        let interfaces_sdn = request.interfaces_sdn.display().to_string();
+        let sources = read_sources(&request.files)?;
+        let interfaces_sdn = request.files.interfaces_sdn.display().to_string();
         let (mut report, intent) = evaluate(&sources, &node, &host, &interfaces_sdn)?;
         for skipped in &report.skipped {
             ctx.warn(skipped.clone());

@@ -40,23 +40,27 @@ choices! {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Params {
     pub node: Option<String>,
-    pub running_config: PathBuf,
-    pub config_dir: PathBuf,
-    pub interfaces_sdn: PathBuf,
-    pub interfaces: PathBuf,
+    #[serde(flatten)]
+    pub files: Files,
     pub kernel: bool,
     pub drift: DriftPolicy,
 }
 
-/// The validated options.
-#[derive(Debug, Clone)]
-pub struct Request {
-    /// The node the intent is for; `None`: this host's short name.
-    pub node: Option<String>,
+/// The files the module reads.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Files {
     pub running_config: PathBuf,
     pub config_dir: PathBuf,
     pub interfaces_sdn: PathBuf,
     pub interfaces: PathBuf,
+}
+
+/// The validated options: a node name Proxmox could have, absolute paths.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The node the intent is for; `None`: this host's short name.
+    pub node: Option<String>,
+    pub files: Files,
     pub kernel: bool,
     pub drift: DriftPolicy,
 }
@@ -67,20 +71,18 @@ impl Request {
         if let Some(node) = &params.node {
             check_node_name(node)?;
         }
+        let files = &params.files;
         for (parameter, path) in [
-            ("running_config", &params.running_config),
-            ("config_dir", &params.config_dir),
-            ("interfaces_sdn", &params.interfaces_sdn),
-            ("interfaces", &params.interfaces),
+            ("running_config", &files.running_config),
+            ("config_dir", &files.config_dir),
+            ("interfaces_sdn", &files.interfaces_sdn),
+            ("interfaces", &files.interfaces),
         ] {
             check_absolute(parameter, path)?;
         }
         Ok(Request {
             node: params.node,
-            running_config: params.running_config,
-            config_dir: params.config_dir,
-            interfaces_sdn: params.interfaces_sdn,
-            interfaces: params.interfaces,
+            files: params.files,
             kernel: params.kernel,
             drift: params.drift,
         })

@@ -1,15 +1,17 @@
 //! Each option checked on its own: the error names the option, the value and the fix.
 
-use crate::params::{DriftPolicy, Params, Request};
+use crate::params::{DriftPolicy, Files, Params, Request};
 use std::path::PathBuf;
 
 fn params() -> Params {
     Params {
         node: None,
-        running_config: "/etc/pve/sdn/.running-config".into(),
-        config_dir: "/etc/pve/sdn".into(),
-        interfaces_sdn: "/etc/network/interfaces.d/sdn".into(),
-        interfaces: "/etc/network/interfaces".into(),
+        files: Files {
+            running_config: "/etc/pve/sdn/.running-config".into(),
+            config_dir: "/etc/pve/sdn".into(),
+            interfaces_sdn: "/etc/network/interfaces.d/sdn".into(),
+            interfaces: "/etc/network/interfaces".into(),
+        },
         kernel: true,
         drift: DriftPolicy::Fail,
     }
@@ -43,11 +45,9 @@ fn a_node_name_with_a_domain_or_odd_characters_is_refused() {
 
 #[test]
 fn relative_paths_are_refused_naming_the_option() {
-    let error = Request::from_params(Params {
-        config_dir: PathBuf::from("pve/sdn"),
-        ..params()
-    })
-    .unwrap_err();
+    let mut relative = params();
+    relative.files.config_dir = PathBuf::from("pve/sdn");
+    let error = Request::from_params(relative).unwrap_err();
     assert_eq!(
         error,
         "config_dir: 'pve/sdn' is not an absolute path; give the full path, e.g. /etc/pve/sdn"
