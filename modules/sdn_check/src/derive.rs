@@ -62,8 +62,9 @@ const VNET_KEYS: [&str; 7] = [
     "isolate-ports",
     "digest",
 ];
-const SUBNET_KEYS: [&str; 11] = [
+const SUBNET_KEYS: [&str; 12] = [
     "type",
+    "zone",
     "vnet",
     "gateway",
     "snat",

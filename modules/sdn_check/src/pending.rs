@@ -21,9 +21,14 @@ pub struct PendingChange {
     pub change: &'static str,
 }
 
-/// Keys Proxmox adds or derives when it reads a section (the subnet's `cidr`, `network` and
-/// `mask` come from its ID), or that say nothing about the object (`digest`).
-const DERIVED_KEYS: [&str; 5] = ["digest", "id", "cidr", "network", "mask"];
+/// Keys that say nothing about the object (`digest`, `id`), and a subnet's keys Proxmox
+/// derives from its ID when it reads it (`zone`, `cidr`, `network`, `mask`).
+fn derived_keys(kind: ObjectKind) -> &'static [&'static str] {
+    match kind {
+        ObjectKind::Subnet => &["digest", "id", "zone", "cidr", "network", "mask"],
+        _ => &["digest", "id"],
+    }
+}
 
 /// A value in one comparable form: a node list `{"hv01": 1}` and `hv01,hv02` both become the
 /// sorted words; numbers and `1`/true become their text; a list stays a list of texts.
@@ -57,11 +62,11 @@ fn canonical(key: &str, value: &Value) -> Value {
     }
 }
 
-fn comparable(object: &Object) -> BTreeMap<String, Value> {
+fn comparable(kind: ObjectKind, object: &Object) -> BTreeMap<String, Value> {
     let mut values: BTreeMap<String, Value> = object
         .values
         .iter()
-        .filter(|(k, _)| !DERIVED_KEYS.contains(&k.as_str()) && k.as_str() != "type")
+        .filter(|(k, _)| !derived_keys(kind).contains(&k.as_str()) && k.as_str() != "type")
         .map(|(k, v)| (k.clone(), canonical(k, v)))
         .collect();
     values.insert("type".into(), Value::from(object.section_type.clone()));
@@ -84,7 +89,7 @@ pub fn pending_changes(
             let change = match (cfg.get(id), applied.get(id)) {
                 (Some(_), None) => "added",
                 (None, Some(_)) => "removed",
-                (Some(a), Some(b)) if comparable(a) != comparable(b) => "changed",
+                (Some(a), Some(b)) if comparable(kind, a) != comparable(kind, b) => "changed",
                 _ => continue,
             };
             changes.push(PendingChange {

@@ -59,10 +59,10 @@ pub fn parse(text: &str, source: &str) -> Result<Objects, String> {
             Some((key, value)) => (key, value.trim()),
             None => (trimmed, "1"),
         };
-        let values = &mut objects
-            .get_mut(id)
-            .expect("the current section exists")
-            .values;
+        let Some(object) = objects.get_mut(id) else {
+            continue; // `current` always names a section of `objects`
+        };
+        let values = &mut object.values;
         let value = Value::String(value.to_string());
         // A key on several lines (a fabric node's `interfaces`) is a list.
         match values.get_mut(key) {
