@@ -41,7 +41,7 @@ description:
     file that nobody but root could have written, a link only when root planted it - and is at
     most 4 MiB. A missing, unreadable, malformed, oversized or untrusted file fails the task with
     its path and what is wrong. A zone type or key the module does not know is reported in
-    RV(skipped) and as a warning, and skipped. It never changes anything.
+    RV(skipped_config) and as a warning, and skipped. It never changes anything.
   - Implemented as a compiled Rust executable; the target needs no Python or C(pvesh).
 author:
   - deevnet.net maintainers (@deevnet)
@@ -75,7 +75,7 @@ options:
       - The node's own network configuration; its C(address) lines (CIDR, or address with
         C(netmask)) and C(mtu) lines per C(iface) pick the local VTEP and its MTU. C(source)d
         files are not followed, as Proxmox's generator does not follow them (each C(source) line
-        is reported in RV(skipped)). It must exist.
+        is reported in RV(skipped_config)). It must exist.
     type: path
     default: /etc/network/interfaces
   kernel:
@@ -104,7 +104,7 @@ notes:
   - Read-only and idempotent; RV(changed) is always C(false).
   - Reading C(/etc/pve) and netlink needs root; run the task with C(become).
   - A VTEP Proxmox would find only by routing (no peer is one of the node's addresses) is not
-    guessed; C(zones[].vtep) is then C(null) and RV(skipped) says why.
+    guessed; C(zones[].vtep) is then C(null) and RV(skipped_config) says why.
 seealso:
   - name: Proxmox VE Software-Defined Network
     description: Zones, VNets, subnets, controllers and fabrics.
@@ -115,7 +115,7 @@ EXAMPLES = r'''
 # The node's intent and drift: fails when SDN changes are not applied, the node has not
 # reloaded, or the kernel differs.
 - name: Check this node's SDN
-  deevnet.net.sdn_check:
+  deevnet.net.sdn_check: {}
   become: true
   register: sdn
 
@@ -218,10 +218,11 @@ kernel:
   returned: when the files were read
   type: bool
   sample: true
-skipped:
+skipped_config:
   description:
     - What the module did not know and skipped (a zone type, a key, a C(source) line of
-      O(interfaces), a VTEP not found), each also a warning.
+      O(interfaces), a VTEP not found), each also a warning. (Not C(skipped), which Ansible
+      reads as a skipped task.)
   returned: when the files were read
   type: list
   elements: str

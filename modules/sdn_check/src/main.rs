@@ -33,7 +33,7 @@ fn main() {
         let sources = read_sources(&request.files)?;
         let interfaces_sdn = request.files.interfaces_sdn.display().to_string();
         let (mut report, intent) = evaluate(&sources, &node, &host, &interfaces_sdn)?;
-        for skipped in &report.skipped {
+        for skipped in &report.skipped_config {
             ctx.warn(skipped.clone());
         }
 

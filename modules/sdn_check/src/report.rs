@@ -29,8 +29,9 @@ pub struct Report {
     pub drift: Vec<Finding>,
     /// Whether the kernel was compared.
     pub kernel: bool,
-    /// What sdn_check did not know and skipped (also returned as warnings).
-    pub skipped: Vec<String>,
+    /// What sdn_check did not know and skipped (also returned as warnings). Not `skipped`:
+    /// Ansible takes a true `skipped` in a result as a skipped task.
+    pub skipped_config: Vec<String>,
 }
 
 /// The report of the files alone (the kernel not compared yet) and the node's intent.
@@ -64,7 +65,7 @@ pub fn evaluate(
         tenants: derived.intent.tenants.clone(),
         drift,
         kernel: false,
-        skipped,
+        skipped_config: skipped,
     };
     Ok((report, derived.intent))
 }
