@@ -2,5 +2,6 @@
 //! crates have). Each area is a module here; filter by its path, e.g.
 //! `cargo test -p sdn_check --test it intent::` or `... --test it kernel::`.
 
+mod binary_kernel;
 mod intent;
 mod kernel;
