@@ -1,7 +1,7 @@
 //! Crash consistency: frr_local_stanza killed with SIGKILL at random points while it replaces
 //! frr.conf.local leaves exactly the old or the new file, with its mode and owner.
 
-use deevnet_runtime::test_support::kill9;
+use deevnet_runtime::test_support::kill9::{self, Outcome};
 use frr_local_stanza::ownership::{Entry, Record};
 use serde_json::json;
 use std::fs;
@@ -27,15 +27,7 @@ fn crash_setup(dir: &Path) -> (PathBuf, PathBuf, &'static str, String) {
     scratch_args["path"] = json!(scratch_target);
     let scratch_file = scratch.path().join("args.json");
     fs::write(&scratch_file, scratch_args.to_string()).unwrap();
-    let out = std::process::Command::new(BINARY)
-        .arg(&scratch_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    kill9::run_to_end(Path::new(BINARY), &scratch_file);
     let new = fs::read_to_string(&scratch_target).unwrap();
     assert_ne!(new, old);
     (args_file, target, old, new)
@@ -67,7 +59,7 @@ struct OwnerTally {
     first_damage: Option<String>,
 }
 
-impl OwnerTally {
+impl Outcome for OwnerTally {
     fn damaged(&self) -> usize {
         self.file_partial_or_lost
             + self.record_partial_or_lost
@@ -75,6 +67,25 @@ impl OwnerTally {
             + self.claims_outliving_their_write
             + self.claims_lost
             + self.leftovers
+    }
+
+    fn old_and_new(&self) -> (usize, usize) {
+        (self.old, self.new)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} old, {} new; partial or lost files: {} (frr.conf.local {}, record {}); claims that outlive their write: {}; claims lost: {}; mode/owner changed: {}; temp files left: {}",
+            self.old,
+            self.new,
+            self.file_partial_or_lost + self.record_partial_or_lost,
+            self.file_partial_or_lost,
+            self.record_partial_or_lost,
+            self.claims_outliving_their_write,
+            self.claims_lost,
+            self.metadata_changed,
+            self.leftovers
+        )
     }
 }
 
@@ -100,15 +111,7 @@ fn owner_case() -> OwnerCase {
     let run = |args: &serde_json::Value| {
         let file = dir.path().join("once.json");
         fs::write(&file, args.to_string()).unwrap();
-        let out = std::process::Command::new(BINARY)
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        kill9::run_to_end(Path::new(BINARY), &file);
     };
     fs::write(&conf, HAND).unwrap();
     run(&args(json!([
@@ -293,30 +296,8 @@ fn kill_9_with_an_owner_leaves_claims_that_match_the_file() {
 #[test]
 #[ignore = "long: run by `make soak`"]
 fn soak_kill_9() {
-    let trials: usize = std::env::var("SOAK_TRIALS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
-    let seed = kill9::seed();
     let case = owner_case();
-    let started = std::time::Instant::now();
-    let tally = case.trials(trials, seed);
-    eprintln!(
-        "== soak frr_local_stanza (with its owner record): {trials} kill -9 trials in {:.0} s (seed {seed}): {} old, {} new; partial or lost files: {} (frr.conf.local {}, record {}); claims that outlive their write: {}; claims lost: {}; mode/owner changed: {}; temp files left: {}",
-        started.elapsed().as_secs_f64(),
-        tally.old,
-        tally.new,
-        tally.file_partial_or_lost + tally.record_partial_or_lost,
-        tally.file_partial_or_lost,
-        tally.record_partial_or_lost,
-        tally.claims_outliving_their_write,
-        tally.claims_lost,
-        tally.metadata_changed,
-        tally.leftovers
-    );
-    assert_eq!(tally.damaged(), 0, "{tally:?}");
-    assert!(
-        tally.old > 0 && tally.new > 0,
-        "the kills never landed on both sides of the rename: {tally:?}"
-    );
+    kill9::soak_with("frr_local_stanza (with its owner record)", |runs, seed| {
+        case.trials(runs, seed)
+    });
 }

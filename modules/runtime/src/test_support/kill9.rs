@@ -32,6 +32,39 @@ impl Tally {
     }
 }
 
+/// What a series of kills left, as [`soak_with`] judges and reports it: [`Tally`] for one file,
+/// or a test's own tally where a run writes more than one file.
+pub trait Outcome: std::fmt::Debug {
+    /// The kills that left damage of any kind (must be 0).
+    fn damaged(&self) -> usize;
+    /// The kills that left the old content and those that left the new content.
+    fn old_and_new(&self) -> (usize, usize);
+    /// The counts, for the soak's summary line (after its "(seed N): ").
+    fn summary(&self) -> String;
+}
+
+impl Outcome for Tally {
+    fn damaged(&self) -> usize {
+        Tally::damaged(self)
+    }
+
+    fn old_and_new(&self) -> (usize, usize) {
+        (self.old, self.new)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} old, {} new ({} killed inside the write window); partial or lost files: {}; mode/owner changed: {}; temp files left: {}",
+            self.old,
+            self.new,
+            self.in_window,
+            self.partial + self.lost,
+            self.metadata_changed,
+            self.leftovers
+        )
+    }
+}
+
 fn is_root() -> bool {
     fs::read_to_string("/proc/self/status")
         .map(|s| {
@@ -167,6 +200,17 @@ pub fn trials(
     tally
 }
 
+/// Runs `binary args_file` to the end (no pause hook) and asserts it succeeded, its output in
+/// the failure: a setup step (the content a run writes, a state to start from).
+pub fn run_to_end(binary: &Path, args_file: &Path) {
+    let out = Command::new(binary).arg(args_file).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// One run of `binary args_file`, its output dropped; `pause_ms`, the pause hook's wait
 /// between the fsync and the rename.
 fn run_of(binary: &Path, args_file: &Path, pause_ms: Option<&str>) -> Command {
@@ -203,26 +247,31 @@ pub fn kill_during_writes(
 /// The soak (`make soak`): `SOAK_TRIALS` kills (default 10,000), a summary line on stderr
 /// with the count of partial or lost files, which must be 0.
 pub fn soak(module: &str, binary: &Path, args_file: &Path, target: &Path, old: &str, new: &str) {
+    soak_with(module, |runs, seed| {
+        trials(binary, args_file, target, old, new, runs, seed)
+    });
+}
+
+/// The soak of any series of kills: `trials(runs, seed)` runs `SOAK_TRIALS` kills (default
+/// 10,000) with a [`seed`]; a summary line on stderr (`== soak {what}: …`, which `make soak`
+/// shows); no damage, and kills on both sides of the rename.
+pub fn soak_with<T: Outcome>(what: &str, trials: impl FnOnce(usize, u64) -> T) {
     let trials_wanted: usize = std::env::var("SOAK_TRIALS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(10_000);
     let seed = seed();
     let started = Instant::now();
-    let tally = trials(binary, args_file, target, old, new, trials_wanted, seed);
+    let tally = trials(trials_wanted, seed);
     eprintln!(
-        "== soak {module}: {trials_wanted} kill -9 trials in {:.0} s (seed {seed}): {} old, {} new ({} killed inside the write window); partial or lost files: {}; mode/owner changed: {}; temp files left: {}",
+        "== soak {what}: {trials_wanted} kill -9 trials in {:.0} s (seed {seed}): {}",
         started.elapsed().as_secs_f64(),
-        tally.old,
-        tally.new,
-        tally.in_window,
-        tally.partial + tally.lost,
-        tally.metadata_changed,
-        tally.leftovers
+        tally.summary()
     );
     assert_eq!(tally.damaged(), 0, "{tally:?}");
+    let (old, new) = tally.old_and_new();
     assert!(
-        tally.old > 0 && tally.new > 0,
+        old > 0 && new > 0,
         "the kills never landed on both sides of the rename: {tally:?}"
     );
 }
