@@ -18,14 +18,22 @@ pub const DEFAULT_VRF: &str = "default";
 /// The range of `settle_timeout`, in seconds.
 pub const SETTLE_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 0..=600;
 
-static LOOKUP_OPTIONS: [OptionSpec; 6] = [
-    OptionSpec::new("dst", Kind::Str).required(),
-    OptionSpec::new("via", Kind::Str),
-    OptionSpec::new("dev", Kind::Str),
-    OptionSpec::new("not_dev", Kind::Str),
-    OptionSpec::new("table", Kind::Str),
-    OptionSpec::new("reachable", Kind::Bool),
-];
+/// The keys of one lookup, declared once for a `lookups` entry and for the short form at the
+/// top level: `dst` (required only in an entry: the short form may be `vrf` alone), then what
+/// the answer must be.
+const fn lookup_keys(dst_required: bool) -> [OptionSpec; 6] {
+    let dst = OptionSpec::new("dst", Kind::Str);
+    [
+        if dst_required { dst.required() } else { dst },
+        OptionSpec::new("via", Kind::Str),
+        OptionSpec::new("dev", Kind::Str),
+        OptionSpec::new("not_dev", Kind::Str),
+        OptionSpec::new("table", Kind::Str),
+        OptionSpec::new("reachable", Kind::Bool),
+    ]
+}
+
+static LOOKUP_OPTIONS: [OptionSpec; 6] = lookup_keys(true);
 static LOOKUP: OptionSpec = OptionSpec::new("lookup", Kind::Dict(&LOOKUP_OPTIONS));
 static INTERFACE: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
@@ -50,24 +58,27 @@ static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 /// short form: `vrf` with the same keys at the top level; then what applies to the whole node.
 /// The short form's `forwarding` and `no_fall_through` have no default here so that giving
 /// them next to `vrfs` can be refused.
-pub static SPEC: [OptionSpec; 14] = [
-    OptionSpec::new("vrfs", Kind::List(&VRF)),
-    OptionSpec::new("vrf", Kind::Str),
-    OptionSpec::new("dst", Kind::Str),
-    OptionSpec::new("via", Kind::Str),
-    OptionSpec::new("dev", Kind::Str),
-    OptionSpec::new("not_dev", Kind::Str),
-    OptionSpec::new("table", Kind::Str),
-    OptionSpec::new("reachable", Kind::Bool),
-    OptionSpec::new("default_via", Kind::Str),
-    OptionSpec::new("default_dev", Kind::Str),
-    OptionSpec::new("forwarding", Kind::Bool),
-    OptionSpec::new("no_fall_through", Kind::Bool),
-    OptionSpec::new("undeclared_vrfs", Kind::Str)
-        .choices(UndeclaredVrfs::CHOICES)
-        .default(DefaultValue::Str("ignore")),
-    OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
-];
+pub static SPEC: [OptionSpec; 14] = {
+    let [dst, via, dev, not_dev, table, reachable] = lookup_keys(false);
+    [
+        OptionSpec::new("vrfs", Kind::List(&VRF)),
+        OptionSpec::new("vrf", Kind::Str),
+        dst,
+        via,
+        dev,
+        not_dev,
+        table,
+        reachable,
+        OptionSpec::new("default_via", Kind::Str),
+        OptionSpec::new("default_dev", Kind::Str),
+        OptionSpec::new("forwarding", Kind::Bool),
+        OptionSpec::new("no_fall_through", Kind::Bool),
+        OptionSpec::new("undeclared_vrfs", Kind::Str)
+            .choices(UndeclaredVrfs::CHOICES)
+            .default(DefaultValue::Str("ignore")),
+        OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
+    ]
+};
 
 /// The module's arguments, as the runtime validated and coerced them.
 #[derive(Debug, Deserialize)]
