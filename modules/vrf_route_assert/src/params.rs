@@ -5,7 +5,7 @@
 
 use deevnet_runtime::ifname;
 use deevnet_runtime::netlink::Family;
-use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::spec::{DefaultValue, IntRange};
 use deevnet_runtime::{choices, Kind, OptionSpec};
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -15,8 +15,9 @@ use std::time::Duration;
 /// The VRF name that means the default VRF: the main table, lookups made without a VRF.
 pub const DEFAULT_VRF: &str = "default";
 
-/// The range of `settle_timeout`, in seconds.
-pub const SETTLE_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 0..=600;
+/// The range of `settle_timeout`.
+pub const SETTLE_TIMEOUT_RANGE: IntRange =
+    IntRange::new(0, 600, "a number of seconds").because("0: check once");
 
 /// The keys of one lookup, declared once for a `lookups` entry and for the short form at the
 /// top level: `dst` (required only in an entry: the short form may be `vrf` alone), then what
@@ -242,7 +243,8 @@ impl LookupCheck {
 impl Request {
     /// The checks the arguments ask for, or the message that says what to fix.
     pub fn from_params(params: Params) -> Result<Request, String> {
-        let settle_timeout = settle_timeout(params.settle_timeout)?;
+        let settle_timeout =
+            SETTLE_TIMEOUT_RANGE.seconds("settle_timeout", params.settle_timeout)?;
         let undeclared_vrfs = params.undeclared_vrfs;
         let vrfs = vrf_checks(params)?;
         Ok(Request {
@@ -251,18 +253,6 @@ impl Request {
             settle_timeout,
         })
     }
-}
-
-fn settle_timeout(seconds: i64) -> Result<Duration, String> {
-    if SETTLE_TIMEOUT_RANGE.contains(&seconds) {
-        return Ok(Duration::from_secs(seconds.unsigned_abs()));
-    }
-    Err(format!(
-        "settle_timeout: {seconds} is out of range; give a number of seconds from {} (check \
-         once) to {}",
-        SETTLE_TIMEOUT_RANGE.start(),
-        SETTLE_TIMEOUT_RANGE.end()
-    ))
 }
 
 fn vrf_checks(params: Params) -> Result<Vec<VrfCheck>, String> {
