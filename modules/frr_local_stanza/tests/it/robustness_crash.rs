@@ -184,91 +184,72 @@ impl OwnerCase {
         let old_claims = self.held(&self.old.1, &self.old.0).unwrap();
         let new_claims = self.held(&self.new.1, &self.new.0).unwrap();
         assert!(!old_claims.is_empty() && !new_claims.is_empty() && old_claims != new_claims);
-        let command = |pause: &str| {
-            let mut command = std::process::Command::new(BINARY);
-            command
-                .arg(&self.args_file)
-                .stdout(std::process::Stdio::null())
-                .env("DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS", pause);
-            command
+        let series = kill9::Series {
+            binary: Path::new(BINARY),
+            args_file: &self.args_file,
+            runs,
+            seed,
         };
-        self.reset();
-        let started = std::time::Instant::now();
-        assert!(command("20").status().unwrap().success());
-        let span_us = (started.elapsed().as_micros() as u64).max(1000);
-        assert_eq!(fs::read_to_string(&self.conf).unwrap(), self.new.0);
-
-        let mut rng = seed.max(1);
         let mut tally = OwnerTally::default();
-        for run in 0..runs {
-            self.reset();
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let delay = std::time::Duration::from_micros(rng % span_us);
-            let mut child = command(if run % 2 == 0 { "20" } else { "0" })
-                .spawn()
-                .unwrap();
-            std::thread::sleep(delay);
-            let _ = child.kill(); // SIGKILL
-            let _ = child.wait();
-            let what = format!("run {run} (kill after {delay:?}, seed {seed})");
-            let mut damage = |why: String| {
-                tally.first_damage.get_or_insert(format!("{what}: {why}"));
-            };
-            let file = fs::read_to_string(&self.conf);
-            let record = fs::read_to_string(&self.record);
-            let expected = match file.as_deref() {
-                Ok(text) if text == self.old.0 => {
-                    tally.old += 1;
-                    &old_claims
+        series.kill(
+            &|| self.reset(),
+            || assert_eq!(fs::read_to_string(&self.conf).unwrap(), self.new.0),
+            |_pid| (),
+            |what, ()| {
+                let mut damage = |why: String| {
+                    tally.first_damage.get_or_insert(format!("{what}: {why}"));
+                };
+                let file = fs::read_to_string(&self.conf);
+                let record = fs::read_to_string(&self.record);
+                let expected = match file.as_deref() {
+                    Ok(text) if text == self.old.0 => {
+                        tally.old += 1;
+                        &old_claims
+                    }
+                    Ok(text) if text == self.new.0 => {
+                        tally.new += 1;
+                        &new_claims
+                    }
+                    other => {
+                        tally.file_partial_or_lost += 1;
+                        damage(format!("the file is neither old nor new: {other:?}"));
+                        return;
+                    }
+                };
+                let file = file.unwrap_or_default();
+                let meta = fs::metadata(&self.conf).unwrap();
+                let owner_kept =
+                    !nix::unistd::geteuid().is_root() || (meta.uid(), meta.gid()) == (4242, 4243);
+                if meta.mode() & 0o7777 != 0o604 || !owner_kept {
+                    tally.metadata_changed += 1;
+                    damage(format!("the file's mode/owner changed: {meta:?}"));
                 }
-                Ok(text) if text == self.new.0 => {
-                    tally.new += 1;
-                    &new_claims
+                let held = match record {
+                    Ok(record) => self.held(&record, &file),
+                    Err(e) => Err(format!("{e}")),
+                };
+                let held = match held {
+                    Ok(held) => held,
+                    Err(e) => {
+                        tally.record_partial_or_lost += 1;
+                        damage(format!("the record is lost or unreadable: {e}"));
+                        return;
+                    }
+                };
+                if fs::metadata(&self.record).unwrap().mode() & 0o7777 != 0o600 {
+                    tally.metadata_changed += 1;
+                    damage("the record's mode changed".into());
                 }
-                other => {
-                    tally.file_partial_or_lost += 1;
-                    damage(format!("the file is neither old nor new: {other:?}"));
-                    continue;
+                if held.iter().any(|claim| !expected.contains(claim)) {
+                    tally.claims_outliving_their_write += 1;
+                    damage(format!("claims {held:?} on a file that holds {expected:?}"));
                 }
-            };
-            let file = file.unwrap_or_default();
-            let meta = fs::metadata(&self.conf).unwrap();
-            let owner_kept =
-                !nix::unistd::geteuid().is_root() || (meta.uid(), meta.gid()) == (4242, 4243);
-            if meta.mode() & 0o7777 != 0o604 || !owner_kept {
-                tally.metadata_changed += 1;
-                damage(format!("the file's mode/owner changed: {meta:?}"));
-            }
-            let held = match record {
-                Ok(record) => self.held(&record, &file),
-                Err(e) => Err(format!("{e}")),
-            };
-            let held = match held {
-                Ok(held) => held,
-                Err(e) => {
-                    tally.record_partial_or_lost += 1;
-                    damage(format!("the record is lost or unreadable: {e}"));
-                    continue;
+                if expected.iter().any(|claim| !held.contains(claim)) {
+                    tally.claims_lost += 1;
+                    damage(format!("claims {held:?} lost some of {expected:?}"));
                 }
-            };
-            if fs::metadata(&self.record).unwrap().mode() & 0o7777 != 0o600 {
-                tally.metadata_changed += 1;
-                damage("the record's mode changed".into());
-            }
-            if held.iter().any(|claim| !expected.contains(claim)) {
-                tally.claims_outliving_their_write += 1;
-                damage(format!("claims {held:?} on a file that holds {expected:?}"));
-            }
-            if expected.iter().any(|claim| !held.contains(claim)) {
-                tally.claims_lost += 1;
-                damage(format!("claims {held:?} lost some of {expected:?}"));
-            }
-        }
-        // One more run to the end removes what the killed runs left.
-        self.reset();
-        assert!(command("0").status().unwrap().success());
+            },
+        );
         tally.leftovers = self.temp_files().len();
         if tally.leftovers > 0 {
             tally

@@ -111,10 +111,9 @@ pub fn seed() -> u64 {
 }
 
 /// Runs `binary args_file` `runs` times on `target` (reset to `old` each time, mode 0604 and,
-/// as root, owner 4242:4243), kills it with SIGKILL after a random delay (half of the runs
-/// with the pause hook widening the window between the fsync and the rename), and counts
-/// what each kill left. Temp files of killed runs are left in place, for the next run to
-/// clean; after the last kill one more run goes to the end and the leftovers are counted.
+/// as root, owner 4242:4243), kills it at random points ([`Series::kill`]), and counts what
+/// each kill left. Temp files of killed runs are left in place, for the next run to clean;
+/// after the last kill one more run goes to the end and the leftovers are counted.
 pub fn trials(
     binary: &Path,
     args_file: &Path,
@@ -133,63 +132,52 @@ pub fn trials(
             std::os::unix::fs::chown(target, Some(4242), Some(4243)).unwrap();
         }
     };
-    // One run to the end: how long a whole run takes here, and that it writes `new`.
-    reset();
-    let started = Instant::now();
-    let status = run_of(binary, args_file, Some("20")).status().unwrap();
-    let whole = started.elapsed();
-    assert!(status.success(), "the uninterrupted run failed");
-    assert_eq!(
-        fs::read_to_string(target).unwrap(),
-        new,
-        "the uninterrupted run"
-    );
-    let span_us = (whole.as_micros() as u64).max(1000);
-
-    let mut rng: u64 = seed.max(1);
     let mut tally = Tally::default();
-    for run in 0..runs {
-        reset();
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let delay = Duration::from_micros(rng % span_us);
-        let pause = if run % 2 == 0 { "20" } else { "0" };
-        let mut child = run_of(binary, args_file, Some(pause)).spawn().unwrap();
-        std::thread::sleep(delay);
-        let own_temp = format!(".{}.", child.id());
-        let in_window = temp_files(dir).iter().any(|n| n.contains(&own_temp));
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
-        let what = format!("run {run} (kill after {delay:?}, seed {seed})");
-        let damage = |tally: &mut Tally, why: String| {
-            tally.first_damage.get_or_insert(format!("{what}: {why}"));
-        };
-        let Ok(meta) = fs::symlink_metadata(target) else {
-            tally.lost += 1;
-            damage(&mut tally, "the file is missing".into());
-            continue;
-        };
-        let text = fs::read_to_string(target).unwrap_or_default();
-        if text == new {
-            tally.new += 1;
-        } else if text == old {
-            tally.old += 1;
-            tally.in_window += usize::from(in_window);
-        } else {
-            tally.partial += 1;
-            damage(&mut tally, format!("neither old nor new: {text:?}"));
-        }
-        let owner_kept = !is_root() || (meta.uid(), meta.gid()) == (4242, 4243);
-        if meta.mode() & 0o7777 != 0o604 || !owner_kept || !meta.file_type().is_file() {
-            tally.metadata_changed += 1;
-            damage(&mut tally, format!("mode/owner changed: {meta:?}"));
-        }
-    }
-    // One more run to the end removes what the killed runs left.
-    reset();
-    let status = run_of(binary, args_file, None).status().unwrap();
-    assert!(status.success(), "the last run failed");
+    let series = Series {
+        binary,
+        args_file,
+        runs,
+        seed,
+    };
+    series.kill(
+        &reset,
+        || {
+            assert_eq!(
+                fs::read_to_string(target).unwrap(),
+                new,
+                "the uninterrupted run"
+            )
+        },
+        |pid| {
+            let own_temp = format!(".{pid}.");
+            temp_files(dir).iter().any(|n| n.contains(&own_temp))
+        },
+        |what, in_window| {
+            let damage = |tally: &mut Tally, why: String| {
+                tally.first_damage.get_or_insert(format!("{what}: {why}"));
+            };
+            let Ok(meta) = fs::symlink_metadata(target) else {
+                tally.lost += 1;
+                damage(&mut tally, "the file is missing".into());
+                return;
+            };
+            let text = fs::read_to_string(target).unwrap_or_default();
+            if text == new {
+                tally.new += 1;
+            } else if text == old {
+                tally.old += 1;
+                tally.in_window += usize::from(in_window);
+            } else {
+                tally.partial += 1;
+                damage(&mut tally, format!("neither old nor new: {text:?}"));
+            }
+            let owner_kept = !is_root() || (meta.uid(), meta.gid()) == (4242, 4243);
+            if meta.mode() & 0o7777 != 0o604 || !owner_kept || !meta.file_type().is_file() {
+                tally.metadata_changed += 1;
+                damage(&mut tally, format!("mode/owner changed: {meta:?}"));
+            }
+        },
+    );
     tally.leftovers = temp_files(dir).len();
     if tally.leftovers > 0 {
         tally
@@ -198,6 +186,63 @@ pub fn trials(
     }
     reset();
     tally
+}
+
+/// A series of kills at random points of a run of `binary args_file`: `runs` kills, their
+/// delays drawn from `seed`.
+pub struct Series<'a> {
+    pub binary: &'a Path,
+    pub args_file: &'a Path,
+    pub runs: usize,
+    pub seed: u64,
+}
+
+impl Series<'_> {
+    /// One run to the end first (how long a whole run takes here; `check_whole` looks at what
+    /// it wrote), then the runs, each after `reset()`, killed with SIGKILL after a random delay
+    /// within that span (half of them with the pause hook widening the window between each
+    /// fsync and its rename). `look(pid)` runs just before each kill, while the run still
+    /// lives; `count(what, looked)` after it, `what` naming the run and the seed for a damage
+    /// message. Last, after `reset()`, one more run to the end, which removes what the killed
+    /// runs left (the caller counts what it did not).
+    pub fn kill<L>(
+        &self,
+        reset: &dyn Fn(),
+        check_whole: impl FnOnce(),
+        mut look: impl FnMut(u32) -> L,
+        mut count: impl FnMut(String, L),
+    ) {
+        let (binary, args_file, seed) = (self.binary, self.args_file, self.seed);
+        reset();
+        let started = Instant::now();
+        let status = run_of(binary, args_file, Some("20")).status().unwrap();
+        let whole = started.elapsed();
+        assert!(status.success(), "the uninterrupted run failed");
+        check_whole();
+        let span_us = (whole.as_micros() as u64).max(1000);
+
+        let mut rng: u64 = seed.max(1);
+        for run in 0..self.runs {
+            reset();
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let delay = Duration::from_micros(rng % span_us);
+            let pause = if run % 2 == 0 { "20" } else { "0" };
+            let mut child = run_of(binary, args_file, Some(pause)).spawn().unwrap();
+            std::thread::sleep(delay);
+            let looked = look(child.id());
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+            count(
+                format!("run {run} (kill after {delay:?}, seed {seed})"),
+                looked,
+            );
+        }
+        reset();
+        let status = run_of(binary, args_file, None).status().unwrap();
+        assert!(status.success(), "the last run failed");
+    }
 }
 
 /// Runs `binary args_file` to the end (no pause hook) and asserts it succeeded, its output in
