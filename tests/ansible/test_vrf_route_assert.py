@@ -54,7 +54,7 @@ def test_the_default_vrf_and_settle_timeout_ad_hoc(node, ansible_env):
 
 def test_new_options_refuse_bad_values_naming_them(node, ansible_env):
     for args, start in [
-        ("vrf=default settle_timeout=900", "settle_timeout: 900 is out of range;"),
+        ("vrf=default settle_timeout=900", "settle_timeout=900 is out of range;"),
         ("vrf=default forwarding=true", "forwarding: not for the default VRF"),
         ("vrf=vrf_tdemo undeclared_vrfs=sometimes", "value of undeclared_vrfs must be one of: fail, warn, ignore"),
     ]:

@@ -12,6 +12,9 @@ pub mod frame;
 pub mod node;
 pub mod params;
 pub mod probe;
+// The recorded run's fixture: for this crate's tests and, by the feature, the fuzz invariants.
+#[cfg(any(test, feature = "test-support"))]
+pub mod recorded_run;
 pub mod report;
 pub mod session;
 mod sock;

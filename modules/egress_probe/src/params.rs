@@ -3,16 +3,18 @@
 //! the node (does the VRF exist, is the address free) are in `tenant.rs`.
 
 use deevnet_runtime::ifname;
-use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::spec::{DefaultValue, IntRange};
 use deevnet_runtime::{Kind, OptionSpec};
 use ipnet::Ipv4Net;
 use serde::Deserialize;
 use std::net::{IpAddr, Ipv4Addr};
 
 /// Probes per target, and the bound on them: the module sends only this much.
-pub const COUNT_RANGE: (i64, i64) = (1, 20);
+pub const COUNT_RANGE: IntRange = IntRange::new(1, 20, "a number of probes per target")
+    .because("the probe stays short and bounded");
 /// Seconds to wait for each reply.
-pub const TIMEOUT_RANGE: (i64, i64) = (1, 30);
+pub const TIMEOUT_RANGE: IntRange = IntRange::new(1, 30, "a number of seconds per reply")
+    .because("the probe stays short and bounded");
 /// Targets per run.
 pub const MAX_TARGETS: usize = 32;
 /// Seconds a run may wait for answers in all (count × timeout, summed over the targets): one
@@ -142,13 +144,9 @@ impl Request {
             ifname::validate("vrf", &params.vrf)?;
         }
         let address = parse_address(&params.address)?;
-        let count = in_range("count", params.count, COUNT_RANGE, "probes per target")?;
-        let timeout_secs = in_range(
-            "timeout",
-            params.timeout,
-            TIMEOUT_RANGE,
-            "seconds per reply",
-        )?;
+        // In range, so they fit a u32.
+        let count = COUNT_RANGE.check("count", params.count)? as u32;
+        let timeout_secs = TIMEOUT_RANGE.check("timeout", params.timeout)? as u32;
         let gateway = params
             .gateway
             .as_deref()
@@ -353,16 +351,5 @@ pub fn forbidden_unicast(address: Ipv4Addr) -> Option<&'static str> {
         Some("in the reserved range 240.0.0.0/4")
     } else {
         None
-    }
-}
-
-fn in_range(name: &str, value: i64, (low, high): (i64, i64), what: &str) -> Result<u32, String> {
-    if (low..=high).contains(&value) {
-        Ok(value as u32)
-    } else {
-        Err(format!(
-            "{name}: {value} is out of range; give {low} to {high} ({what}: the probe stays \
-             short and bounded)"
-        ))
     }
 }

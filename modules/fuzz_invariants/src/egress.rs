@@ -5,47 +5,21 @@
 
 use crate::input::Input;
 use egress_probe::capture::{self, Instruction, Recognizer};
-use egress_probe::frame::{classify, Direction, Frame, Markers, Packet, ETH_P_IP};
-use egress_probe::params::{Expect, Proto, Target};
+use egress_probe::frame::{classify, Direction, Frame, Packet, ETH_P_IP};
+use egress_probe::params::Proto;
 use egress_probe::probe::{echo_answer, is_dns_answer, Echo, EchoAnswer, PAYLOAD};
+// The recorded run's fixture, shared with egress_probe's frame tests; re-exported for the
+// smoke tests.
+pub use egress_probe::recorded_run::{markers, targets, ICMP_ID, INTERNET, MGMT, WORKLOAD};
 use egress_probe::report::{build, ProbeOutcome, Role, Verdict};
 use egress_probe::tenant::Interface;
 use egress_probe::{arp, probe};
-use std::net::Ipv4Addr;
 
-pub const WORKLOAD: Ipv4Addr = Ipv4Addr::new(10, 20, 129, 250);
-pub const INTERNET: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 8);
-pub const MGMT: Ipv4Addr = Ipv4Addr::new(10, 20, 99, 5);
-pub const ICMP_ID: u16 = 0x48bc;
 /// The nonce of the corpus's echo replies.
 pub const NONCE: [u8; probe::NONCE_LEN] = *b"0123456789abcdef";
 const FORBIDDEN: u32 = 3;
 const EGRESS: u32 = 4;
 const VNET: u32 = 7;
-
-pub fn targets() -> Vec<Target> {
-    let t = |address, proto, port, expect| Target {
-        address,
-        proto,
-        port,
-        expect,
-    };
-    vec![
-        t(INTERNET, Proto::Icmp, None, Expect::Reply),
-        t(INTERNET, Proto::Tcp, Some(443), Expect::Reply),
-        t(INTERNET, Proto::Udp, Some(53), Expect::Reply),
-        t(MGMT, Proto::Icmp, None, Expect::None),
-    ]
-}
-
-/// The markers of the recorded run (tests/recorded/namespace_run.txt).
-pub fn markers() -> Markers {
-    Markers {
-        workload: WORKLOAD,
-        icmp_id: ICMP_ID,
-        local_ports: vec![(Proto::Tcp, 45433), (Proto::Udp, 55881)],
-    }
-}
 
 /// Target `egress_frame`: `KIND PACKET`. KIND picks the packet type (outgoing or not), a VLAN
 /// tag and the interface; PACKET is the IPv4 packet as a capture socket returns it.

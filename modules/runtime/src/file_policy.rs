@@ -27,7 +27,7 @@
 //!   cannot block a run. A run as another user locks in `/run/lock/deevnet.net-<uid>/`, the
 //!   same way (it can only write files it owns, and no other user can open that folder).
 
-use crate::spec::{DefaultValue, Kind, OptionSpec};
+use crate::spec::{DefaultValue, IntRange, Kind, OptionSpec};
 use anyhow::{anyhow, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Read as _};
@@ -53,19 +53,12 @@ pub static BACKUP: OptionSpec =
 pub static LOCK_TIMEOUT: OptionSpec =
     OptionSpec::new("lock_timeout", Kind::Int).default(DefaultValue::Int(30));
 
-/// The range of `lock_timeout`, in seconds.
-pub const LOCK_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 1..=3600;
+/// The range of `lock_timeout`.
+pub const LOCK_TIMEOUT_RANGE: IntRange = IntRange::new(1, 3600, "a number of seconds");
 
 /// `lock_timeout` as a duration, or the one message for a value outside its range.
 pub fn lock_timeout(seconds: i64) -> std::result::Result<Duration, String> {
-    if LOCK_TIMEOUT_RANGE.contains(&seconds) {
-        return Ok(Duration::from_secs(seconds.unsigned_abs()));
-    }
-    Err(format!(
-        "lock_timeout={seconds} is out of range; give a number of seconds from {} to {}",
-        LOCK_TIMEOUT_RANGE.start(),
-        LOCK_TIMEOUT_RANGE.end()
-    ))
+    LOCK_TIMEOUT_RANGE.seconds("lock_timeout", seconds)
 }
 
 /// The most links followed in a row (the kernel's limit).

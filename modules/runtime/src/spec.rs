@@ -67,6 +67,63 @@ impl DefaultValue {
     }
 }
 
+/// The range of an int option: the one rule for a bounded number, and its one message, which
+/// names the option, the value and what to give instead (the spec checks types; the module
+/// checks the range where it reads the option, so that its request refuses a value out of range
+/// however it was made).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntRange {
+    pub min: i64,
+    pub max: i64,
+    /// What the number counts, for the message: "a number of seconds".
+    pub what: &'static str,
+    /// Why the range, or what its ends mean, for the message (may be empty).
+    pub why: &'static str,
+}
+
+impl IntRange {
+    pub const fn new(min: i64, max: i64, what: &'static str) -> Self {
+        IntRange {
+            min,
+            max,
+            what,
+            why: "",
+        }
+    }
+
+    pub const fn because(mut self, why: &'static str) -> Self {
+        self.why = why;
+        self
+    }
+
+    pub fn contains(&self, value: i64) -> bool {
+        (self.min..=self.max).contains(&value)
+    }
+
+    /// `value` of the option `name`, or the message: `name=value is out of range; give what
+    /// from min to max (why)`.
+    pub fn check(&self, name: &str, value: i64) -> Result<i64, String> {
+        if self.contains(value) {
+            return Ok(value);
+        }
+        let why = if self.why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.why)
+        };
+        Err(format!(
+            "{name}={value} is out of range; give {} from {} to {}{why}",
+            self.what, self.min, self.max
+        ))
+    }
+
+    /// [`IntRange::check`] for a range of seconds, as a duration.
+    pub fn seconds(&self, name: &str, value: i64) -> Result<std::time::Duration, String> {
+        self.check(name, value)
+            .map(|secs| std::time::Duration::from_secs(secs.unsigned_abs()))
+    }
+}
+
 /// One option of a module (or a sub-option, or the element spec of a list or map).
 #[derive(Debug, Clone, Copy)]
 pub struct OptionSpec {

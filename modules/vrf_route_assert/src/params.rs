@@ -5,7 +5,7 @@
 
 use deevnet_runtime::ifname;
 use deevnet_runtime::netlink::Family;
-use deevnet_runtime::spec::DefaultValue;
+use deevnet_runtime::spec::{DefaultValue, IntRange};
 use deevnet_runtime::{choices, Kind, OptionSpec};
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -15,17 +15,26 @@ use std::time::Duration;
 /// The VRF name that means the default VRF: the main table, lookups made without a VRF.
 pub const DEFAULT_VRF: &str = "default";
 
-/// The range of `settle_timeout`, in seconds.
-pub const SETTLE_TIMEOUT_RANGE: std::ops::RangeInclusive<i64> = 0..=600;
+/// The range of `settle_timeout`.
+pub const SETTLE_TIMEOUT_RANGE: IntRange =
+    IntRange::new(0, 600, "a number of seconds").because("0: check once");
 
-static LOOKUP_OPTIONS: [OptionSpec; 6] = [
-    OptionSpec::new("dst", Kind::Str).required(),
-    OptionSpec::new("via", Kind::Str),
-    OptionSpec::new("dev", Kind::Str),
-    OptionSpec::new("not_dev", Kind::Str),
-    OptionSpec::new("table", Kind::Str),
-    OptionSpec::new("reachable", Kind::Bool),
-];
+/// The keys of one lookup, declared once for a `lookups` entry and for the short form at the
+/// top level: `dst` (required only in an entry: the short form may be `vrf` alone), then what
+/// the answer must be.
+const fn lookup_keys(dst_required: bool) -> [OptionSpec; 6] {
+    let dst = OptionSpec::new("dst", Kind::Str);
+    [
+        if dst_required { dst.required() } else { dst },
+        OptionSpec::new("via", Kind::Str),
+        OptionSpec::new("dev", Kind::Str),
+        OptionSpec::new("not_dev", Kind::Str),
+        OptionSpec::new("table", Kind::Str),
+        OptionSpec::new("reachable", Kind::Bool),
+    ]
+}
+
+static LOOKUP_OPTIONS: [OptionSpec; 6] = lookup_keys(true);
 static LOOKUP: OptionSpec = OptionSpec::new("lookup", Kind::Dict(&LOOKUP_OPTIONS));
 static INTERFACE: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
@@ -50,24 +59,27 @@ static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 /// short form: `vrf` with the same keys at the top level; then what applies to the whole node.
 /// The short form's `forwarding` and `no_fall_through` have no default here so that giving
 /// them next to `vrfs` can be refused.
-pub static SPEC: [OptionSpec; 14] = [
-    OptionSpec::new("vrfs", Kind::List(&VRF)),
-    OptionSpec::new("vrf", Kind::Str),
-    OptionSpec::new("dst", Kind::Str),
-    OptionSpec::new("via", Kind::Str),
-    OptionSpec::new("dev", Kind::Str),
-    OptionSpec::new("not_dev", Kind::Str),
-    OptionSpec::new("table", Kind::Str),
-    OptionSpec::new("reachable", Kind::Bool),
-    OptionSpec::new("default_via", Kind::Str),
-    OptionSpec::new("default_dev", Kind::Str),
-    OptionSpec::new("forwarding", Kind::Bool),
-    OptionSpec::new("no_fall_through", Kind::Bool),
-    OptionSpec::new("undeclared_vrfs", Kind::Str)
-        .choices(UndeclaredVrfs::CHOICES)
-        .default(DefaultValue::Str("ignore")),
-    OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
-];
+pub static SPEC: [OptionSpec; 14] = {
+    let [dst, via, dev, not_dev, table, reachable] = lookup_keys(false);
+    [
+        OptionSpec::new("vrfs", Kind::List(&VRF)),
+        OptionSpec::new("vrf", Kind::Str),
+        dst,
+        via,
+        dev,
+        not_dev,
+        table,
+        reachable,
+        OptionSpec::new("default_via", Kind::Str),
+        OptionSpec::new("default_dev", Kind::Str),
+        OptionSpec::new("forwarding", Kind::Bool),
+        OptionSpec::new("no_fall_through", Kind::Bool),
+        OptionSpec::new("undeclared_vrfs", Kind::Str)
+            .choices(UndeclaredVrfs::CHOICES)
+            .default(DefaultValue::Str("ignore")),
+        OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
+    ]
+};
 
 /// The module's arguments, as the runtime validated and coerced them.
 #[derive(Debug, Deserialize)]
@@ -231,7 +243,8 @@ impl LookupCheck {
 impl Request {
     /// The checks the arguments ask for, or the message that says what to fix.
     pub fn from_params(params: Params) -> Result<Request, String> {
-        let settle_timeout = settle_timeout(params.settle_timeout)?;
+        let settle_timeout =
+            SETTLE_TIMEOUT_RANGE.seconds("settle_timeout", params.settle_timeout)?;
         let undeclared_vrfs = params.undeclared_vrfs;
         let vrfs = vrf_checks(params)?;
         Ok(Request {
@@ -240,18 +253,6 @@ impl Request {
             settle_timeout,
         })
     }
-}
-
-fn settle_timeout(seconds: i64) -> Result<Duration, String> {
-    if SETTLE_TIMEOUT_RANGE.contains(&seconds) {
-        return Ok(Duration::from_secs(seconds.unsigned_abs()));
-    }
-    Err(format!(
-        "settle_timeout: {seconds} is out of range; give a number of seconds from {} (check \
-         once) to {}",
-        SETTLE_TIMEOUT_RANGE.start(),
-        SETTLE_TIMEOUT_RANGE.end()
-    ))
 }
 
 fn vrf_checks(params: Params) -> Result<Vec<VrfCheck>, String> {

@@ -2,38 +2,12 @@
 //! (a real run in namespaces) and on variants of them: translated by SNAT, tagged, lost.
 
 use super::workload::hex;
-use crate::frame::{classify, Direction, Frame, Markers, Packet, ETH_P_IP};
-use crate::params::{Expect, Proto, Target};
+use crate::frame::{classify, Direction, Frame, Packet, ETH_P_IP};
+use crate::recorded_run::{markers, targets};
 use crate::report::{build, Capture, ProbeOutcome, Role, Verdict};
 use std::net::Ipv4Addr;
 
-const WORKLOAD: Ipv4Addr = Ipv4Addr::new(10, 20, 129, 250);
-const INTERNET: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 8);
-const MGMT: Ipv4Addr = Ipv4Addr::new(10, 20, 99, 5);
 const SNAT: [u8; 4] = [10, 20, 50, 22];
-
-fn targets() -> Vec<Target> {
-    let t = |address, proto, port, expect| Target {
-        address,
-        proto,
-        port,
-        expect,
-    };
-    vec![
-        t(INTERNET, Proto::Icmp, None, Expect::Reply),
-        t(INTERNET, Proto::Tcp, Some(443), Expect::Reply),
-        t(INTERNET, Proto::Udp, Some(53), Expect::Reply),
-        t(MGMT, Proto::Icmp, None, Expect::None),
-    ]
-}
-
-fn markers() -> Markers {
-    Markers {
-        workload: WORKLOAD,
-        icmp_id: 0x48bc,
-        local_ports: vec![(Proto::Tcp, 45433), (Proto::Udp, 55881)],
-    }
-}
 
 /// (interface, frame) as recorded.
 fn recorded() -> Vec<(String, Frame)> {

@@ -85,9 +85,12 @@ fn ports_follow_the_protocol() {
 
 #[test]
 fn count_timeout_and_lists_are_bounded() {
-    assert!(refused(|p| p.count = 0).starts_with("count: 0 is out of range; give 1 to 20"));
+    assert!(refused(|p| p.count = 0)
+        .starts_with("count=0 is out of range; give a number of probes per target from 1 to 20"));
     assert!(refused(|p| p.count = 21).contains("1 to 20"));
-    assert!(refused(|p| p.timeout = 31).starts_with("timeout: 31 is out of range; give 1 to 30"));
+    assert!(refused(|p| p.timeout = 31).starts_with(
+        "timeout=31 is out of range; give a number of seconds per reply from 1 to 30"
+    ));
     assert!(refused(|p| p.targets.clear()).starts_with("targets is empty"));
     let twice = refused(|p| p.targets = vec![target("203.0.113.8"), target("203.0.113.8")]);
     assert!(

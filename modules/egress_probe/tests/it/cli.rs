@@ -58,8 +58,8 @@ fn bad_options_name_parameter_value_and_fix() {
     );
     assert_eq!(
         with("count", json!(100)),
-        "count: 100 is out of range; give 1 to 20 (probes per target: the probe stays short and \
-         bounded)"
+        "count=100 is out of range; give a number of probes per target from 1 to 20 (the probe \
+         stays short and bounded)"
     );
     assert!(with("targets", json!([{"address": "224.0.0.1"}]))
         .starts_with("targets[0].address: 224.0.0.1 is a multicast address"));

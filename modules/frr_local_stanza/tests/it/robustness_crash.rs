@@ -1,7 +1,7 @@
 //! Crash consistency: frr_local_stanza killed with SIGKILL at random points while it replaces
 //! frr.conf.local leaves exactly the old or the new file, with its mode and owner.
 
-use deevnet_runtime::test_support::kill9;
+use deevnet_runtime::test_support::kill9::{self, Outcome};
 use frr_local_stanza::ownership::{Entry, Record};
 use serde_json::json;
 use std::fs;
@@ -27,15 +27,7 @@ fn crash_setup(dir: &Path) -> (PathBuf, PathBuf, &'static str, String) {
     scratch_args["path"] = json!(scratch_target);
     let scratch_file = scratch.path().join("args.json");
     fs::write(&scratch_file, scratch_args.to_string()).unwrap();
-    let out = std::process::Command::new(BINARY)
-        .arg(&scratch_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    kill9::run_to_end(Path::new(BINARY), &scratch_file);
     let new = fs::read_to_string(&scratch_target).unwrap();
     assert_ne!(new, old);
     (args_file, target, old, new)
@@ -67,7 +59,7 @@ struct OwnerTally {
     first_damage: Option<String>,
 }
 
-impl OwnerTally {
+impl Outcome for OwnerTally {
     fn damaged(&self) -> usize {
         self.file_partial_or_lost
             + self.record_partial_or_lost
@@ -75,6 +67,25 @@ impl OwnerTally {
             + self.claims_outliving_their_write
             + self.claims_lost
             + self.leftovers
+    }
+
+    fn old_and_new(&self) -> (usize, usize) {
+        (self.old, self.new)
+    }
+
+    fn summary(&self) -> String {
+        format!(
+            "{} old, {} new; partial or lost files: {} (frr.conf.local {}, record {}); claims that outlive their write: {}; claims lost: {}; mode/owner changed: {}; temp files left: {}",
+            self.old,
+            self.new,
+            self.file_partial_or_lost + self.record_partial_or_lost,
+            self.file_partial_or_lost,
+            self.record_partial_or_lost,
+            self.claims_outliving_their_write,
+            self.claims_lost,
+            self.metadata_changed,
+            self.leftovers
+        )
     }
 }
 
@@ -100,15 +111,7 @@ fn owner_case() -> OwnerCase {
     let run = |args: &serde_json::Value| {
         let file = dir.path().join("once.json");
         fs::write(&file, args.to_string()).unwrap();
-        let out = std::process::Command::new(BINARY)
-            .arg(&file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        kill9::run_to_end(Path::new(BINARY), &file);
     };
     fs::write(&conf, HAND).unwrap();
     run(&args(json!([
@@ -181,91 +184,72 @@ impl OwnerCase {
         let old_claims = self.held(&self.old.1, &self.old.0).unwrap();
         let new_claims = self.held(&self.new.1, &self.new.0).unwrap();
         assert!(!old_claims.is_empty() && !new_claims.is_empty() && old_claims != new_claims);
-        let command = |pause: &str| {
-            let mut command = std::process::Command::new(BINARY);
-            command
-                .arg(&self.args_file)
-                .stdout(std::process::Stdio::null())
-                .env("DEEVNET_TEST_PAUSE_BEFORE_RENAME_MS", pause);
-            command
+        let series = kill9::Series {
+            binary: Path::new(BINARY),
+            args_file: &self.args_file,
+            runs,
+            seed,
         };
-        self.reset();
-        let started = std::time::Instant::now();
-        assert!(command("20").status().unwrap().success());
-        let span_us = (started.elapsed().as_micros() as u64).max(1000);
-        assert_eq!(fs::read_to_string(&self.conf).unwrap(), self.new.0);
-
-        let mut rng = seed.max(1);
         let mut tally = OwnerTally::default();
-        for run in 0..runs {
-            self.reset();
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let delay = std::time::Duration::from_micros(rng % span_us);
-            let mut child = command(if run % 2 == 0 { "20" } else { "0" })
-                .spawn()
-                .unwrap();
-            std::thread::sleep(delay);
-            let _ = child.kill(); // SIGKILL
-            let _ = child.wait();
-            let what = format!("run {run} (kill after {delay:?}, seed {seed})");
-            let mut damage = |why: String| {
-                tally.first_damage.get_or_insert(format!("{what}: {why}"));
-            };
-            let file = fs::read_to_string(&self.conf);
-            let record = fs::read_to_string(&self.record);
-            let expected = match file.as_deref() {
-                Ok(text) if text == self.old.0 => {
-                    tally.old += 1;
-                    &old_claims
+        series.kill(
+            &|| self.reset(),
+            || assert_eq!(fs::read_to_string(&self.conf).unwrap(), self.new.0),
+            |_pid| (),
+            |what, ()| {
+                let mut damage = |why: String| {
+                    tally.first_damage.get_or_insert(format!("{what}: {why}"));
+                };
+                let file = fs::read_to_string(&self.conf);
+                let record = fs::read_to_string(&self.record);
+                let expected = match file.as_deref() {
+                    Ok(text) if text == self.old.0 => {
+                        tally.old += 1;
+                        &old_claims
+                    }
+                    Ok(text) if text == self.new.0 => {
+                        tally.new += 1;
+                        &new_claims
+                    }
+                    other => {
+                        tally.file_partial_or_lost += 1;
+                        damage(format!("the file is neither old nor new: {other:?}"));
+                        return;
+                    }
+                };
+                let file = file.unwrap_or_default();
+                let meta = fs::metadata(&self.conf).unwrap();
+                let owner_kept =
+                    !nix::unistd::geteuid().is_root() || (meta.uid(), meta.gid()) == (4242, 4243);
+                if meta.mode() & 0o7777 != 0o604 || !owner_kept {
+                    tally.metadata_changed += 1;
+                    damage(format!("the file's mode/owner changed: {meta:?}"));
                 }
-                Ok(text) if text == self.new.0 => {
-                    tally.new += 1;
-                    &new_claims
+                let held = match record {
+                    Ok(record) => self.held(&record, &file),
+                    Err(e) => Err(format!("{e}")),
+                };
+                let held = match held {
+                    Ok(held) => held,
+                    Err(e) => {
+                        tally.record_partial_or_lost += 1;
+                        damage(format!("the record is lost or unreadable: {e}"));
+                        return;
+                    }
+                };
+                if fs::metadata(&self.record).unwrap().mode() & 0o7777 != 0o600 {
+                    tally.metadata_changed += 1;
+                    damage("the record's mode changed".into());
                 }
-                other => {
-                    tally.file_partial_or_lost += 1;
-                    damage(format!("the file is neither old nor new: {other:?}"));
-                    continue;
+                if held.iter().any(|claim| !expected.contains(claim)) {
+                    tally.claims_outliving_their_write += 1;
+                    damage(format!("claims {held:?} on a file that holds {expected:?}"));
                 }
-            };
-            let file = file.unwrap_or_default();
-            let meta = fs::metadata(&self.conf).unwrap();
-            let owner_kept =
-                !nix::unistd::geteuid().is_root() || (meta.uid(), meta.gid()) == (4242, 4243);
-            if meta.mode() & 0o7777 != 0o604 || !owner_kept {
-                tally.metadata_changed += 1;
-                damage(format!("the file's mode/owner changed: {meta:?}"));
-            }
-            let held = match record {
-                Ok(record) => self.held(&record, &file),
-                Err(e) => Err(format!("{e}")),
-            };
-            let held = match held {
-                Ok(held) => held,
-                Err(e) => {
-                    tally.record_partial_or_lost += 1;
-                    damage(format!("the record is lost or unreadable: {e}"));
-                    continue;
+                if expected.iter().any(|claim| !held.contains(claim)) {
+                    tally.claims_lost += 1;
+                    damage(format!("claims {held:?} lost some of {expected:?}"));
                 }
-            };
-            if fs::metadata(&self.record).unwrap().mode() & 0o7777 != 0o600 {
-                tally.metadata_changed += 1;
-                damage("the record's mode changed".into());
-            }
-            if held.iter().any(|claim| !expected.contains(claim)) {
-                tally.claims_outliving_their_write += 1;
-                damage(format!("claims {held:?} on a file that holds {expected:?}"));
-            }
-            if expected.iter().any(|claim| !held.contains(claim)) {
-                tally.claims_lost += 1;
-                damage(format!("claims {held:?} lost some of {expected:?}"));
-            }
-        }
-        // One more run to the end removes what the killed runs left.
-        self.reset();
-        assert!(command("0").status().unwrap().success());
+            },
+        );
         tally.leftovers = self.temp_files().len();
         if tally.leftovers > 0 {
             tally
@@ -293,30 +277,8 @@ fn kill_9_with_an_owner_leaves_claims_that_match_the_file() {
 #[test]
 #[ignore = "long: run by `make soak`"]
 fn soak_kill_9() {
-    let trials: usize = std::env::var("SOAK_TRIALS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
-    let seed = kill9::seed();
     let case = owner_case();
-    let started = std::time::Instant::now();
-    let tally = case.trials(trials, seed);
-    eprintln!(
-        "== soak frr_local_stanza (with its owner record): {trials} kill -9 trials in {:.0} s (seed {seed}): {} old, {} new; partial or lost files: {} (frr.conf.local {}, record {}); claims that outlive their write: {}; claims lost: {}; mode/owner changed: {}; temp files left: {}",
-        started.elapsed().as_secs_f64(),
-        tally.old,
-        tally.new,
-        tally.file_partial_or_lost + tally.record_partial_or_lost,
-        tally.file_partial_or_lost,
-        tally.record_partial_or_lost,
-        tally.claims_outliving_their_write,
-        tally.claims_lost,
-        tally.metadata_changed,
-        tally.leftovers
-    );
-    assert_eq!(tally.damaged(), 0, "{tally:?}");
-    assert!(
-        tally.old > 0 && tally.new > 0,
-        "the kills never landed on both sides of the rename: {tally:?}"
-    );
+    kill9::soak_with("frr_local_stanza (with its owner record)", |runs, seed| {
+        case.trials(runs, seed)
+    });
 }

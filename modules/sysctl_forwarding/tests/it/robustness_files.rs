@@ -247,6 +247,29 @@ fn a_fifo_or_an_untrusted_link_in_the_boot_scan_is_reported_not_waited_for() {
     );
 }
 
+/// Runs the module on `path` (sysctl_dirs `dir`, no runtime change) in check mode and for
+/// real: both fail alike, with a message that holds each of `said`, and nothing is written.
+fn refused_in_check_mode_and_for_real(dir: &Path, path: &str, said: &[String]) {
+    for check_mode in [true, false] {
+        let args = json!({"path": path, "sysctl_dirs": [dir], "apply": false,
+                          "_ansible_check_mode": check_mode});
+        let result = run_for(BINARY, &args, Duration::from_secs(20)).unwrap();
+        assert_eq!(
+            result["failed"],
+            json!(true),
+            "path {path:?} check_mode={check_mode}: {result}"
+        );
+        let msg = result["msg"].as_str().unwrap();
+        for part in said {
+            assert!(
+                msg.contains(part.as_str()),
+                "path {path:?} check_mode={check_mode}: {msg}"
+            );
+        }
+    }
+    assert!(fs::read_dir(dir).unwrap().next().is_none());
+}
+
 /// Item 9: `path: ""` passed check mode and failed the real run; now both fail alike, as do
 /// a folder and a path whose folder is missing.
 #[test]
@@ -270,20 +293,8 @@ fn an_empty_folder_or_homeless_path_fails_in_check_mode_as_in_the_real_run() {
             ),
         ),
     ] {
-        for check_mode in [true, false] {
-            let args = json!({"path": path, "sysctl_dirs": [dir.path()], "apply": false,
-                              "_ansible_check_mode": check_mode});
-            let result = run_for(BINARY, &args, Duration::from_secs(20)).unwrap();
-            assert_eq!(
-                result["failed"],
-                json!(true),
-                "check_mode={check_mode}: {result}"
-            );
-            let msg = result["msg"].as_str().unwrap();
-            assert!(msg.contains(&said), "check_mode={check_mode}: {msg}");
-        }
+        refused_in_check_mode_and_for_real(dir.path(), &path, &[said]);
     }
-    assert!(fs::read_dir(dir.path()).unwrap().next().is_none());
 }
 
 /// Issue 29 item 9: a managed path systemd-sysctl never reads (no `.conf`, or hidden) was
@@ -294,27 +305,18 @@ fn an_empty_folder_or_homeless_path_fails_in_check_mode_as_in_the_real_run() {
 fn a_path_systemd_sysctl_never_reads_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     for name in ["90-deevnet-tenant-fabric", ".90-deevnet-tenant-fabric.conf"] {
-        let path = dir.path().join(name);
-        for check_mode in [true, false] {
-            let args = json!({"path": path, "sysctl_dirs": [dir.path()], "apply": false,
-                              "_ansible_check_mode": check_mode});
-            let result = run_for(BINARY, &args, Duration::from_secs(20)).unwrap();
-            assert_eq!(
-                result["failed"],
-                json!(true),
-                "{name} check_mode={check_mode}: {result}"
-            );
-            let msg = result["msg"].as_str().unwrap();
-            assert!(
-                msg.contains(&format!("path: '{}' is never read at boot", path.display()))
-                    && msg.contains("systemd-sysctl reads only *.conf files (not hidden ones) in /etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d")
-                    && msg.contains(&format!(
-                        "e.g. {}",
-                        dir.path().join("90-deevnet-tenant-fabric.conf").display()
-                    )),
-                "{name}: {msg}"
-            );
-        }
+        let path = dir.path().join(name).display().to_string();
+        refused_in_check_mode_and_for_real(
+            dir.path(),
+            &path,
+            &[
+                format!("path: '{path}' is never read at boot"),
+                "systemd-sysctl reads only *.conf files (not hidden ones) in /etc/sysctl.d, /run/sysctl.d, /usr/local/lib/sysctl.d, /usr/lib/sysctl.d, /lib/sysctl.d".to_string(),
+                format!(
+                    "e.g. {}",
+                    dir.path().join("90-deevnet-tenant-fabric.conf").display()
+                ),
+            ],
+        );
     }
-    assert!(fs::read_dir(dir.path()).unwrap().next().is_none());
 }

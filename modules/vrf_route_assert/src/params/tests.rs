@@ -176,8 +176,8 @@ fn settle_timeout_out_of_range_is_refused() {
         assert_eq!(
             error,
             format!(
-                "settle_timeout: {seconds} is out of range; give a number of seconds from 0 \
-                 (check once) to 600"
+                "settle_timeout={seconds} is out of range; give a number of seconds from 0 to \
+                 600 (0: check once)"
             )
         );
     }

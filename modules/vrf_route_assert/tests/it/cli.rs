@@ -134,7 +134,7 @@ fn settle_timeout_and_undeclared_vrfs_out_of_range_are_refused() {
     let msg = failure(json!({"vrf": "vrf_tdemo", "settle_timeout": 900}));
     assert_eq!(
         msg,
-        "settle_timeout: 900 is out of range; give a number of seconds from 0 (check once) to 600"
+        "settle_timeout=900 is out of range; give a number of seconds from 0 to 600 (0: check once)"
     );
     let msg = failure(json!({"vrf": "vrf_tdemo", "undeclared_vrfs": "report"}));
     assert_eq!(
