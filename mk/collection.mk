@@ -17,9 +17,27 @@ HOMEPAGE_URL ?= $(TEST_URL)/homepage
 DOCUMENTATION_URL ?= $(TEST_URL)/documentation
 RELEASE_URL_VARS := REPOSITORY_URL ISSUES_URL HOMEPAGE_URL DOCUMENTATION_URL
 
-.PHONY: release-binaries collection-stage collection sanity
+.PHONY: release-binaries collection-stage collection sanity notices
 release-binaries:
 	cargo build --release --locked $(addprefix -p ,$(MODULES))
+
+# Third-party notices: every crate the workspace links (build scripts and test-only crates are
+# not linked), its license checked against the allow-list in mk/notices/about.toml (licenses
+# compatible with GPL-3.0-or-later: cargo-about fails on any other), rendered as
+# THIRD-PARTY-NOTICES.md for the tarball. cargo-about is installed from crates.io when missing.
+CARGO_ABOUT_VERSION := 0.8.4
+NOTICES_DIR := $(ROOT)/build/notices
+NOTICES := $(NOTICES_DIR)/THIRD-PARTY-NOTICES.md
+notices: $(NOTICES)
+# Regenerated when the crates can have changed (scanning the license texts takes about a minute).
+$(NOTICES_DIR)/crates.json: $(ROOT)/Cargo.lock $(ROOT)/Cargo.toml $(wildcard $(ROOT)/modules/*/Cargo.toml) $(ROOT)/mk/notices/about.toml
+	@cargo about --version 2>/dev/null | grep -qx 'cargo-about $(CARGO_ABOUT_VERSION)' || \
+	  { echo "== installing cargo-about $(CARGO_ABOUT_VERSION)"; cargo install cargo-about --locked --version $(CARGO_ABOUT_VERSION); }
+	@mkdir -p $(NOTICES_DIR)
+	cd $(ROOT) && cargo about generate --frozen --workspace --manifest-path Cargo.toml -c mk/notices/about.toml \
+	  --format json -o $@.tmp && mv $@.tmp $@
+$(NOTICES): $(NOTICES_DIR)/crates.json $(ROOT)/mk/notices/render.py $(VENV)/.installed
+	$(PY) $(ROOT)/mk/notices/render.py $< > $@.tmp && mv $@.tmp $@
 
 # The stage is rebuilt from scratch so that nothing stale (a removed module) is ever packed.
 # Its README.md is collection/README.md (for the collection's users); the repository's README.md
@@ -37,9 +55,9 @@ release-binaries:
 # The metadata URLs (galaxy.yml's repository, issues, homepage, documentation) are inputs of the
 # build, never committed: a test build gets clearly-fake ones (example.invalid), and
 # `make release` refuses to build without real ones.
-collection-stage: release-binaries venv
+collection-stage: release-binaries $(NOTICES) venv
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
-	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(STAGE)/
+	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(NOTICES) $(STAGE)/
 	@printf '%s: %s\n' repository '$(REPOSITORY_URL)' issues '$(ISSUES_URL)' homepage '$(HOMEPAGE_URL)' \
 	  documentation '$(DOCUMENTATION_URL)' >> $(STAGE)/galaxy.yml
 	@cp -r $(ROOT)/collection/. $(STAGE)/
