@@ -84,8 +84,9 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 #   happens to the path in between. Verified: hashed once per install, then held by its stat
 #   stamp (device, inode, size, mtime, ctime, with the hash) recorded in .<entry>.stamp beside
 #   it; a file whose stamp is not the recorded one is hashed again (one `stat` per run instead
-#   of hashing the binary; the trade-off is in plugin_utils/mitogen_target.py). A `stat` that fails or prints anything but numbers (one without GNU's
-#   format) gives no stamp: every run hashes, as before.
+#   of hashing the binary; the trade-off is in plugin_utils/mitogen_target.py). A `stat` that
+#   fails or prints anything but numbers (one without GNU's format) gives no stamp: every run
+#   hashes, as before.
 # - a miss, a copy that does not match its hash, or a folder that is not private prints a
 #   marker and exits 0; the plugin decides what follows.
 # - install checks the target's architecture and C library first, removes temp files of dead
