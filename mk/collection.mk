@@ -5,23 +5,61 @@ STAGE := $(ROOT)/build/collection/ansible_collections/deevnet/net
 # Every crate under modules/ with a main.rs is a module binary; the runtime is a library.
 MODULES := $(patsubst $(ROOT)/modules/%/src/main.rs,%,$(wildcard $(ROOT)/modules/*/src/main.rs))
 TARBALL := $(ROOT)/dist/deevnet-net-$(VERSION).tar.gz
+# Where the module binaries go in the collection (the links in plugins/modules point there).
+BIN_DIR := plugins/plugin_utils/_bin
+# galaxy.yml's URLs, given to the build (make collection REPOSITORY_URL=https://... ISSUES_URL=...
+# HOMEPAGE_URL=... DOCUMENTATION_URL=...); without them a build is a test build, whose
+# example.invalid values no release may carry (`make release` checks).
+TEST_URL := https://example.invalid/deevnet.net
+REPOSITORY_URL ?= $(TEST_URL)/repository
+ISSUES_URL ?= $(TEST_URL)/issues
+HOMEPAGE_URL ?= $(TEST_URL)/homepage
+DOCUMENTATION_URL ?= $(TEST_URL)/documentation
+RELEASE_URL_VARS := REPOSITORY_URL ISSUES_URL HOMEPAGE_URL DOCUMENTATION_URL
 
-.PHONY: release-binaries collection-stage collection sanity
+.PHONY: release-binaries collection-stage collection sanity notices
 release-binaries:
 	cargo build --release --locked $(addprefix -p ,$(MODULES))
+
+# Third-party notices: every crate the workspace links (build scripts and test-only crates are
+# not linked), its license checked against the allow-list in mk/notices/about.toml (licenses
+# compatible with GPL-3.0-or-later: cargo-about fails on any other), rendered as
+# THIRD-PARTY-NOTICES.md for the tarball. cargo-about is installed from crates.io when missing.
+CARGO_ABOUT_VERSION := 0.8.4
+NOTICES_DIR := $(ROOT)/build/notices
+NOTICES := $(NOTICES_DIR)/THIRD-PARTY-NOTICES.md
+notices: $(NOTICES)
+# Regenerated when the crates can have changed (scanning the license texts takes about a minute).
+$(NOTICES_DIR)/crates.json: $(ROOT)/Cargo.lock $(ROOT)/Cargo.toml $(wildcard $(ROOT)/modules/*/Cargo.toml) $(ROOT)/mk/notices/about.toml
+	@cargo about --version 2>/dev/null | grep -qx 'cargo-about $(CARGO_ABOUT_VERSION)' || \
+	  { echo "== installing cargo-about $(CARGO_ABOUT_VERSION)"; cargo install cargo-about --locked --version $(CARGO_ABOUT_VERSION); }
+	@mkdir -p $(NOTICES_DIR)
+	cd $(ROOT) && cargo about generate --frozen --workspace --manifest-path Cargo.toml -c mk/notices/about.toml \
+	  --format json -o $@.tmp && mv $@.tmp $@
+$(NOTICES): $(NOTICES_DIR)/crates.json $(ROOT)/mk/notices/render.py $(VENV)/.installed
+	$(PY) $(ROOT)/mk/notices/render.py $< > $@.tmp && mv $@.tmp $@
 
 # The stage is rebuilt from scratch so that nothing stale (a removed module) is ever packed.
 # Its README.md is collection/README.md (for the collection's users); the repository's README.md
 # (for people who build and test it) is not packed. docs/ holds reference pages the users' README
 # and the modules link to.
-# Each module's binary is bin/<name>, and plugins/modules/<name> a link to it: ansible-core runs
-# the binary through the link, and `ansible-doc -l`, which skips links, reads only the .py
-# documentation. A binary there itself would be listed too, and whichever of the two the
-# folder lists last would be read (ext4 lists in hash order): reading the ELF file fails, and
-# the module is left out of the list with a "documentation formatting error" warning.
-collection-stage: release-binaries venv
+# Each module's binary is plugins/plugin_utils/_bin/<name> (BIN_DIR), and plugins/modules/<name>
+# a link to it: ansible-core runs the binary through the link, and `ansible-doc -l`, which skips
+# links, reads only the .py documentation. A binary there itself would be listed too, and
+# whichever of the two the folder lists last would be read (ext4 lists in hash order): reading
+# the ELF file fails, and the module is left out of the list with a "documentation formatting
+# error" warning. The binaries live under plugins/ because Galaxy's collection layout allows
+# content only there (and in meta/, roles/, playbooks/), and ansible-test sanity reads every
+# file of a top-level bin/ as a Python script (compile, pep8 and pylint fail on ELF files); the
+# leading underscore marks the folder as no Python package or plugin type of its own.
+# The metadata URLs (galaxy.yml's repository, issues, homepage, documentation) are inputs of the
+# build, never committed: a test build gets clearly-fake ones (example.invalid), and
+# `make release` refuses to build without real ones.
+collection-stage: release-binaries $(NOTICES) venv
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
-	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(STAGE)/
+	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(NOTICES) $(STAGE)/
+	@printf '%s: %s\n' repository '$(REPOSITORY_URL)' issues '$(ISSUES_URL)' homepage '$(HOMEPAGE_URL)' \
+	  documentation '$(DOCUMENTATION_URL)' >> $(STAGE)/galaxy.yml
 	@cp -r $(ROOT)/collection/. $(STAGE)/
 	@test -f $(STAGE)/README.md || { echo "collection/README.md is missing: the collection needs its users' README"; exit 1; }
 	@cp -r $(ROOT)/docs $(STAGE)/
@@ -29,8 +67,8 @@ collection-stage: release-binaries venv
 	@for m in $(MODULES); do \
 	  test -f $(ROOT)/collection/plugins/modules/$$m.py || { echo "modules/$$m has no documentation file collection/plugins/modules/$$m.py"; exit 1; }; \
 	  test -f $(ROOT)/collection/plugins/action/$$m.py || { echo "modules/$$m has no action plugin collection/plugins/action/$$m.py (copy another module's: it names the shared class)"; exit 1; }; \
-	  install -D -m 0755 $(ROOT)/target/release/$$m $(STAGE)/bin/$$m; \
-	  ln -s ../../bin/$$m $(STAGE)/plugins/modules/$$m; done
+	  install -D -m 0755 $(ROOT)/target/release/$$m $(STAGE)/$(BIN_DIR)/$$m; \
+	  ln -s ../$(BIN_DIR:plugins/%=%)/$$m $(STAGE)/plugins/modules/$$m; done
 	@cd $(STAGE) && PATH=$(VENV)/bin:$$PATH $(VENV)/bin/antsibull-changelog release --version $(VERSION) --date $$(git -C $(ROOT) log -1 --format=%cs 2>/dev/null || date +%F)
 	@$(PY) $(ROOT)/mk/tidy_yaml.py $(STAGE)/changelogs/changelog.yaml
 	@echo "== staged $(STAGE) with modules: $(MODULES)"
@@ -39,6 +77,16 @@ collection: collection-stage venv
 	@mkdir -p $(ROOT)/dist
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/dist $(STAGE)
 	@echo "== built $(TARBALL)"
+
+# The tarball to publish: the same build, refused unless every URL is given and real (https, not
+# the test build's example.invalid).
+.PHONY: release release-urls
+release-urls:
+	@bad=; for pair in $(foreach v,$(RELEASE_URL_VARS),'$(v)=$($(v))'); do name=$${pair%%=*} url=$${pair#*=}; \
+	  case "$$url" in https://*.invalid|https://*.invalid/*|*[[:space:]\'\"]*) bad="$$bad $$name";; https://?*) ;; *) bad="$$bad $$name";; esac; done; \
+	  [ -z "$$bad" ] || { echo "make release needs a real https URL for each of:$$bad (make release REPOSITORY_URL=https://... ISSUES_URL=... HOMEPAGE_URL=... DOCUMENTATION_URL=...; they go into galaxy.yml)"; exit 1; }
+release: release-urls
+	$(MAKE) -C $(ROOT) collection
 
 # ansible-lint and molecule run from the stage: there the collection has its binaries and
 # documentation where Ansible looks for them (the repository root keeps them apart).

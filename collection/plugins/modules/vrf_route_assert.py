@@ -16,6 +16,11 @@ description:
   - Asks the kernel over rtnetlink, in one process however many VRFs the node has, how traffic
     in each tenant VRF is routed, and fails with one line per failed check. It asserts the
     routing outcome, not a configuration file; a rising SNAT counter is no proof of egress.
+  - Two forms. O(vrfs) lists VRFs, each with its checks. The short form, for ad-hoc checks,
+    names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(via),
+    O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
+    O(forwarding), O(no_fall_through)). O(vrf) and O(vrfs) are mutually exclusive.
+    O(undeclared_vrfs) and O(settle_timeout) apply to either form.
   - For each VRF it checks that the VRF device exists (a VRF that does not exist fails, saying
     the tenant has no VRF on this node), that the VRF's own table has the expected default route,
     how each destination resolves for traffic in the VRF (the equivalent of
@@ -37,11 +42,6 @@ description:
     default but no IPv4 one, the finding names the usual cause, a fabric whose BGP peers are
     activated only for IPv6, and the fix.
   - O(settle_timeout) re-checks until every check passes, for use right after an FRR apply.
-  - Two forms. O(vrfs) lists VRFs, each with its checks. The short form, for ad-hoc checks,
-    names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(via),
-    O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
-    O(forwarding), O(no_fall_through)). O(vrf) and O(vrfs) are mutually exclusive.
-    O(undeclared_vrfs) and O(settle_timeout) apply to either form.
   - Read-only; C(changed) is always C(false). Reading routes needs no privilege.
 author:
   - deevnet.net maintainers (@deevnet)

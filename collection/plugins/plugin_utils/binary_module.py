@@ -22,7 +22,7 @@ plugin instead:
    the same command;
 4. under mitogen, runs a cache hit through mitogen's own call chain instead of a shell
    (plugin_utils/mitogen_target.py, with the same checks and stamp; the stamp's trade-off is
-   written down there and in ARCHITECTURE.md);
+   written down there);
 5. falls back to the stock module path for what it cannot serve (async, become to an
    unprivileged user, a connection without stdin, keep_remote_files, or
    ``deevnet_net_fast_path: false``), and says why at -vvv. When the fast path itself sends
@@ -55,7 +55,7 @@ display = Display()
 
 try:  # as the collection's own plugin_utils (Ansible's collection loader)
     from ansible_collections.deevnet.net.plugins.plugin_utils import fast_path_answer as answers
-except ImportError:  # this file loaded by its path (the tests, bench/): the file beside it
+except ImportError:  # this file loaded by its path, outside Ansible's loader: the file beside it
     import importlib.util
     _spec = importlib.util.spec_from_file_location(
         "deevnet_net_fast_path_answer", os.path.join(os.path.dirname(os.path.abspath(__file__)), "fast_path_answer.py"))
@@ -84,9 +84,9 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 #   happens to the path in between. Verified: hashed once per install, then held by its stat
 #   stamp (device, inode, size, mtime, ctime, with the hash) recorded in .<entry>.stamp beside
 #   it; a file whose stamp is not the recorded one is hashed again (one `stat` per run instead
-#   of hashing the binary; the trade-off is in plugin_utils/mitogen_target.py and
-#   ARCHITECTURE.md). A `stat` that fails or prints anything but numbers (one without GNU's
-#   format) gives no stamp: every run hashes, as before.
+#   of hashing the binary; the trade-off is in plugin_utils/mitogen_target.py). A `stat` that
+#   fails or prints anything but numbers (one without GNU's format) gives no stamp: every run
+#   hashes, as before.
 # - a miss, a copy that does not match its hash, or a folder that is not private prints a
 #   marker and exits 0; the plugin decides what follows.
 # - install checks the target's architecture and C library first, removes temp files of dead
@@ -95,7 +95,7 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 #   the task falls back): a new folder (mktemp -d, 0700) in the first candidate whose every
 #   folder from / down belongs to root or the user and is writable by nobody else (sticky
 #   folders such as /tmp excepted). Else a user who can rename a folder on the way could swap
-#   the uploaded file between its upload and its run, as root (issue 29 item 1: Ansible's stock
+#   the uploaded file between its upload and its run, as root (Ansible's stock
 #   ~/.ansible/tmp under a ~/.ansible owned by another user). Candidates are checked before
 #   anything is made in them; a candidate refused is named with its owner on a second line.
 REMOTE_SCRIPT_TEMPLATE = r"""
@@ -342,8 +342,9 @@ class BinaryModuleAction(ActionBase):
         binary = context.plugin_resolved_path
         if binary.endswith(".py"):
             raise AnsibleError(
-                f"{fqcn}: the collection has no compiled binary for this module, only its documentation; "
-                "install a built collection (make collection)"
+                f"{fqcn}: this copy of deevnet.net has the module's documentation but not its compiled binary "
+                "(plugins/plugin_utils/_bin/ of the release tarball); install the collection from its release "
+                "tarball (ansible-galaxy collection install --force deevnet-net-<version>.tar.gz)"
             )
 
         module_args, error = self._validate(fqcn, binary)
@@ -371,7 +372,7 @@ class BinaryModuleAction(ActionBase):
                 ran = "was installed in the target's cache and ran from it"
             reason = self._interpret(name, digest, answer)
             if not reason:
-                # Said only once the module itself answered: a marker is not a run (item 17).
+                # Said only once the module itself answered: a marker is not a run.
                 display.vvv(f"deevnet.net: {fqcn} {ran}")
                 result.update(self._parse_json(answer))
                 return self._with_warnings(result)
