@@ -74,3 +74,22 @@ notes:
     (see O(follow_untrusted_links)) is written through to its target. The replacement is atomic
     (a temporary file in the same folder, renamed over it); temporary files of killed runs are removed."
 '''
+
+    # The assertion modules' option (vrf_route_assert, egress_probe): modules/runtime/src/findings.rs.
+    CHECK_MODE_FINDINGS = r'''
+options:
+  check_mode_findings:
+    description:
+      - What the module does in check mode with its findings (the checks that fail).
+      - V(fail) fails the task, as outside check mode.
+      - "V(warn) reports each finding as one of the module's warnings (a C([WARNING]) line that
+        starts with C(would still be wrong unless a task before this one fixes it))
+        and the task succeeds with its full result: in check mode the tasks before the assertion
+        changed nothing, so a finding may be what a real run fixes first. The role
+        C(deevnet.net.proxmox_node_network) sets it."
+      - Outside check mode, and for errors that are not findings (bad input, a missing device),
+        the task fails whatever this says.
+    type: str
+    choices: [fail, warn]
+    default: fail
+'''

@@ -6,7 +6,7 @@
 use deevnet_runtime::ifname;
 use deevnet_runtime::netlink::Family;
 use deevnet_runtime::spec::DefaultValue;
-use deevnet_runtime::{choices, Kind, OptionSpec};
+use deevnet_runtime::{choices, CheckModeFindings, Kind, OptionSpec, CHECK_MODE_FINDINGS};
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::net::IpAddr;
@@ -50,7 +50,7 @@ static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 /// short form: `vrf` with the same keys at the top level; then what applies to the whole node.
 /// The short form's `forwarding` and `no_fall_through` have no default here so that giving
 /// them next to `vrfs` can be refused.
-pub static SPEC: [OptionSpec; 14] = [
+pub static SPEC: [OptionSpec; 15] = [
     OptionSpec::new("vrfs", Kind::List(&VRF)),
     OptionSpec::new("vrf", Kind::Str),
     OptionSpec::new("dst", Kind::Str),
@@ -67,6 +67,7 @@ pub static SPEC: [OptionSpec; 14] = [
         .choices(UndeclaredVrfs::CHOICES)
         .default(DefaultValue::Str("ignore")),
     OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
+    CHECK_MODE_FINDINGS,
 ];
 
 /// The module's arguments, as the runtime validated and coerced them.
@@ -86,6 +87,7 @@ pub struct Params {
     pub no_fall_through: Option<bool>,
     pub undeclared_vrfs: UndeclaredVrfs,
     pub settle_timeout: i64,
+    pub check_mode_findings: CheckModeFindings,
 }
 
 #[derive(Debug, Deserialize)]

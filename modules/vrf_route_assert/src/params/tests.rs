@@ -16,6 +16,7 @@ fn params() -> Params {
         no_fall_through: None,
         undeclared_vrfs: UndeclaredVrfs::Ignore,
         settle_timeout: 0,
+        check_mode_findings: CheckModeFindings::Fail,
     }
 }
 
