@@ -162,23 +162,30 @@ if [ "$1" = install ]; then
   for p in "$a" "$d"; do
     q=${p%/*} q=${q:-/}
     if [ -L "$p" ]; then
-      echo @UNSAFE@ "$p is a link (owner: $(stat -c %U "$p" 2>/dev/null || echo unknown)), and the cache is never reached through one: remove it, or set deevnet_net_cache_dir to a real folder"; exit 0
+      echo @UNSAFE@ "$p is a link (owner: $(stat -c %U "$p" 2>/dev/null || echo unknown)), and the cache is never \
+reached through one: remove it, or set deevnet_net_cache_dir to a real folder"; exit 0
     elif [ ! -e "$p" ] && [ -d "$q" ] && [ ! -w "$q" ]; then
-      echo @UNSAFE@ "$p cannot be made: $q is read-only, or not writable by $me; set deevnet_net_cache_dir to a folder $me can write (the home of an execution environment or a container may be read-only)"; exit 0
+      echo @UNSAFE@ "$p cannot be made: $q is read-only, or not writable by $me; set deevnet_net_cache_dir to a \
+folder $me can write (the home of an execution environment or a container may be read-only)"; exit 0
     elif [ ! -d "$p" ]; then
       echo @UNSAFE@ "$p cannot be made or is not a folder; set deevnet_net_cache_dir to a folder $me can write"; exit 0
     elif [ ! -O "$p" ] && { [ "$p" = "$d" ] || [ "$(stat -c %u "$p" 2>/dev/null)" != 0 ]; }; then
-      echo @UNSAFE@ "$p belongs to $(stat -c %U "$p" 2>/dev/null || echo unknown), not to $me, so they could swap the cached module: chown it to $me, or set deevnet_net_cache_dir to a folder of $me"; exit 0
+      echo @UNSAFE@ "$p belongs to $(stat -c %U "$p" 2>/dev/null || echo unknown), not to $me, so they could swap \
+the cached module: chown it to $me, or set deevnet_net_cache_dir to a folder of $me"; exit 0
     fi
   done
   for p in "$up/" "$a" "$d"; do
     [ -n "$(find "$p" -maxdepth 0 -perm /022 ! -perm -1000 2>/dev/null)" ] || continue
     shown=${p%/} shown=${shown:-/} mode=$(stat -L -c %a "$p" 2>/dev/null)
     if [ -n "$(find "$p" -maxdepth 0 -perm /002 2>/dev/null)" ]; then
-      echo @UNSAFE@ "$shown is writable by every user (mode $mode), so anyone could swap the cached module: chmod o-w it, or set deevnet_net_cache_dir to a folder only $me can write"
+      echo @UNSAFE@ "$shown is writable by every user (mode $mode), so anyone could swap the cached module: chmod \
+o-w it, or set deevnet_net_cache_dir to a folder only $me can write"
     else
       group=$(stat -L -c %G "$p" 2>/dev/null)
-      echo @UNSAFE@ "$shown is writable by its group $group (mode $mode), so another member of $group could swap the cached module (ansible-builder's execution environments make HOME group-writable like this): set deevnet_net_cache_dir to a folder only $me can write whose parent no group can write, or chmod g-w it"
+      echo @UNSAFE@ "$shown is writable by its group $group (mode $mode), so another member of $group could swap the \
+cached module (ansible-builder's execution environments make HOME group-writable like this): \
+set deevnet_net_cache_dir to a folder only $me can write whose parent no group can write, or \
+chmod g-w it"
     fi
     exit 0
   done
