@@ -6,6 +6,7 @@ ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include mk/python.mk
 include mk/collection.mk
 include mk/robustness.mk
+include mk/docs.mk
 include tests/lab/lab.mk
 
 .PHONY: help test host-deps rust-test lint ansible-test sanity changelog-lint
@@ -13,10 +14,11 @@ help:
 	@echo "make test        everything CI runs: Rust tests and lints, the collection built and used by Ansible, sanity, the lab, both molecule scenarios"
 	@echo "make demo        boot the lab node and show both faults fixed by the collection"
 	@echo "make collection  build dist/deevnet-net-<version>.tar.gz"
+	@echo "make docs        build the collection's docsite (build/docs/html); make docs-test checks it"
 	@echo "make lab-up | lab-ssh | lab-down | lab-test"
 
 # The order runs the fast, local checks first, so a broken build fails in minutes.
-test: host-deps lint rust-test collection ansible-test ansible-core-oldest sanity galaxy-import changelog-lint ansible-lint lab-test molecule molecule-fabric molecule-all-exit
+test: host-deps lint rust-test collection ansible-test ansible-core-oldest sanity galaxy-import changelog-lint ansible-lint docs-test lab-test molecule molecule-fabric molecule-all-exit
 	@echo "== make test: all passed"
 
 # Host tools the tests use: vtysh (frr_local_stanza's `validate` checked against real FRR) and
@@ -48,7 +50,7 @@ ansible-test: collection
 ansible-core-oldest: collection $(VENV_OLDEST)/.installed
 	$(VENV_OLDEST)/bin/python -m pytest -q tests/ansible/test_fast_path.py tests/ansible/test_sysctl_forwarding.py \
 	  tests/ansible/test_frr_local_stanza.py tests/ansible/test_vrf_route_assert.py tests/ansible/test_role_interface.py \
-	  tests/ansible/test_node_plan.py tests/ansible/test_egress_probe.py
+	  tests/ansible/test_node_plan.py tests/ansible/test_egress_probe.py tests/ansible/test_warnings.py
 
 # ansible-test sanity on the extracted tarball, every test, nothing hidden (tests/sanity/run).
 sanity: collection venv

@@ -1,4 +1,5 @@
-# The controller-side Python environment: ansible-core, pytest, antsibull-changelog.
+# The controller-side Python environment: ansible-core, pytest, antsibull-changelog, ansible-runner
+# and antsibull-docs with Sphinx (all pinned in requirements-dev.txt / requirements-py311.txt).
 #
 # ansible-core 2.20+ needs Python >= 3.12 on the controller; Debian 12's python3 is 3.11, which
 # stops at 2.19. So the newest Python the machine has wins (pyenv's 3.13 on this kind of

@@ -773,7 +773,7 @@ def test_ansible_doc_documents_the_reapply_decision(ansible_env):
                           env=ansible_env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)["deevnet.net.frr_reapply"]
-    assert set(doc["doc"]["options"]) == {"_input", "plan", "frr_changed"}
+    assert set(doc["doc"]["options"]) == {"_input", "plan", "frr_changed", "check_mode", "apply_command"}
     assert "deevnet.net.frr_reapply(" in doc["examples"]
 
 
@@ -815,3 +815,20 @@ def test_the_installed_reapply_decision(ansible_env):
         proc = _debug(ansible_env, expression % (json.dumps(LOST_DEFAULT), exit_plan, changed))
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert f'"msg": {expected}' in proc.stdout.replace("True", "true").replace("False", "false"), proc.stdout
+
+
+def test_in_check_mode_the_installed_reapply_decision_says_so_as_a_warning(ansible_env):
+    # A check run applies nothing: a real [WARNING] says what a real run would do, once.
+    expression = "{{ %s | deevnet.net.frr_reapply(%s, check_mode=%s, apply_command=['frr-apply', 'now']) }}"
+    exit_plan = json.dumps(plan({**EXIT, "asn": 65020}))
+    checked = _debug(ansible_env, expression % (json.dumps(LOST_DEFAULT), exit_plan, "true"))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    output = " ".join(checked.stderr.split())
+    assert "[WARNING]: a real run would apply FRR again (frr-apply now)" in output, output
+    assert "[WARNING]" not in checked.stdout
+    # Not in a real run (the role applies it), nor when nothing calls for it.
+    real = _debug(ansible_env, expression % (json.dumps(LOST_DEFAULT), exit_plan, "false"))
+    assert real.returncode == 0 and "[WARNING]" not in real.stdout + real.stderr
+    passed = {**LOST_DEFAULT, "failed": False, "checks": []}
+    quiet = _debug(ansible_env, expression % (json.dumps(passed), exit_plan, "true"))
+    assert quiet.returncode == 0 and "[WARNING]" not in quiet.stdout + quiet.stderr

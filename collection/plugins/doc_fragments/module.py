@@ -32,10 +32,24 @@ notes:
     directly. Set the variable C(deevnet_net_fast_path=false) to use Ansible's stock module path instead.
     The stock path is taken by itself for async tasks, become to an unprivileged user, a cache folder other
     users could change, and targets without C(sha256sum) or C(/proc), with a warning for the last three.
+    Each refusal of the cache names its cause and fix (a read-only home, a folder of another user, a link, a home
+    writable by its group or by everyone).
     Every upload (the install's, and the stock path's when the fast path sends a task there) goes to a new
     private temp folder in the first of C(remote_tmp) and the system temp folders whose every folder from
     C(/) down belongs to root or the remote user and is writable by no one else; when none is, the task
     fails naming the folder and its owner."
+  - "Cache location: the variable C(deevnet_net_cache_dir), else the entry C(cache_dir) of the section
+    C([deevnet.net]) in C(ansible.cfg), else the environment variable C(DEEVNET_NET_CACHE_DIR) on the
+    controller; default C(~/.ansible/deevnet.net), C(~) standing for the home of the user the module runs as on the
+    target. The folder must be an absolute path (or start with C(~/)), a real folder of that user whose parent
+    belongs to that user or root, and neither they nor the parent's parent may be writable by a group or by everyone
+    (sticky folders such as C(/tmp) excepted)."
+  - "Execution environments: ansible-builder's images run as uid 1000 with HOME C(/runner) writable by group
+    C(root) (mode 0775), which the cache refuses, so tasks on the controller itself (connection C(local)) take the
+    stock path with a warning that says so. To use the fast path there, set C(deevnet_net_cache_dir) (or
+    C(DEEVNET_NET_CACHE_DIR) in the environment, for example ansible-runner's C(env/envvars)) to a folder only that
+    user can write, such as C(/tmp/deevnet.net-cache). Tasks on managed nodes are not affected: their cache is in the
+    node's home."
 '''
 
     # The options and policy of the modules that read and replace one file.
@@ -73,4 +87,23 @@ notes:
     replaced file keeps its mode, owner, group, ACLs and extended attributes, and a trusted link
     (see O(follow_untrusted_links)) is written through to its target. The replacement is atomic
     (a temporary file in the same folder, renamed over it); temporary files of killed runs are removed."
+'''
+
+    # The assertion modules' option (vrf_route_assert, egress_probe): modules/runtime/src/findings.rs.
+    CHECK_MODE_FINDINGS = r'''
+options:
+  check_mode_findings:
+    description:
+      - What the module does in check mode with its findings (the checks that fail).
+      - V(fail) fails the task, as outside check mode.
+      - "V(warn) reports each finding as one of the module's warnings (a C([WARNING]) line that
+        starts with C(would still be wrong unless a task before this one fixes it))
+        and the task succeeds with its full result: in check mode the tasks before the assertion
+        changed nothing, so a finding may be what a real run fixes first. The role
+        C(deevnet.net.proxmox_node_network) sets it."
+      - Outside check mode, and for errors that are not findings (bad input, a missing device),
+        the task fails whatever this says.
+    type: str
+    choices: [fail, warn]
+    default: fail
 '''

@@ -552,6 +552,22 @@ def frr_reapply(assertion, plan: dict, frr_changed=False) -> bool:
                for check in assertion.get("checks") or [])
 
 
+def frr_reapply_check_mode_warning(apply_command) -> str:
+    """What a check run says when a real run would apply FRR again."""
+    command = " ".join(apply_command) if isinstance(apply_command, (list, tuple)) else str(apply_command)
+    return (f"a real run would apply FRR again ({command}): frr.conf.local is unchanged but the kernel "
+            f"lacks a default it implies")
+
+
+def _frr_reapply_warned(assertion, plan: dict, frr_changed=False, check_mode=False, apply_command=()) -> bool:
+    """The filter as the role calls it: the decision, and in check mode, where nothing is applied,
+    the re-apply a real run would do shown as an Ansible warning."""
+    decision = frr_reapply(assertion, plan, frr_changed)
+    if decision and boolean(check_mode, strict=True):
+        Display().warning(frr_reapply_check_mode_warning(apply_command))
+    return decision
+
+
 def _tenant_egress_plan_warned(*args, **kwargs) -> dict:
     """The filter as the role calls it: the plan, its SDN warnings shown as Ansible warnings."""
     plan = tenant_egress_plan(*args, **kwargs)
@@ -564,4 +580,4 @@ class FilterModule:
     """deevnet.net.tenant_egress_plan and deevnet.net.frr_reapply."""
 
     def filters(self):
-        return {"tenant_egress_plan": _tenant_egress_plan_warned, "frr_reapply": frr_reapply}
+        return {"tenant_egress_plan": _tenant_egress_plan_warned, "frr_reapply": _frr_reapply_warned}

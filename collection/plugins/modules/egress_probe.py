@@ -163,6 +163,7 @@ options:
     type: str
 extends_documentation_fragment:
   - deevnet.net.module
+  - deevnet.net.module.check_mode_findings
 attributes:
   check_mode:
     support: full

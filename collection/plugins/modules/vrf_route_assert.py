@@ -246,6 +246,7 @@ options:
     default: 0
 extends_documentation_fragment:
   - deevnet.net.module
+  - deevnet.net.module.check_mode_findings
 attributes:
   check_mode:
     support: full

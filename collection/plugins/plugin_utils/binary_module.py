@@ -70,15 +70,20 @@ SUPPORTED_TARGETS = "x86_64 Linux, glibc 2.34+"
 # The one remote script, constant text (its markers filled in from fast_path_answer.MARKERS):
 # every value reaches it as a positional argument.
 #   $1 run|install   $2 module name   $3 its sha256   $4 cache entry name (module-sha256[:16])
-#   $5 the uploaded binary (install only)
+#   $5 the cache folder (deevnet_net_cache_dir; `~` standing for the home)
+#   $6 the uploaded binary (install only)
 #   or: $1 tmp   $2... candidate folders for a private temp folder (remote_tmp, then the
 #   system temp folders), `~` standing for the home
 # Why each step:
-# - the cache folder is created with mkdir that tolerates a concurrent mkdir (no
-#   check-then-act), and is used only when it and ~/.ansible are real folders owned by the
-#   executing user; at install, ~, ~/.ansible and the cache must also not be writable by group
-#   or others (sticky folders such as /tmp excepted), else nobody but the user could swap them
-#   later; the plugin then takes Ansible's stock path instead.
+# - the cache folder (~/.ansible/deevnet.net unless deevnet_net_cache_dir says otherwise) is
+#   created with mkdir that tolerates a concurrent mkdir (no check-then-act), and is used only
+#   when it is a real folder owned by the executing user and its parent (~/.ansible) a real
+#   folder owned by that user or root; at install, the parent's parent (~), the parent and the
+#   cache must also not be writable by group or others (sticky folders such as /tmp excepted),
+#   else somebody else could swap them later; the plugin then takes Ansible's stock path
+#   instead. Each refusal names its own cause (a read-only or foreign folder, a link, a
+#   group-writable home as ansible-builder's execution environments have, a world-writable
+#   one) with its own fix.
 # - the binary is opened once (fd 3), and that open file is checked (regular, owned by the
 #   user) and executed through /proc/self/fd/3: what runs is what was verified, whatever
 #   happens to the path in between. Verified: hashed once per install, then held by its stat
@@ -135,8 +140,11 @@ if [ "$1" = tmp ]; then
   echo @UNSAFE_TMP@ "${why#; }"
   exit 0
 fi
-name=$2 digest=$3 key=$4
-a=$HOME/.ansible d=$HOME/.ansible/deevnet.net
+name=$2 digest=$3 key=$4 d=$5 me=$(id -un)
+case $d in "~") d=$HOME ;; "~/"*) d=$HOME/${d#"~/"} ;; esac
+case $d in /*/*|/?*) d=${d%/} ;; *) echo @UNSAFE@ "the cache folder $5 is not an absolute path: set deevnet_net_cache_dir to one (or ~/...)"; exit 0 ;; esac
+a=${d%/*} a=${a:-/}
+up=${a%/*} up=${up:-/}
 exe=$d/$key
 command -v sha256sum >/dev/null 2>&1 || { echo @NO_SHA256SUM@; exit 0; }
 [ -d /proc/self/fd ] || { echo @NO_PROC@; exit 0; }
@@ -152,11 +160,35 @@ if [ "$1" = install ]; then
   esac
   mkdir "$a" 2>/dev/null; mkdir "$d" 2>/dev/null
   for p in "$a" "$d"; do
-    [ -d "$p" ] && [ ! -L "$p" ] && [ -O "$p" ] ||
-      { echo @UNSAFE@ "$p is a link or is not a folder owned by $(id -un) (owner: $(stat -c %U "$p" 2>/dev/null || echo unknown))"; exit 0; }
+    q=${p%/*} q=${q:-/}
+    if [ -L "$p" ]; then
+      echo @UNSAFE@ "$p is a link (owner: $(stat -c %U "$p" 2>/dev/null || echo unknown)), and the cache is never \
+reached through one: remove it, or set deevnet_net_cache_dir to a real folder"; exit 0
+    elif [ ! -e "$p" ] && [ -d "$q" ] && [ ! -w "$q" ]; then
+      echo @UNSAFE@ "$p cannot be made: $q is read-only, or not writable by $me; set deevnet_net_cache_dir to a \
+folder $me can write (the home of an execution environment or a container may be read-only)"; exit 0
+    elif [ ! -d "$p" ]; then
+      echo @UNSAFE@ "$p cannot be made or is not a folder; set deevnet_net_cache_dir to a folder $me can write"; exit 0
+    elif [ ! -O "$p" ] && { [ "$p" = "$d" ] || [ "$(stat -c %u "$p" 2>/dev/null)" != 0 ]; }; then
+      echo @UNSAFE@ "$p belongs to $(stat -c %U "$p" 2>/dev/null || echo unknown), not to $me, so they could swap \
+the cached module: chown it to $me, or set deevnet_net_cache_dir to a folder of $me"; exit 0
+    fi
   done
-  open=$(find "$HOME/" "$a" "$d" -maxdepth 0 -perm /022 ! -perm -1000 2>/dev/null)
-  [ -z "$open" ] || { echo @UNSAFE@ "$open is writable by other users"; exit 0; }
+  for p in "$up/" "$a" "$d"; do
+    [ -n "$(find "$p" -maxdepth 0 -perm /022 ! -perm -1000 2>/dev/null)" ] || continue
+    shown=${p%/} shown=${shown:-/} mode=$(stat -L -c %a "$p" 2>/dev/null)
+    if [ -n "$(find "$p" -maxdepth 0 -perm /002 2>/dev/null)" ]; then
+      echo @UNSAFE@ "$shown is writable by every user (mode $mode), so anyone could swap the cached module: chmod \
+o-w it, or set deevnet_net_cache_dir to a folder only $me can write"
+    else
+      group=$(stat -L -c %G "$p" 2>/dev/null)
+      echo @UNSAFE@ "$shown is writable by its group $group (mode $mode), so another member of $group could swap the \
+cached module (ansible-builder's execution environments make HOME group-writable like this): \
+set deevnet_net_cache_dir to a folder only $me can write whose parent no group can write, or \
+chmod g-w it"
+    fi
+    exit 0
+  done
   for t in "$d/.$name"-*.tmp; do
     [ -e "$t" ] || continue
     pid=${t%.tmp} pid=${pid##*.}
@@ -164,14 +196,15 @@ if [ "$1" = install ]; then
   done
   t=$d/.$key.$$.tmp
   rm -f "$t"
-  { cp "$5" "$t" && chmod 0700 "$t" && [ "$(sha256sum <"$t")" = "$digest  -" ]; } 2>/dev/null ||
+  { cp "$6" "$t" && chmod 0700 "$t" && [ "$(sha256sum <"$t")" = "$digest  -" ]; } 2>/dev/null ||
     { rm -f "$t"; echo @MISMATCH@; exit 0; }
   mv -f "$t" "$exe" || { rm -f "$t"; echo @UNSAFE@ "$d: cannot install $key"; exit 0; }
   for old in "$d/$name"-????????????????; do
     [ "$old" = "$exe" ] || rm -f "$old" "$d/.${old##*/}.stamp"
   done
 fi
-[ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ] && [ ! -L "$a" ] && [ -O "$a" ] && [ -f "$exe" ] && [ ! -L "$exe" ] ||
+[ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ] && [ ! -L "$a" ] && { [ -O "$a" ] || [ "$(stat -c %u "$a" 2>/dev/null)" = 0 ]; } &&
+  [ -f "$exe" ] && [ ! -L "$exe" ] ||
   { echo @MISS@; exit 0; }
 { command exec 3<"$exe"; } 2>/dev/null || { echo @MISS@; exit 0; }
 fd=/proc/self/fd/3 s=$d/.$key.stamp
@@ -205,9 +238,37 @@ def _script_command(args):
     return "/bin/sh -c " + " ".join(shlex.quote(a) for a in [REMOTE_SCRIPT, "deevnet.net", *args])
 
 
-def remote_command(action, name, digest, uploaded=""):
+# Where the fast path caches the binaries on the target unless deevnet_net_cache_dir says otherwise.
+DEFAULT_CACHE_DIR = "~/.ansible/deevnet.net"
+
+
+def remote_command(action, name, digest, uploaded="", cache_dir=DEFAULT_CACHE_DIR):
     """The command line that runs REMOTE_SCRIPT with its positional arguments."""
-    return _script_command([action, name, digest, f"{name}-{digest[:16]}"] + ([uploaded] if uploaded else []))
+    return _script_command([action, name, digest, f"{name}-{digest[:16]}", cache_dir] + ([uploaded] if uploaded else []))
+
+
+# The fast path's own settings: each a task variable, an ansible.cfg entry and an environment
+# variable (in that order of precedence), resolved by Ansible's own configuration manager and
+# documented in plugins/doc_fragments/module.py (its notes).
+FAST_PATH_SETTINGS_OWNER = "deevnet.net.fast_path"
+FAST_PATH_SETTINGS = {
+    "cache_dir": {
+        "description": "The folder on the target where the fast path caches the module binaries.",
+        "type": "string",
+        "default": DEFAULT_CACHE_DIR,
+        "vars": [{"name": "deevnet_net_cache_dir"}],
+        "ini": [{"section": "deevnet.net", "key": "cache_dir"}],
+        "env": [{"name": "DEEVNET_NET_CACHE_DIR"}],
+    },
+}
+
+
+def fast_path_setting(name, variables):
+    """The value of one of FAST_PATH_SETTINGS for a task whose (templated) variables are
+    `variables`."""
+    from ansible import constants as C
+    C.config.initialize_plugin_configuration_definitions("action", FAST_PATH_SETTINGS_OWNER, FAST_PATH_SETTINGS)
+    return C.config.get_config_value(name, plugin_type="action", plugin_name=FAST_PATH_SETTINGS_OWNER, variables=variables)
 
 
 def private_tmp_command(candidates):
@@ -309,6 +370,29 @@ def _json_text(value, option):
     return value
 
 
+# A role that renamed its variables lists them, with their successors, in this variable (the
+# role's vars/main.yml); every module task that sees it reports each old name that is set.
+RENAMED_VARIABLES = "__deevnet_net_renamed_variables"
+
+
+def renamed_variable_deprecations(task_vars):
+    """Ansible's result `deprecations` for the renamed variables of RENAMED_VARIABLES that are set
+    in `task_vars`: real [DEPRECATION WARNING]s, printed once per run however many tasks report
+    them, silenced by deprecation_warnings=False. A membership test of the task's variables, not
+    Jinja's `vars` (deprecated in ansible-core 2.21)."""
+    deprecations = []
+    for entry in task_vars.get(RENAMED_VARIABLES) or []:
+        if not isinstance(entry, dict) or entry.get("old") not in task_vars:
+            continue
+        deprecations.append({
+            "msg": (f"{entry.get('by', 'deevnet.net')}: the variable {entry['old']} is deprecated and is read only "
+                    f"until deevnet.net {entry.get('removed_in')}; rename it to {entry.get('new')}"),
+            "version": str(entry.get("removed_in")),
+            "collection_name": "deevnet.net",
+        })
+    return deprecations
+
+
 class BinaryModuleAction(ActionBase):
     # The temp folder is made only on a cache miss or a fallback (_private_tmp): a hit is a single
     # remote command.
@@ -353,7 +437,9 @@ class BinaryModuleAction(ActionBase):
             return result
 
         reason = self._why_not_fast(task_vars)
+        self._deevnet_cache_dir = self._setting("cache_dir", task_vars)
         self._deevnet_warnings = []
+        self._deevnet_deprecations = renamed_variable_deprecations(task_vars)
         if not reason:
             self._update_module_args(fqcn, module_args, task_vars)
             stdin = json.dumps(module_args).encode()
@@ -393,6 +479,8 @@ class BinaryModuleAction(ActionBase):
     def _with_warnings(self, result):
         if self._deevnet_warnings:
             result["warnings"] = [*result.get("warnings", []), *self._deevnet_warnings]
+        if self._deevnet_deprecations:
+            result["deprecations"] = [*result.get("deprecations", []), *self._deevnet_deprecations]
         return result
 
     def _under_mitogen(self):
@@ -408,13 +496,20 @@ class BinaryModuleAction(ActionBase):
 
         answer = self._connection.get_chain().call(
             mitogen_target.run_cached, f"{name}-{digest[:16]}", str(digest), stdin,
-            {str(k): str(v) for k, v in environment.items()})
+            {str(k): str(v) for k, v in environment.items()}, str(self._deevnet_cache_dir))
         answer["stdout"] = to_text(answer["stdout"], errors="surrogate_or_strict")
         answer["stderr"] = to_text(answer["stderr"], errors="surrogate_or_replace")
         return answer
 
+    def _setting(self, name, task_vars):
+        variables = {}
+        for entry in FAST_PATH_SETTINGS[name]["vars"]:
+            if entry["name"] in task_vars:
+                variables[entry["name"]] = self._templar.template(task_vars[entry["name"]])
+        return str(fast_path_setting(name, variables))
+
     def _remote(self, env, action, name, digest, stdin, uploaded=""):
-        cmd = remote_command(action, name, digest, uploaded)
+        cmd = remote_command(action, name, digest, uploaded, cache_dir=self._deevnet_cache_dir)
         return self._low_level_execute_command(f"{env} {cmd}" if env else cmd, in_data=stdin)
 
     def _private_tmp(self):
@@ -456,9 +551,8 @@ class BinaryModuleAction(ActionBase):
         if marker is None:
             return None
         if marker == UNSAFE:
-            return (f"the module cache is not private: {detail}; make ~/.ansible a folder of the remote user "
-                    "that only they can write (chown it to them, chmod go-w), or set deevnet_net_fast_path: false "
-                    "to silence this")
+            # The detail names the cause and its fix (remote script, mitogen_target).
+            return f"the module cache cannot be used: {detail}; or set deevnet_net_fast_path: false to silence this"
         if marker == NO_SHA256SUM:
             return "the target has no sha256sum (coreutils) to verify the cached binary with"
         if marker == NO_PROC:

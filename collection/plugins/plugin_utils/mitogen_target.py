@@ -39,17 +39,24 @@ except ImportError:  # this file loaded by its path (the tests): the file beside
 OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
-def _private_folder(path, uid, owned=True):
-    """None if `path` is a real folder (owned by `uid`, when `owned`) that no other user can
-    write (sticky folders excepted), else why not: the remote script's rules."""
+def _private_folder(path, uid, owners=None):
+    """None if `path` is a real folder (owned by one of `owners`, when given) that no other user
+    can write (sticky folders excepted), else why not: the remote script's rules and causes."""
     try:
-        st = os.lstat(path) if owned else os.stat(path)  # the home itself may be a link, as `$HOME/` follows
+        st = os.lstat(path) if owners else os.stat(path)  # the home itself may be a link, as `$HOME/` follows
     except OSError:
         return f"{path} is missing"
-    if owned and (not stat.S_ISDIR(st.st_mode) or st.st_uid != uid):
-        return f"{path} is a link or is not a folder owned by uid {uid} (owner: uid {st.st_uid})"
-    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
-        return f"{path} is writable by other users"
+    if owners and stat.S_ISLNK(st.st_mode):
+        return f"{path} is a link (owner: uid {st.st_uid}), and the cache is never reached through one"
+    if owners and not stat.S_ISDIR(st.st_mode):
+        return f"{path} is not a folder"
+    if owners and st.st_uid not in owners:
+        return f"{path} belongs to uid {st.st_uid}, not to uid {uid}, so they could swap the cached module"
+    if st.st_mode & 0o002 and not st.st_mode & stat.S_ISVTX:
+        return f"{path} is writable by every user (mode {stat.S_IMODE(st.st_mode):o})"
+    if st.st_mode & 0o020 and not st.st_mode & stat.S_ISVTX:
+        return (f"{path} is writable by its group (gid {st.st_gid}, mode {stat.S_IMODE(st.st_mode):o}), so another "
+                "member could swap the cached module: set deevnet_net_cache_dir to a folder only this user can write")
     return None
 
 
@@ -102,18 +109,21 @@ def _sha256(fd):
         offset += len(block)
 
 
-def run_cached(entry, digest, stdin, env):
-    """fast_path_answer.answer(): marker None when the module ran (its rc, stdout, stderr)."""
+def run_cached(entry, digest, stdin, env, cache_dir="~/.ansible/deevnet.net"):
+    """fast_path_answer.answer(): marker None when the module ran (its rc, stdout, stderr).
+    `cache_dir` is deevnet_net_cache_dir, `~` standing for the home."""
     uid = os.geteuid()
-    home = os.path.expanduser("~")
-    ansible_dir = os.path.join(home, ".ansible")
-    cache = os.path.join(ansible_dir, "deevnet.net")
+    cache = os.path.expanduser(cache_dir).rstrip("/")
+    if not cache.startswith("/"):
+        return answer(UNSAFE, f"the cache folder {cache_dir} is not an absolute path: set deevnet_net_cache_dir to one")
+    ansible_dir = os.path.dirname(cache)
+    home = os.path.dirname(ansible_dir)
     if not os.path.isdir("/proc/self/fd"):
         return answer(NO_PROC)
     if not os.path.lexists(cache):
         return answer(MISS)
-    for folder, owned in ((home, False), (ansible_dir, True), (cache, True)):
-        why = _private_folder(folder, uid, owned)
+    for folder, owners in ((home, None), (ansible_dir, (uid, 0)), (cache, (uid,))):
+        why = _private_folder(folder, uid, owners)
         if why:
             return answer(UNSAFE, why)
     exe = os.path.join(cache, entry)

@@ -6,7 +6,7 @@
 //! with the run), so check mode runs it fully and `changed` is always false.
 
 use deevnet_runtime::netlink::Netlink;
-use deevnet_runtime::{Context, Failure, Module, Outcome};
+use deevnet_runtime::{CheckModeFindings, Context, Failure, Module, Outcome};
 use egress_probe::params::{Params, Request, SPEC};
 use egress_probe::report::{Report, Verdict};
 use egress_probe::tenant::{self, Plan};
@@ -21,6 +21,7 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx: &mut Context, params: Params| {
+        let check_mode_findings = params.check_mode_findings;
         let request = Request::from_params(params)?;
         let netlink = Netlink::connect()?;
         let node = node::read_facts(&netlink)?;
@@ -40,7 +41,7 @@ fn main() {
         }
         session::check_on_vnet(&plan, &node)?;
         let (report, interface) = session::probe(&netlink, &plan, &node, &mark)?;
-        finish(&plan, &interface, report)
+        finish(ctx, &plan, &interface, report, check_mode_findings)
     })
 }
 
@@ -52,7 +53,13 @@ struct Returned<'a> {
     report: &'a Report,
 }
 
-fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failure> {
+fn finish(
+    ctx: &mut Context,
+    plan: &Plan,
+    interface: &str,
+    report: Report,
+    check_mode_findings: CheckModeFindings,
+) -> Result<Outcome, Failure> {
     let workload = serde_json::json!({
         "address": plan.address.to_string(),
         "vrf": plan.vrf.name(),
@@ -65,9 +72,10 @@ fn finish(plan: &Plan, interface: &str, report: Report) -> Result<Outcome, Failu
         report: &report,
     };
     if report.verdict != Verdict::Passed {
-        return Err(Failure::new(report.problems.join("; "))
+        let failure = Failure::new(report.problems.join("; "))
             .with("changed", false)
-            .with_report(&returned));
+            .with_report(&returned);
+        return check_mode_findings.finish(ctx, &report.problems, failure);
     }
     let mut outcome = Outcome {
         changed: false,

@@ -4,7 +4,7 @@
 
 use deevnet_runtime::ifname;
 use deevnet_runtime::spec::{DefaultValue, IntRange};
-use deevnet_runtime::{Kind, OptionSpec};
+use deevnet_runtime::{CheckModeFindings, Kind, OptionSpec, CHECK_MODE_FINDINGS};
 use ipnet::Ipv4Net;
 use serde::Deserialize;
 use std::net::{IpAddr, Ipv4Addr};
@@ -40,7 +40,7 @@ static TARGET: OptionSpec = OptionSpec::new("target", Kind::Dict(&TARGET_OPTIONS
 static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
 /// Every option of the module, in the order `--argument-spec` prints them.
-pub static SPEC: [OptionSpec; 9] = [
+pub static SPEC: [OptionSpec; 10] = [
     OptionSpec::new("vrf", Kind::Str).required(),
     OptionSpec::new("address", Kind::Str).required(),
     OptionSpec::new("targets", Kind::List(&TARGET)).required(),
@@ -50,6 +50,7 @@ pub static SPEC: [OptionSpec; 9] = [
     OptionSpec::new("timeout", Kind::Int).default(DefaultValue::Int(2)),
     OptionSpec::new("forbidden_interfaces", Kind::List(&INTERFACE_NAME)),
     OptionSpec::new("expect_egress_interface", Kind::Str),
+    CHECK_MODE_FINDINGS,
 ];
 
 /// The module's arguments, as the runtime validated and coerced them.
@@ -64,6 +65,7 @@ pub struct Params {
     pub timeout: i64,
     pub forbidden_interfaces: Option<Vec<String>>,
     pub expect_egress_interface: Option<String>,
+    pub check_mode_findings: CheckModeFindings,
 }
 
 #[derive(Debug, Clone, Deserialize)]

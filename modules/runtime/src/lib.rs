@@ -12,6 +12,7 @@
 pub mod atomic_file;
 pub mod choice;
 pub mod file_policy;
+pub mod findings;
 pub mod ifname;
 #[cfg(feature = "netlink")]
 pub mod netlink;
@@ -21,6 +22,7 @@ pub mod sysctl;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 
+pub use findings::{CheckModeFindings, CHECK_MODE_FINDINGS};
 pub use protocol::{report_keys, Context, Failure, FileDiff, Module, Outcome, SECRET_MASK};
 
 // For `choices!`, so that a module crate's enum needs no serde of its own in scope.

@@ -5,7 +5,7 @@
 //! The transit interface did not forward, and the VRF had neither a default nor the unreachable
 //! catch-all, so its lookups fell through to the main table and left by the management bridge.
 
-use deevnet_runtime::{Context, Failure, Module, Outcome};
+use deevnet_runtime::{CheckModeFindings, Context, Failure, Module, Outcome};
 use vrf_route_assert::node::NodeKernel;
 use vrf_route_assert::params::{Params, Request, UndeclaredVrfs, SPEC};
 use vrf_route_assert::settle::{settle, Settled, SystemClock};
@@ -19,6 +19,7 @@ static MODULE: Module = Module {
 
 fn main() {
     MODULE.run(|ctx: &mut Context, params: Params| {
+        let check_mode_findings = params.check_mode_findings;
         let request = Request::from_params(params)?;
         if request.vrfs.is_empty() && request.undeclared_vrfs == UndeclaredVrfs::Ignore {
             ctx.warn("vrfs is empty: no VRF was checked");
@@ -28,7 +29,7 @@ fn main() {
         for warning in settled.report.warnings() {
             ctx.warn(warning);
         }
-        finish(settled, request.undeclared_vrfs)
+        finish(ctx, settled, request.undeclared_vrfs, check_mode_findings)
     })
 }
 
@@ -59,13 +60,18 @@ fn summary(report: &Report, undeclared_vrfs: UndeclaredVrfs) -> String {
     parts.join("; ")
 }
 
-fn finish(settled: Settled, undeclared_vrfs: UndeclaredVrfs) -> Result<Outcome, Failure> {
+fn finish(
+    ctx: &mut Context,
+    settled: Settled,
+    undeclared_vrfs: UndeclaredVrfs,
+    check_mode_findings: CheckModeFindings,
+) -> Result<Outcome, Failure> {
     let failures = settled.report.failures();
     if !failures.is_empty() {
-        let msg = failures.join("\n");
-        return Err(Failure::new(msg)
+        let failure = Failure::new(failures.join("\n"))
             .with("changed", false)
-            .with_report(&settled));
+            .with_report(&settled);
+        return check_mode_findings.finish(ctx, &failures, failure);
     }
     let mut msg = summary(&settled.report, undeclared_vrfs);
     if settled.attempts > 1 {

@@ -30,5 +30,6 @@ pub fn params(targets: Vec<TargetParams>) -> Params {
         timeout: 2,
         forbidden_interfaces: None,
         expect_egress_interface: Some("vmbr0.50".into()),
+        check_mode_findings: deevnet_runtime::CheckModeFindings::Fail,
     }
 }

@@ -16,6 +16,7 @@ fn params() -> Params {
         no_fall_through: None,
         undeclared_vrfs: UndeclaredVrfs::Ignore,
         settle_timeout: 0,
+        check_mode_findings: CheckModeFindings::Fail,
     }
 }
 
@@ -363,13 +364,13 @@ fn undeclared_vrfs_reads_exactly_the_choices_the_spec_declares() {
     assert_eq!(option.choices, UndeclaredVrfs::CHOICES);
     for word in UndeclaredVrfs::CHOICES {
         let params: Params = serde_json::from_value(
-            serde_json::json!({"undeclared_vrfs": word, "settle_timeout": 0}),
+            serde_json::json!({"undeclared_vrfs": word, "settle_timeout": 0, "check_mode_findings": "fail"}),
         )
         .unwrap();
         assert_eq!(params.undeclared_vrfs.as_str(), *word);
     }
     let typo = serde_json::from_value::<Params>(
-        serde_json::json!({"undeclared_vrfs": "fial", "settle_timeout": 0}),
+        serde_json::json!({"undeclared_vrfs": "fial", "settle_timeout": 0, "check_mode_findings": "fail"}),
     );
     assert!(typo.is_err(), "a typo must not read as ignore");
 }

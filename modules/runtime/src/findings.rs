@@ -1,0 +1,118 @@
+//! `check_mode_findings`: what an assertion module (one that changes nothing and fails on what
+//! it finds) does with its findings in check mode.
+//!
+//! In check mode the tasks before the assertion changed nothing, so a finding may be exactly
+//! what a real run would fix first. `fail` (the default) keeps the assertion an assertion;
+//! `warn` reports each finding as one of the module's own `warnings`, which Ansible prints as a
+//! real `[WARNING]` line on stderr (and AWX shows as a warning event), and the task succeeds
+//! with its full result. Outside check mode, and for errors that are not findings (bad input,
+//! a missing device), nothing changes: the task fails.
+
+use crate::protocol::{Context, Failure, Outcome};
+use crate::spec::{DefaultValue, Kind, OptionSpec};
+
+crate::choices! {
+    /// `check_mode_findings`: fail on the findings in check mode, or report them as warnings.
+    pub enum CheckModeFindings { Fail = "fail", Warn = "warn" }
+}
+
+/// The option, declared once for every module that takes it.
+pub const CHECK_MODE_FINDINGS: OptionSpec = OptionSpec::new("check_mode_findings", Kind::Str)
+    .choices(CheckModeFindings::CHOICES)
+    .default(DefaultValue::Str("fail"));
+
+/// What each warning says before the finding itself.
+pub const WARNING_PREFIX: &str =
+    "would still be wrong unless a task before this one fixes it (check mode): ";
+
+impl CheckModeFindings {
+    /// The run's end when the module found `findings` (non-empty) and would fail with
+    /// `failure`: the failure itself, or in check mode with `warn` a success that carries the
+    /// failure's result keys and message, each finding a warning.
+    pub fn finish<S: AsRef<str>>(
+        self,
+        ctx: &mut Context,
+        findings: &[S],
+        failure: Failure,
+    ) -> Result<Outcome, Failure> {
+        if !(ctx.check_mode && self == CheckModeFindings::Warn) {
+            return Err(failure);
+        }
+        for finding in findings {
+            ctx.warn(format!("{WARNING_PREFIX}{}", finding.as_ref()));
+        }
+        Ok(Outcome {
+            changed: false,
+            msg: format!(
+                "check mode, not failed (check_mode_findings=warn): {} finding{}, see the warnings: {}",
+                findings.len(),
+                if findings.len() == 1 { "" } else { "s" },
+                failure.msg
+            ),
+            diff: failure.diff,
+            data: failure.data,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure() -> Failure {
+        Failure::new("a; b")
+            .with("verdict", "failed")
+            .with("changed", false)
+    }
+
+    fn findings() -> Vec<String> {
+        vec!["a".to_string(), "b".to_string()]
+    }
+
+    #[test]
+    fn warn_in_check_mode_reports_each_finding_as_a_warning_and_keeps_the_result() {
+        let mut ctx = Context::default();
+        ctx.check_mode = true;
+        let outcome = CheckModeFindings::Warn
+            .finish(&mut ctx, &findings(), failure())
+            .expect("check mode with warn does not fail");
+        assert_eq!(
+            ctx.warnings(),
+            [format!("{WARNING_PREFIX}a"), format!("{WARNING_PREFIX}b")]
+        );
+        assert_eq!(outcome.data["verdict"], "failed");
+        assert!(!outcome.changed);
+        assert!(
+            outcome.msg.contains("2 findings") && outcome.msg.ends_with("a; b"),
+            "{}",
+            outcome.msg
+        );
+    }
+
+    #[test]
+    fn fail_or_a_real_run_fails_as_before_without_warnings() {
+        for (policy, check_mode) in [
+            (CheckModeFindings::Fail, true),
+            (CheckModeFindings::Warn, false),
+            (CheckModeFindings::Fail, false),
+        ] {
+            let mut ctx = Context::default();
+            ctx.check_mode = check_mode;
+            let failure = policy
+                .finish(&mut ctx, &findings(), failure())
+                .expect_err("fails");
+            assert_eq!(failure.msg, "a; b");
+            assert!(ctx.warnings().is_empty());
+        }
+    }
+
+    #[test]
+    fn the_option_defaults_to_fail() {
+        let spec = crate::spec::to_argument_spec(&[CHECK_MODE_FINDINGS]);
+        assert_eq!(spec["check_mode_findings"]["default"], "fail");
+        assert_eq!(
+            spec["check_mode_findings"]["choices"],
+            serde_json::json!(["fail", "warn"])
+        );
+    }
+}

@@ -1,0 +1,164 @@
+"""Real Ansible warnings (issue 28): check-mode findings of the assertion modules and the role's old
+variable names reach the user as Ansible's own [WARNING] and [DEPRECATION WARNING] lines on stderr
+(what AWX shows as warning events, what deprecation_warnings=False silences), not as green `ok`
+debug output on stdout.
+
+This kernel has no VRF: the modules run on the default VRF (the main table) in a namespace of the
+test's own, and the role's check-mode run gets its plan (what the plan filter would make of a
+node's tenants, with the default VRF standing in for the tenant's) as an extra variable, which
+outranks the role's set_fact."""
+from __future__ import annotations
+
+import json
+import textwrap
+
+from conftest import VENV_BIN, local_playbook
+from test_egress_probe import vnet_node  # noqa: F401 (the fixture)
+
+PREFIX = "[WARNING]: would still be wrong unless a task before this one fixes it (check mode): "
+NO_DEFAULT = "default: table main has no IPv4 default route; expected default via 10.20.50.1"
+ROLE = "deevnet.net.proxmox_node_network"
+
+
+def playbook(node, env, path, *args):
+    return node.run(env, str(VENV_BIN / "ansible-playbook"), str(path), *args)
+
+
+def one_line(text: str) -> str:
+    """stderr with Ansible's line wrapping undone (it wraps long warnings at the terminal width)."""
+    return " ".join(text.split())
+
+
+ASSERT_NO_DEFAULT = """\
+- name: The default VRF has its default
+  deevnet.net.vrf_route_assert:
+    vrf: default
+    default_via: 10.20.50.1
+    check_mode_findings: {policy}
+"""
+
+
+def test_check_mode_findings_are_real_warnings_with_warn(node, ansible_env, tmp_path):
+    play = local_playbook(tmp_path / "warn.yml", ASSERT_NO_DEFAULT.format(policy="warn"))
+    proc = playbook(node, ansible_env, play, "--check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert PREFIX + NO_DEFAULT in one_line(proc.stderr), proc.stderr
+    assert "would still be wrong" not in proc.stdout, "the finding is a warning, not task output"
+    # Outside check mode the assertion fails, whatever check_mode_findings says.
+    proc = playbook(node, ansible_env, play)
+    assert proc.returncode != 0 and NO_DEFAULT in proc.stdout, proc.stdout
+    assert "would still be wrong" not in proc.stderr, proc.stderr
+
+
+def test_check_mode_findings_fail_by_default(node, ansible_env, tmp_path):
+    play = local_playbook(tmp_path / "fail.yml", ASSERT_NO_DEFAULT.format(policy="fail"))
+    proc = playbook(node, ansible_env, play, "--check")
+    assert proc.returncode != 0 and NO_DEFAULT in proc.stdout, proc.stdout
+    assert "would still be wrong" not in proc.stderr, proc.stderr
+
+
+def test_egress_probe_findings_are_real_warnings_in_check_mode(vnet_node, ansible_env, tmp_path):  # noqa: F811
+    play = local_playbook(tmp_path / "probe.yml", """\
+        - name: The tenant reaches a host that does not answer
+          deevnet.net.egress_probe:
+            vrf: default
+            address: 10.20.129.250/24
+            targets: [{address: 198.51.100.9}]
+            count: 1
+            timeout: 1
+            check_mode_findings: warn
+          register: probe
+        - name: The full result is there
+          ansible.builtin.assert:
+            that: [probe.verdict == 'failed', probe is not failed]
+        """)
+    proc = playbook(vnet_node, ansible_env, play, "--check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert PREFIX + "198.51.100.9" in one_line(proc.stderr), proc.stderr
+
+
+def test_a_check_mode_run_of_the_role_prints_its_findings_as_warnings(vnet_node, ansible_env, tmp_path):  # noqa: F811
+    """The role's own tasks in check mode (tasks/tenant_egress.yml): the final assertion and the
+    egress probe find what a real run would still have to fix; both come back as [WARNING] lines
+    on stderr, the run succeeds, and no debug task repeats them on stdout."""
+    frr_local = tmp_path / "frr.conf.local"
+    frr_local.write_text("")
+    plan = {
+        "exit_node": False, "transit_interface": None, "tenants": [], "declared_vrfs": [],
+        "forbidden_interfaces": [], "rp_filter": {}, "frr_stanzas": [], "undeclared_vrfs": "ignore",
+        "route_assertions": [{"name": "default", "default_via": "10.20.50.1"}],
+        "probes": [{"tenant": "tdemo", "vrf": "default", "address": "10.20.129.250/24",
+                    "targets": [{"address": "198.51.100.9"}], "count": 1, "forbidden_interfaces": []}],
+    }
+    extra = tmp_path / "plan.json"
+    extra.write_text(json.dumps({"__proxmox_node_network_plan": plan}))
+    site = tmp_path / "site.yml"
+    site.write_text(textwrap.dedent(f"""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          vars:
+            proxmox_node_network_tenant_egress:
+              tenants: [{{name: tdemo}}]
+            proxmox_node_network_frr_local_path: {frr_local}
+            proxmox_node_network_frr_owner_record: {tmp_path / "owners.json"}
+            proxmox_node_network_sysctl_path: {tmp_path / "90-deevnet-tenant-fabric.conf"}
+          roles:
+            - {ROLE}
+        """))
+    proc = playbook(vnet_node, ansible_env, site, "--check", "-e", f"@{extra}", "--tags", "tenant-egress")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    stderr = one_line(proc.stderr)
+    assert PREFIX + NO_DEFAULT in stderr, proc.stderr
+    assert PREFIX + "198.51.100.9" in stderr, proc.stderr
+    assert "would still be wrong" not in proc.stdout, proc.stdout
+    assert "failed=0" in proc.stdout and "ignored=0" in proc.stdout, proc.stdout
+
+
+OLD_NAME = """\
+proxmox_tenant_egress:
+  transit_interface: vmbr0.50
+  transit_gateway: 10.20.50.1
+  management_interface: vmbr0
+  tenants:
+    - name: tdemo
+"""
+
+
+def role_play(tmp_path, variables: str):
+    site = tmp_path / "site.yml"
+    site.write_text("- hosts: localhost\n  connection: local\n  gather_facts: false\n  vars:\n"
+                    + textwrap.indent(variables, "    ") + f"  roles:\n    - {ROLE}\n")
+    return site
+
+
+def test_an_old_variable_name_is_a_real_deprecation(node, ansible_env, tmp_path):
+    site = role_play(tmp_path, OLD_NAME)
+    proc = playbook(node, ansible_env, site, "--tags", "tenant-egress")
+    stderr = one_line(proc.stderr)
+    assert ("[DEPRECATION WARNING]: deevnet.net.proxmox_node_network: the variable proxmox_tenant_egress is "
+            "deprecated and is read only until deevnet.net 0.2.0; rename it to proxmox_node_network_tenant_egress"
+            ) in stderr, proc.stderr
+    assert "version 0.2.0" in stderr, proc.stderr  # Ansible's own words: removed from deevnet.net 0.2.0
+    assert stderr.count("[DEPRECATION WARNING]") == 1, proc.stderr  # once, and nothing about `vars`
+    assert "DEPRECATED" not in proc.stdout, proc.stdout
+    assert "vrf_tdemo" in proc.stdout, "the old name still fills the new one"
+    # Ansible's switch for deprecations silences it.
+    quiet = playbook(node, dict(ansible_env, ANSIBLE_DEPRECATION_WARNINGS="0"), site, "--tags", "tenant-egress")
+    assert "proxmox_tenant_egress" not in quiet.stderr, quiet.stderr
+
+
+def test_the_new_name_gets_no_deprecation(node, ansible_env, tmp_path):
+    site = role_play(tmp_path, OLD_NAME.replace("proxmox_tenant_egress", "proxmox_node_network_tenant_egress"))
+    proc = playbook(node, ansible_env, site, "--tags", "tenant-egress")
+    assert "vrf_tdemo" in proc.stdout, proc.stdout
+    assert "DEPRECATION" not in proc.stderr, proc.stderr
+
+
+def test_an_old_variable_name_is_validated_like_the_new_one(node, ansible_env, tmp_path):
+    site = role_play(tmp_path, OLD_NAME.replace("  tenants:", "  leak: sideways\n  tenants:"))
+    proc = playbook(node, ansible_env, site, "--tags", "tenant-egress")
+    assert proc.returncode != 0
+    assert "Validation of arguments failed" in proc.stdout, proc.stdout
+    assert "leak" in proc.stdout and "sideways" in proc.stdout, proc.stdout
+    assert "vrf_tdemo" not in proc.stdout, "nothing may run on an invalid variable"
