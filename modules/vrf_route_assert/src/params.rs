@@ -59,8 +59,28 @@ static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 /// short form: `vrf` with the same keys at the top level; then what applies to the whole node.
 /// The short form's `forwarding` and `no_fall_through` have no default here so that giving
 /// them next to `vrfs` can be refused.
-use deevnet_runtime::spec::{DefaultValue, IntRange};
-use deevnet_runtime::{choices, CheckModeFindings, Kind, OptionSpec, CHECK_MODE_FINDINGS};
+pub static SPEC: [OptionSpec; 15] = {
+    let [dst, via, dev, not_dev, table, reachable] = lookup_keys(false);
+    [
+        OptionSpec::new("vrfs", Kind::List(&VRF)),
+        OptionSpec::new("vrf", Kind::Str),
+        dst,
+        via,
+        dev,
+        not_dev,
+        table,
+        reachable,
+        OptionSpec::new("default_via", Kind::Str),
+        OptionSpec::new("default_dev", Kind::Str),
+        OptionSpec::new("forwarding", Kind::Bool),
+        OptionSpec::new("no_fall_through", Kind::Bool),
+        OptionSpec::new("undeclared_vrfs", Kind::Str)
+            .choices(UndeclaredVrfs::CHOICES)
+            .default(DefaultValue::Str("ignore")),
+        OptionSpec::new("settle_timeout", Kind::Int).default(DefaultValue::Int(0)),
+        CHECK_MODE_FINDINGS,
+    ]
+};
 
 /// The module's arguments, as the runtime validated and coerced them.
 #[derive(Debug, Deserialize)]
