@@ -18,11 +18,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RST = ROOT / "docs" / "docsite" / "rst"
-# extra doc name -> its Markdown source
+# extra doc name -> its Markdown source: the role's README and every page under docs/ (a new
+# page there is part of the docsite without another list to keep).
 SOURCES = {
     "proxmox_node_network_readme": ROOT / "roles" / "proxmox_node_network" / "README.md",
-    "proxmox-frr-merge": ROOT / "docs" / "proxmox-frr-merge.md",
-    "frr-local-ownership": ROOT / "docs" / "frr-local-ownership.md",
+    **{page.stem: page for page in sorted((ROOT / "docs").glob("*.md"))},
 }
 # The only warnings a build without network may have: Sphinx cannot fetch the intersphinx
 # inventories antsibull-docs' conf.py names (docs.python.org, jinja, docs.ansible.com).

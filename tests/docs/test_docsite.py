@@ -60,9 +60,10 @@ def test_every_option_and_return_value_is_on_the_module_page(module):
 
 
 def test_the_role_filter_and_extra_docs_have_pages():
-    for page in ("proxmox_node_network_role.html", "tenant_egress_plan_filter.html",
-                 "docsite/proxmox_node_network_readme.html", "docsite/proxmox-frr-merge.html",
-                 "docsite/frr-local-ownership.html"):
+    reference = [f"docsite/{page.stem}.html" for page in sorted((ROOT / "docs").glob("*.md"))]
+    assert "docsite/proxmox-sdn.html" in reference
+    for page in ("proxmox_node_network_role.html", "tenant_egress_plan_filter.html", "frr_reapply_filter.html",
+                 "docsite/proxmox_node_network_readme.html", *reference):
         assert (PAGES / page).is_file(), page
     role = (PAGES / "proxmox_node_network_role.html").read_text()
     assert "proxmox_node_network_tenant_egress" in role and "proxmox_tenant_egress" in role
