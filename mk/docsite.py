@@ -43,7 +43,7 @@ def rst_of(name: str, source: Path) -> str:
     text = subprocess.run(["pandoc", "--from", "gfm-gfm_auto_identifiers", "--to", "rst", "--wrap=preserve", "--columns=2000",
                            str(source)], check=True, capture_output=True, text=True).stdout
     return (f".. _ansible_collections.deevnet.net.docsite.{name.replace('-', '_')}:\n\n"
-            f"..\n  Made by mk/docsite.py from {source.relative_to(ROOT)}: edit that file, then run make docs-rst.\n\n"
+            f"..\n  Made from {source.relative_to(ROOT)}: edit that file, not this one.\n\n"
             + text)
 
 

@@ -89,6 +89,8 @@ def test_a_check_mode_run_of_the_role_prints_its_findings_as_warnings(vnet_node,
         "route_assertions": [{"name": "default", "default_via": "10.20.50.1"}],
         "probes": [{"tenant": "tdemo", "vrf": "default", "address": "10.20.129.250/24",
                     "targets": [{"address": "198.51.100.9"}], "count": 1, "forbidden_interfaces": []}],
+        "sdn": {"mode": "ignore", "tenants_from": "inventory", "disagreements": [], "drift": [], "failure": "",
+                "warnings": []},
     }
     extra = tmp_path / "plan.json"
     extra.write_text(json.dumps({"__proxmox_node_network_plan": plan}))
@@ -98,6 +100,8 @@ def test_a_check_mode_run_of_the_role_prints_its_findings_as_warnings(vnet_node,
           connection: local
           gather_facts: false
           vars:
+            # No Proxmox SDN here: the role's SDN comparison is off (tested in test_node_plan.py).
+            proxmox_node_network_sdn: ignore
             proxmox_node_network_tenant_egress:
               tenants: [{{name: tdemo}}]
             proxmox_node_network_frr_local_path: {frr_local}
@@ -127,7 +131,9 @@ proxmox_tenant_egress:
 
 def role_play(tmp_path, variables: str):
     site = tmp_path / "site.yml"
+    # No Proxmox SDN here: the role's SDN comparison is off (tested in test_node_plan.py).
     site.write_text("- hosts: localhost\n  connection: local\n  gather_facts: false\n  vars:\n"
+                    + "    proxmox_node_network_sdn: ignore\n"
                     + textwrap.indent(variables, "    ") + f"  roles:\n    - {ROLE}\n")
     return site
 

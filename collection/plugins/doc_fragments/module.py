@@ -89,7 +89,7 @@ notes:
     (a temporary file in the same folder, renamed over it); temporary files of killed runs are removed."
 '''
 
-    # The assertion modules' option (vrf_route_assert, egress_probe): modules/runtime/src/findings.rs.
+    # The assertion modules' option (vrf_route_assert, egress_probe), declared once in their runtime.
     CHECK_MODE_FINDINGS = r'''
 options:
   check_mode_findings:
