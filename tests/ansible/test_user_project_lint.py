@@ -32,6 +32,9 @@ TASKS = """\
     uplink_vlan: 40
     bridge: vmbr1
     vlans: "199-299"
+- name: The node's SDN intent and its drift
+  deevnet.net.sdn_check:
+    drift: warn
 """
 
 

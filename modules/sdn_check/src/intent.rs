@@ -53,6 +53,9 @@ pub struct ZoneIntent {
     pub vxlan_port: Option<u16>,
     /// The MTU of the zone's devices, by Proxmox's rule when the zone gives none.
     pub mtu: Option<u32>,
+    /// Whether Proxmox's generator makes the zone's devices on the node: it makes them per
+    /// VNet, so a zone without a VNet has none (no VRF, no L3VNI) (docs/proxmox-sdn.md §3).
+    pub generated: bool,
     pub vnets: Vec<VnetIntent>,
 }
 
