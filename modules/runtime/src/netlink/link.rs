@@ -4,10 +4,11 @@
 
 use netlink_packet_route::link::{
     self as nl, BondMode, BondPortState, InfoBond, InfoBondPort, InfoBridge, InfoData,
-    InfoPortData, InfoPortKind, InfoVlan, InfoVrf, LinkAttribute, LinkFlags, LinkInfo, LinkMessage,
-    MiiStatus,
+    InfoPortData, InfoPortKind, InfoVlan, InfoVrf, InfoVxlan, LinkAttribute, LinkFlags, LinkInfo,
+    LinkMessage, MiiStatus,
 };
 use std::collections::HashMap;
+use std::net::IpAddr;
 
 /// One link, as `ip -d link show` would describe it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -39,6 +40,8 @@ pub struct Link {
     pub vlan: Option<Vlan>,
     /// A bridge's VLAN settings.
     pub bridge: Option<BridgeVlanSettings>,
+    /// A VXLAN link's VNI, local address and port.
+    pub vxlan: Option<VxlanInfo>,
     /// A bond's settings.
     pub bond: Option<BondInfo>,
     /// A bond port's (slave's) state.
@@ -143,6 +146,19 @@ pub struct BridgeVlanSettings {
     pub vlan_filtering: Option<bool>,
     pub vlan_protocol: Option<VlanProtocol>,
     pub default_pvid: Option<u16>,
+}
+
+/// A VXLAN link's settings (IFLA_VXLAN_*); each is `None` when the kernel did not report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VxlanInfo {
+    /// IFLA_VXLAN_ID.
+    pub vni: Option<u32>,
+    /// IFLA_VXLAN_LOCAL or IFLA_VXLAN_LOCAL6: the source address of the tunnel (the VTEP);
+    /// its family is the tunnel's. `None` for a device created without `local`.
+    pub local: Option<IpAddr>,
+    /// IFLA_VXLAN_PORT: the UDP destination port. The kernel reports its own default when none
+    /// was given: Linux's old 8472, not IANA's 4789 (ifupdown2 asks for 4789 explicitly).
+    pub port: Option<u16>,
 }
 
 /// A bond's settings (IFLA_BOND_*).
@@ -275,6 +291,19 @@ fn read_link_info(link: &mut Link, infos: &[LinkInfo]) {
                     }
                 }
                 link.bridge = Some(bridge);
+            }
+            LinkInfo::Data(InfoData::Vxlan(items)) => {
+                let mut vxlan = VxlanInfo::default();
+                for item in items {
+                    match item {
+                        InfoVxlan::Id(vni) => vxlan.vni = Some(*vni),
+                        InfoVxlan::Local(v4) => vxlan.local = Some(IpAddr::V4(*v4)),
+                        InfoVxlan::Local6(v6) => vxlan.local = Some(IpAddr::V6(*v6)),
+                        InfoVxlan::Port(port) => vxlan.port = Some(*port),
+                        _ => {}
+                    }
+                }
+                link.vxlan = Some(vxlan);
             }
             LinkInfo::Data(InfoData::Bond(items)) => {
                 let mut bond = BondInfo::default();

@@ -2,7 +2,7 @@
 //!
 //! [`Netlink::connect`] builds a current-thread tokio runtime and a strict-checking rtnetlink
 //! connection; its methods block, so module bodies stay synchronous. What comes back is plain
-//! data ([`Link`], [`Route`], [`Lookup`]) that tests can build by hand, and every failure is a
+//! data ([`Link`], [`Address`], [`Route`], [`Lookup`]) that tests can build by hand, and every failure is a
 //! [`NetlinkError`] that says what was being done and, for the errnos with a known fix, what to
 //! do. Requests this layer has no method for go through [`Netlink::handle`] and
 //! [`Netlink::block_on`], with [`NetlinkError::from_rtnetlink`] for their errors.
@@ -11,6 +11,7 @@
 //! `setns()` changes only the calling thread: enter a namespace before calling
 //! [`Netlink::connect`], on the thread that will use it.
 
+mod address;
 mod bridge;
 mod error;
 #[cfg(feature = "ethtool")]
@@ -18,13 +19,14 @@ pub mod ethtool;
 mod link;
 mod route;
 
+pub use address::{address_from_message, Address};
 pub use bridge::{
     fdb_entry_from_message, port_vlans_from_message, FdbEntry, FdbState, PortVlans, VlanEntry,
 };
 pub use error::NetlinkError;
 pub use link::{
     link_from_message, BondInfo, BondPortInfo, BondRole, BridgeVlanSettings, Link, Links,
-    OperState, Vlan, VlanProtocol,
+    OperState, Vlan, VlanProtocol, VxlanInfo,
 };
 pub use route::{
     dump_request, lookup_request, protocol_name, route_from_message, table_name, Family, Lookup,
@@ -81,6 +83,17 @@ impl Netlink {
             ));
         }
         Ok(Links::new(messages.iter().map(link_from_message).collect()))
+    }
+
+    /// Every IPv4 and IPv6 address of every interface of the namespace.
+    pub fn addresses(&self) -> Result<Vec<Address>, NetlinkError> {
+        // The default request (family, index and prefix 0) is a dump of everything, also
+        // under strict checking.
+        let messages = self.collect(
+            "listing the interface addresses",
+            self.handle.address().get().execute(),
+        )?;
+        Ok(messages.iter().filter_map(address_from_message).collect())
     }
 
     /// Every route of one table and family, of any type and protocol. A table the kernel does

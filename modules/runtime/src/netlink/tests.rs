@@ -259,6 +259,104 @@ fn names_follow_iproute2() {
     assert_eq!(Refusal::from_errno(libc::EPERM), None);
 }
 
+#[test]
+fn vxlan_links_carry_vni_local_and_port() {
+    use netlink_packet_route::link::{InfoData, InfoKind, InfoVxlan, LinkInfo};
+    let vxlan = |local: InfoVxlan| {
+        let mut message = LinkMessage::default();
+        message.header.index = 9;
+        message.attributes = vec![
+            LinkAttribute::IfName("vrfvx_tdemo".into()),
+            LinkAttribute::LinkInfo(vec![
+                LinkInfo::Kind(InfoKind::Vxlan),
+                LinkInfo::Data(InfoData::Vxlan(vec![
+                    InfoVxlan::Id(10000),
+                    local,
+                    InfoVxlan::Port(4790),
+                    InfoVxlan::Learning(false),
+                ])),
+            ]),
+        ];
+        link_from_message(&message).vxlan
+    };
+    assert_eq!(
+        vxlan(InfoVxlan::Local(Ipv4Addr::new(10, 20, 51, 22))),
+        Some(VxlanInfo {
+            vni: Some(10000),
+            local: Some(v4("10.20.51.22")),
+            port: Some(4790),
+        })
+    );
+    assert_eq!(
+        vxlan(InfoVxlan::Local6("2001:db8:51::22".parse().unwrap())).and_then(|info| info.local),
+        Some("2001:db8:51::22".parse().unwrap())
+    );
+    // Not a VXLAN link: no VXLAN settings.
+    let mut bridge = LinkMessage::default();
+    bridge.attributes = vec![LinkAttribute::IfName("vmbr0".into())];
+    assert_eq!(link_from_message(&bridge).vxlan, None);
+}
+
+#[test]
+fn addresses_are_the_interfaces_own_with_their_prefix() {
+    use netlink_packet_route::address::{AddressAttribute, AddressMessage};
+    let message = |family, prefix_len, attributes| {
+        let mut message = AddressMessage::default();
+        message.header.family = family;
+        message.header.prefix_len = prefix_len;
+        message.header.index = 7;
+        message.attributes = attributes;
+        message
+    };
+    // A point-to-point IPv4 address: IFA_LOCAL is ours, IFA_ADDRESS the peer's.
+    let p2p = message(
+        AddressFamily::Inet,
+        32,
+        vec![
+            AddressAttribute::Address(v4("10.255.255.2")),
+            AddressAttribute::Local(v4("10.255.255.1")),
+        ],
+    );
+    assert_eq!(
+        address_from_message(&p2p),
+        Some(Address {
+            index: 7,
+            address: net("10.255.255.1/32"),
+        })
+    );
+    let v6 = message(
+        AddressFamily::Inet6,
+        64,
+        vec![AddressAttribute::Address("fd00::1".parse().unwrap())],
+    );
+    let v6 = address_from_message(&v6).unwrap();
+    assert_eq!(v6.address, net("fd00::1/64"));
+    assert_eq!(v6.family(), Family::V6);
+    assert_eq!(
+        address_from_message(&message(AddressFamily::Inet, 24, vec![])),
+        None,
+        "no address at all"
+    );
+    assert_eq!(
+        address_from_message(&message(
+            AddressFamily::Inet,
+            40,
+            vec![AddressAttribute::Local(v4("10.0.0.1"))]
+        )),
+        None,
+        "a prefix longer than the family's"
+    );
+    assert_eq!(
+        address_from_message(&message(
+            AddressFamily::Packet,
+            0,
+            vec![AddressAttribute::Local(v4("10.0.0.1"))]
+        )),
+        None,
+        "another family"
+    );
+}
+
 // ---- a real kernel, in a namespace of the test's own ----
 
 use crate::test_support::TestNamespace;
@@ -480,4 +578,51 @@ fn errors_name_the_operation() {
             .starts_with("looking up the route to 10.0.0.1: No such device"),
         "{error}"
     );
+}
+
+#[test]
+fn vxlan_devices_and_addresses_are_dumped() {
+    let ns = routed_namespace("vxlan");
+    ns.ip("link add vx4 type vxlan id 11000 local 10.0.0.1 dstport 4790");
+    ns.ip("link add vx6 type vxlan id 12000 local fd00::1");
+    ns.ip("link add vxnone type vxlan id 13000 dstport 4789");
+    let (links, addresses) = ns.enter(|| {
+        let netlink = Netlink::connect().unwrap();
+        (netlink.links().unwrap(), netlink.addresses().unwrap())
+    });
+    let info = |name: &str| links.by_name(name).unwrap().vxlan.unwrap();
+    assert_eq!(
+        info("vx4"),
+        VxlanInfo {
+            vni: Some(11000),
+            local: Some(v4("10.0.0.1")),
+            port: Some(4790),
+        }
+    );
+    assert_eq!(info("vx6").local, Some("fd00::1".parse().unwrap()));
+    // Without dstport the kernel takes Linux's old 8472, not IANA's 4789 (iproute2 warns).
+    assert_eq!(
+        info("vx6").port,
+        Some(8472),
+        "the kernel reports its default"
+    );
+    assert_eq!(info("vxnone").local, None);
+    assert_eq!(links.by_name("veth0").unwrap().vxlan, None);
+
+    let of = |name: &str| -> Vec<ipnet::IpNet> {
+        let index = links.by_name(name).unwrap().index;
+        addresses
+            .iter()
+            .filter(|a| a.index == index)
+            .map(|a| a.address)
+            .collect()
+    };
+    assert!(of("veth0").contains(&net("10.0.0.1/24")));
+    assert!(of("veth0").contains(&net("fd00::1/64")));
+    assert!(of("br0").contains(&net("192.168.50.1/24")));
+    assert!(
+        !of("br0").contains(&net("10.0.0.1/24")),
+        "addresses stay on their own link"
+    );
+    assert!(of("lo").contains(&net("127.0.0.1/8")));
 }
