@@ -32,6 +32,11 @@ def plan(settings, ipv6=False, frr_mode="exact", undeclared_vrfs="fail"):
                                         undeclared_vrfs=undeclared_vrfs)
 
 
+# The plan's `sdn` part when the SDN is not read (the filter's default, the role's `ignore`).
+NO_SDN = {"mode": "ignore", "tenants_from": "inventory", "disagreements": [], "drift": [], "failure": "",
+          "warnings": []}
+
+
 def shape_error(settings, ipv6=False) -> list[str]:
     with pytest.raises(AnsibleFilterError) as raised:
         plan(settings, ipv6=ipv6)
@@ -65,6 +70,34 @@ def test_the_plan_applies_the_defaults_the_argument_spec_documents():
             assert ROLE_DEFAULTS[name] == spec["default"], name
 
 
+def _without(spec: dict, keys=("description", "default")) -> dict:
+    """An argument spec's options without the keys that do not validate (nested)."""
+    return {name: {key: (_without(value) if key == "options" else value) for key, value in option.items()
+                   if key not in keys}
+            for name, option in spec.items()}
+
+
+def test_the_plan_validates_a_listed_tenant_as_the_argument_spec_documents():
+    # `tenants` is raw (a list or discover), so Ansible no longer checks a listed tenant's options:
+    # the plan's TENANT_SPEC does, and must be what argument_specs.yml documents.
+    main = yaml.safe_load((ROLE / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
+    tenants = main["proxmox_node_network_tenant_egress"]["options"]["tenants"]
+    assert tenants["type"] == "raw"
+    assert _without(tenants["options"]) == node_plan.TENANT_SPEC
+
+
+def test_a_listed_tenant_with_a_bad_option_is_refused_naming_it():
+    for tenant, problem in (({"name": "tdemo", "leak": "imported"}, "value of leak must be one of: static, import, "
+                                                                      "got: imported"),
+                            ({"name": "tdemo", "gw": "10.20.50.9"}, "unknown option gw. Supported parameters include: gateway,"),
+                            ({"name": "tdemo", "probe": {"address": "10.20.129.250/24"}},
+                             "missing required arguments: targets found in probe")):
+        with pytest.raises(AnsibleFilterError) as raised:
+            plan({**EXIT, "tenants": [{"name": "ok"}, tenant]})
+        assert str(raised.value).startswith("proxmox_node_network_tenant_egress.tenants[1] (tdemo): "), raised.value
+        assert problem in str(raised.value), raised.value
+
+
 def test_no_task_or_role_variable_carries_a_default_of_its_own():
     # Business defaults live in defaults/main.yml and argument_specs.yml: `| default(...)` in vars
     # and tasks only handles results that may lack a key, an unset section or `omit`.
@@ -94,7 +127,7 @@ def test_an_exit_node_of_the_static_design():
         "transit_interface": "vmbr0.50",
         "tenants": [{"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "198.51.100.65", "gateway6": "",
                      "management_probes": ["198.51.100.5", "198.51.100.11"], "probe": None, "leak": "static",
-                     "l3vni_bridge": "vrfbr_tdemo"}],
+                     "l3vni_bridge": "vrfbr_tdemo", "exit": True}],
         "declared_vrfs": [{"name": "vrf_tdemo", "forwarding": False}],
         "forbidden_interfaces": ["vmbr0"],
         "rp_filter": {},
@@ -108,6 +141,7 @@ def test_an_exit_node_of_the_static_design():
                               "default_via": "198.51.100.65"}],
         "undeclared_vrfs": "fail",
         "probes": [],
+        "sdn": NO_SDN,
     }
 
 
@@ -129,7 +163,7 @@ def test_an_exit_node_of_the_static_design_with_ipv6_and_a_probed_tenant():
                                "targets": [{"address": "203.0.113.8"},
                                            {"address": "203.0.113.8", "proto": "tcp", "port": 443},
                                            {"address": "203.0.113.8", "proto": "udp"}]},
-                     "leak": "static", "l3vni_bridge": "vrfbr_tdemo"}],
+                     "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": True}],
         "declared_vrfs": [{"name": "vrf_tdemo", "forwarding": False}],
         "forbidden_interfaces": ["vmbr0"],
         "rp_filter": {},
@@ -152,6 +186,7 @@ def test_an_exit_node_of_the_static_design_with_ipv6_and_a_probed_tenant():
                                 {"address": "10.20.99.5", "expect": "none"},
                                 {"address": "10.20.99.1", "expect": "none"}],
                     "count": 3, "forbidden_interfaces": ["vmbr0"], "expect_egress_interface": "vmbr0.50"}],
+        "sdn": NO_SDN,
     }
 
 
@@ -166,11 +201,11 @@ def test_a_tenant_s_own_vrf_gateway_probes_and_probe_count_win_over_the_node_s()
                   frr_mode="merge")
     assert result["tenants"] == [
         {"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "10.20.50.1", "gateway6": "", "management_probes": [],
-         "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo"},
+         "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": True},
         {"name": "acme", "vrf": "vrf_acme_prod", "gateway": "10.20.50.9", "gateway6": "",
          "management_probes": ["10.20.99.7"],
          "probe": {"count": 5, "address": "10.20.131.250/24", "targets": [{"address": "203.0.113.8"}]},
-         "leak": "static", "l3vni_bridge": "vrfbr_acme_prod"}]
+         "leak": "static", "l3vni_bridge": "vrfbr_acme_prod", "exit": True}]
     assert result["forbidden_interfaces"] == ["vmbr0", "vmbr9"]
     assert result["frr_stanzas"] == [
         {"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"], "mode": "merge"},
@@ -194,7 +229,7 @@ def test_an_all_exit_node_of_the_import_design():
         "exit_node": True,
         "transit_interface": "nic5",
         "tenants": [{"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "", "gateway6": "", "management_probes": [],
-                     "probe": None, "leak": "import", "l3vni_bridge": "vrfbr_tdemo"}],
+                     "probe": None, "leak": "import", "l3vni_bridge": "vrfbr_tdemo", "exit": True}],
         "declared_vrfs": [{"name": "vrf_tdemo", "forwarding": False}],
         "forbidden_interfaces": ["vmbr0"],
         "rp_filter": {"all": 0, "default": 0, "nic5": 0, "vrfbr_tdemo": 0},
@@ -212,6 +247,7 @@ def test_an_all_exit_node_of_the_import_design():
                               "default_dev": "nic5", "asymmetric_returns": True}],
         "undeclared_vrfs": "fail",
         "probes": [],
+        "sdn": NO_SDN,
     }
 
 
@@ -287,7 +323,7 @@ def test_a_member_node():
         "exit_node": False,
         "transit_interface": None,
         "tenants": [{"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "", "gateway6": "", "management_probes": [],
-                     "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo"}],
+                     "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": False}],
         "declared_vrfs": [{"name": "vrf_tdemo", "forwarding": False}],
         "forbidden_interfaces": ["vmbr0"],
         "rp_filter": {},
@@ -296,6 +332,7 @@ def test_a_member_node():
                               "no_fall_through": True, "forwarding": False}],
         "undeclared_vrfs": "ignore",
         "probes": [],
+        "sdn": NO_SDN,
     }
 
 
@@ -329,7 +366,7 @@ def test_a_qinq_only_node_plans_no_tenant_egress():
     # main.yml skips the section when the settings are empty; the plan of nothing is nothing.
     assert plan({}) == {"exit_node": False, "transit_interface": None, "tenants": [], "declared_vrfs": [],
                         "forbidden_interfaces": [], "rp_filter": {}, "frr_stanzas": [], "route_assertions": [],
-                        "undeclared_vrfs": "ignore", "probes": []}
+                        "undeclared_vrfs": "ignore", "probes": [], "sdn": NO_SDN}
 
 
 # --- the rules of an exit node's shape, one message each -------------------------------------------
@@ -405,6 +442,316 @@ def test_a_tenant_without_a_name_is_refused_naming_its_index():
         plan({**EXIT, "tenants": [{"name": "tdemo"}, {"vrf": "vrf_x"}]})
 
 
+# --- the SDN: discovered tenants, disagreements, drift (the module sdn_check's result by hand) --------
+
+def zone(name, exit_node=False, kind="evpn"):
+    """One zone of sdn_check's `zones`, as much of it as the plan reads."""
+    return {"name": name, "type": kind, "vrf": f"vrf_{name}" if kind == "evpn" else None, "exit_node": exit_node,
+            "l3vni_bridge": f"vrfbr_{name}" if kind == "evpn" else None}
+
+
+def intent(*zones, drift=(), node="hv02"):
+    """sdn_check's result (the contract's keys) for the node: its tenants are its EVPN zones."""
+    return {"node": node, "version": {"running": 7, "applied": 7}, "pending": [], "zones": list(zones),
+            "tenants": [{"name": z["name"], "vrf": z["vrf"], "l3vni_bridge": z["l3vni_bridge"], "exit_node": z["exit_node"]}
+                        for z in zones if z["type"] == "evpn"],
+            "drift": list(drift), "kernel": True, "skipped": []}
+
+
+def sdn_plan(settings, sdn, sdn_mode="fail", **options):
+    return node_plan.tenant_egress_plan(settings, DEFAULTS, sdn=sdn, sdn_mode=sdn_mode, **options)
+
+
+def sdn_error(settings, sdn, sdn_mode="fail") -> str:
+    with pytest.raises(AnsibleFilterError) as raised:
+        sdn_plan(settings, sdn, sdn_mode)
+    return str(raised.value)
+
+
+EXIT_DISCOVER = {"transit_interface": "vmbr0.50", "transit_gateway": "10.20.50.1", "management_interface": "vmbr0",
+                 "management_probes": ["10.20.99.5"], "asn": 65020, "tenants": "discover"}
+
+
+def test_discover_builds_the_tenants_from_the_sdn_with_each_zone_s_exit_role():
+    # tdemo exits here, acme exits elsewhere: one stanza, one default asserted, acme held to no
+    # fall-through like on a member node; zones.<zone> carries the inventory's per-zone settings.
+    result = sdn_plan({**EXIT_DISCOVER, "zones": {
+        "tdemo": {"gateway": "10.20.50.9", "probe": {"address": "10.20.129.250/24", "targets": [{"address": "203.0.113.8"}]}},
+        "acme": {"management_probes": ["10.20.99.7"]}}},
+        intent(zone("tdemo", exit_node=True), zone("acme"), zone("vl", kind="vlan")))
+    assert result["exit_node"] is True
+    assert result["tenants"] == [
+        {"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "10.20.50.9", "gateway6": "", "management_probes": ["10.20.99.5"],
+         "probe": {"count": 3, "address": "10.20.129.250/24", "targets": [{"address": "203.0.113.8"}]},
+         "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": True},
+        {"name": "acme", "vrf": "vrf_acme", "gateway": "10.20.50.1", "gateway6": "",
+         "management_probes": ["10.20.99.5", "10.20.99.7"], "probe": None, "leak": "static",
+         "l3vni_bridge": "vrfbr_acme", "exit": False}]
+    assert result["frr_stanzas"] == [
+        {"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.9 nexthop-vrf default"], "mode": "exact"}]
+    assert result["route_assertions"] == [
+        {"name": "vrf_tdemo", "lookups": [{"dst": "10.20.99.5", "dev": "vmbr0.50", "via": "10.20.50.9", "not_dev": "vmbr0"}],
+         "forbidden_interfaces": ["vmbr0"], "default_via": "10.20.50.9"},
+        {"name": "vrf_acme", "lookups": [{"dst": "10.20.99.5", "not_dev": "vmbr0"}, {"dst": "10.20.99.7", "not_dev": "vmbr0"}],
+         "forbidden_interfaces": ["vmbr0"], "no_fall_through": True, "forwarding": False}]
+    assert result["declared_vrfs"] == [{"name": "vrf_tdemo", "forwarding": False}, {"name": "vrf_acme", "forwarding": False}]
+    assert result["probes"][0]["expect_egress_interface"] == "vmbr0.50"
+    assert result["sdn"] == {"mode": "fail", "tenants_from": "sdn", "disagreements": [], "drift": [], "failure": "",
+                             "warnings": []}
+
+
+def test_discover_plans_what_the_same_declared_tenants_plan_when_they_agree():
+    settings = {"transit_interface": "nic5", "leak": "import", "asn": 45689, "core_peer": "bgpv6",
+                "fabric_ipv6_only": True, "management_interface": "vmbr0"}
+    sdn = intent(zone("tdemo", exit_node=True), zone("acme", exit_node=True))
+    discovered = sdn_plan({**settings, "tenants": "discover"}, sdn)
+    declared = sdn_plan({**settings, "tenants": [{"name": "tdemo"}, {"name": "acme"}]}, sdn)
+    assert discovered.pop("sdn")["tenants_from"] == "sdn"
+    assert declared.pop("sdn") == {**NO_SDN, "mode": "fail"}
+    assert discovered == declared
+    assert discovered["rp_filter"] == {"all": 0, "default": 0, "nic5": 0, "vrfbr_tdemo": 0, "vrfbr_acme": 0}
+
+
+def test_discover_on_a_member_node_and_the_sdn_s_own_l3vni_bridge():
+    sdn = intent(zone("tdemo"))
+    sdn["tenants"][0]["l3vni_bridge"] = "vrfbr_x"
+    result = sdn_plan({"management_interface": "vmbr0", "tenants": "discover"}, sdn)
+    assert result["exit_node"] is False and result["frr_stanzas"] == [] and result["undeclared_vrfs"] == "ignore"
+    assert [(t["vrf"], t["l3vni_bridge"], t["exit"]) for t in result["tenants"]] == [("vrf_tdemo", "vrfbr_x", False)]
+    assert result["sdn"]["disagreements"] == []
+
+
+def test_discover_with_no_evpn_zone_plans_nothing():
+    result = sdn_plan({"management_interface": "vmbr0", "tenants": "discover"}, intent(zone("s", kind="simple")))
+    assert result["tenants"] == [] and result["route_assertions"] == []
+
+
+def test_an_sdn_exit_zone_on_a_node_without_a_transit_interface_is_a_disagreement():
+    # The SDN makes hv02 the zone's exit; without a transit interface the role cannot give the VRF
+    # its default. With warn the tenant is planned as a member (the assertion then shows what fails).
+    settings = {"management_interface": "vmbr0", "tenants": "discover"}
+    sdn = intent(zone("tdemo", exit_node=True))
+    message = ("zone tdemo: the SDN lists node hv02 in its exit nodes; the inventory makes hv02 a member node (no "
+               "transit_interface), so the VRF vrf_tdemo gets no default here; fix: set transit_interface (and "
+               "transit_gateway, or zones.tdemo.gateway) for hv02, or remove hv02 from the zone's exit nodes and "
+               "apply the SDN")
+    failed = sdn_plan(settings, sdn)["sdn"]
+    assert failed["disagreements"] == [message]
+    assert failed["failure"].splitlines() == [
+        "node hv02: 1 disagreement(s) between the inventory and the cluster's SDN, 0 drift finding(s) of the node from "
+        "the SDN (proxmox_node_network_sdn: warn reports them without failing, ignore skips the SDN):",
+        "disagreement: " + message]
+    warned = sdn_plan(settings, sdn, sdn_mode="warn")
+    assert warned["sdn"]["failure"] == "" and warned["sdn"]["warnings"] == ["SDN disagreement: " + message]
+    assert warned["exit_node"] is False
+    assert warned["route_assertions"][0]["no_fall_through"] is True
+
+
+def test_discover_on_an_exit_node_that_no_zone_exits_by_is_a_disagreement():
+    result = sdn_plan(EXIT_DISCOVER, intent(zone("tdemo")))
+    assert result["sdn"]["disagreements"] == [
+        "node hv02: the inventory makes it an exit node (transit_interface vmbr0.50); the SDN lists it in the exit "
+        "nodes of no EVPN zone that applies to it (EVPN zones here: tdemo); fix: add hv02 to the exit nodes of its "
+        "zones and apply the SDN, or remove transit_interface"]
+    # Planned as the member of tdemo it is: no forwarding, no stanza.
+    assert result["exit_node"] is False and result["frr_stanzas"] == [] and result["transit_interface"] is None
+
+
+def test_zone_settings_for_a_zone_that_is_not_here_are_a_disagreement():
+    result = sdn_plan({**EXIT_DISCOVER, "zones": {"tdemo": {}, "gone": {"gateway": "10.20.50.9"}}},
+                      intent(zone("tdemo", exit_node=True)))
+    assert result["sdn"]["disagreements"] == [
+        "zones.gone: the inventory has settings for zone gone; the SDN has no EVPN zone gone that applies to node hv02 "
+        "(EVPN zones here: tdemo); fix: remove zones.gone or name one of those zones"]
+
+
+def test_discover_needs_the_sdn():
+    assert sdn_error(EXIT_DISCOVER, None, sdn_mode="ignore") == (
+        "proxmox_node_network_tenant_egress.tenants is discover but proxmox_node_network_sdn is ignore: the tenants "
+        "come from the node's SDN intent, which ignore does not read; set proxmox_node_network_sdn to fail or warn, "
+        "or list the tenants")
+    assert sdn_error(EXIT_DISCOVER, {}).startswith(
+        "proxmox_node_network_sdn is fail but the node's SDN intent (the result of deevnet.net.sdn_check) lacks node, "
+        "zones, tenants, drift")
+    # A skipped task's result is no intent either.
+    assert "lacks node, zones, tenants, drift" in sdn_error(EXIT_DISCOVER, {"skipped": True, "changed": False}, "warn")
+
+
+def test_tenants_is_a_list_or_discover_and_zones_is_checked():
+    assert sdn_error({**EXIT, "tenants": "discovr"}, intent()) == (
+        "proxmox_node_network_tenant_egress.tenants: 'discovr' is neither a list of tenants nor 'discover'; e.g. "
+        "tenants: [{name: tdemo}], or tenants: discover")
+    assert sdn_error({**EXIT, "zones": {"tdemo": {"gateway": "10.20.50.9"}}}, intent(zone("tdemo", True))).startswith(
+        "proxmox_node_network_tenant_egress.zones is set but tenants is a list: zones holds the settings of "
+        "discovered tenants (tenants: discover); with a tenant list, put gateway, gateway6, leak, management_probes, "
+        "probe on each tenant instead")
+    sdn = intent(zone("tdemo", True))
+    assert sdn_error({**EXIT_DISCOVER, "zones": {"tdemo": {"vrf": "vrf_x"}}}, sdn) == (
+        "proxmox_node_network_tenant_egress.zones.tdemo: {'vrf': 'vrf_x'} is not a dict of gateway, gateway6, leak, "
+        "management_probes, probe (unknown: vrf; the zone's name, VRF, L3VNI bridge and exit role are the SDN's)")
+    assert sdn_error({**EXIT_DISCOVER, "zones": {"tdemo": {"leak": "imported"}}}, sdn) == (
+        "proxmox_node_network_tenant_egress.zones.tdemo.leak: 'imported' is neither static nor import")
+    assert "needs address and targets" in sdn_error({**EXIT_DISCOVER, "zones": {"tdemo": {"probe": {"address": "x"}}}}, sdn)
+    assert "is not one of fail, warn, ignore" in sdn_error(EXIT, intent(), sdn_mode="warning")
+
+
+def test_a_declared_tenant_whose_zone_is_not_here_is_named_each_way():
+    sdn = intent(zone("tdemo", exit_node=True), zone("acme", kind="simple"))
+    result = sdn_plan({**EXIT, "tenants": [{"name": "tdemo"}, {"name": "acme"}, {"name": "beta", "vrf": "vrf_b"}]}, sdn)
+    assert result["sdn"]["disagreements"] == [
+        "tenant acme: the inventory declares it on node hv02 (VRF vrf_acme); the SDN has no EVPN zone with that VRF "
+        "that applies to hv02 (EVPN zones here: tdemo); zone acme applies here but is a simple zone, which has no VRF; "
+        "fix: create the EVPN zone acme (or add hv02 to its nodes) and apply the SDN, or remove the tenant from "
+        "proxmox_node_network_tenant_egress.tenants",
+        "tenant beta: the inventory declares it on node hv02 (VRF vrf_b); the SDN has no EVPN zone with that VRF that "
+        "applies to hv02 (EVPN zones here: tdemo); fix: create the EVPN zone b (or add hv02 to its nodes) and apply "
+        "the SDN, or remove the tenant from proxmox_node_network_tenant_egress.tenants"]
+    # Declared tenants are planned as declared, whatever the SDN says.
+    assert [t["vrf"] for t in result["tenants"]] == ["vrf_tdemo", "vrf_acme", "vrf_b"]
+    # A VRF Proxmox would never name.
+    assert sdn_plan({**EXIT, "tenants": [{"name": "tdemo"}, {"name": "acme", "vrf": "acme_vrf"}]}, sdn)["sdn"][
+        "disagreements"] == [
+        "tenant acme: the inventory declares it on node hv02 (VRF acme_vrf); the SDN has no EVPN zone with that VRF "
+        "that applies to hv02 (EVPN zones here: tdemo); Proxmox names a zone's VRF vrf_<zone>, so acme_vrf is no "
+        "zone's; fix: create the EVPN zone acme (or add hv02 to its nodes) and apply the SDN, or remove the tenant "
+        "from proxmox_node_network_tenant_egress.tenants"]
+
+
+def test_an_exit_zone_the_inventory_does_not_declare_is_named():
+    sdn = intent(zone("tdemo", exit_node=True), zone("tnew", exit_node=True), zone("member_only"))
+    assert sdn_plan(EXIT, sdn)["sdn"]["disagreements"] == [
+        "zone tnew: the SDN lists node hv02 in its exit nodes (VRF vrf_tnew); the inventory declares no tenant with "
+        "that VRF; fix: add - name: tnew to proxmox_node_network_tenant_egress.tenants (or set tenants: discover), or "
+        "remove hv02 from the zone's exit nodes and apply the SDN"]
+
+
+def test_an_inventory_exit_node_for_a_zone_that_does_not_list_it_is_named():
+    # The issue's example: transit_interface on a node the zone treats as a member.
+    assert sdn_plan(EXIT, intent(zone("tdemo")))["sdn"]["disagreements"] == [
+        "tenant tdemo: the inventory makes node hv02 its exit node (transit_interface vmbr0.50); the SDN's zone tdemo "
+        "does not list hv02 in its exit nodes, so Proxmox treats hv02 as a member there; fix: add hv02 to the exit "
+        "nodes of zone tdemo and apply the SDN, or make hv02 a member node (no transit_interface), or set tenants: "
+        "discover, which follows each zone's exit nodes"]
+
+
+def test_a_zone_that_lists_the_node_as_exit_while_the_inventory_makes_it_a_member_is_named():
+    assert sdn_plan({"management_interface": "vmbr0", "tenants": [{"name": "tdemo"}]},
+                    intent(zone("tdemo", exit_node=True)))["sdn"]["disagreements"] == [
+        "tenant tdemo: the SDN's zone tdemo lists node hv02 in its exit nodes; the inventory makes hv02 a member node "
+        "(no transit_interface), so the VRF vrf_tdemo gets no default here; fix: set transit_interface (and "
+        "transit_gateway) for hv02, or remove hv02 from the exit nodes of zone tdemo and apply the SDN"]
+
+
+def test_an_inventory_that_agrees_with_the_sdn_has_nothing_to_report():
+    for settings, sdn in ((EXIT, intent(zone("tdemo", exit_node=True), zone("other"))),
+                          ({"management_interface": "vmbr0", "tenants": [{"name": "tdemo"}]}, intent(zone("tdemo")))):
+        result = sdn_plan(settings, sdn)
+        assert result.pop("sdn") == {**NO_SDN, "mode": "fail"}
+        assert result == {key: value for key, value in plan(settings).items() if key != "sdn"}
+
+
+def test_each_mode_decides_what_a_disagreement_does():
+    sdn = intent(zone("tdemo"))
+    failed, warned, ignored = (sdn_plan(EXIT, sdn, mode)["sdn"] for mode in ("fail", "warn", "ignore"))
+    assert len(failed["disagreements"]) == 1 and failed["failure"] and failed["warnings"] == []
+    assert warned["disagreements"] == failed["disagreements"] and warned["failure"] == ""
+    assert warned["warnings"] == ["SDN disagreement: " + line for line in failed["disagreements"]]
+    # ignore: the SDN is not read at all (whatever is passed).
+    assert ignored == NO_SDN
+
+
+DRIFT = [{"object": "vrfvx_tdemo", "declared": "local 2001:db8:51::22 (IPv6)", "found": "local 10.20.51.22 (IPv4)",
+          "fix": "re-create it: `ifreload -a` on this node"},
+         {"object": "zone tdemo2", "declared": "added (not applied)", "found": "running config version 7",
+          "fix": "apply the SDN: `pvesh set /cluster/sdn`"}]
+
+
+def test_drift_fails_naming_each_finding_and_its_fix_unless_warn():
+    sdn = intent(zone("tdemo", exit_node=True), drift=DRIFT)
+    failed = sdn_plan(EXIT, sdn)["sdn"]
+    assert failed["failure"].splitlines() == [
+        "node hv02: 0 disagreement(s) between the inventory and the cluster's SDN, 2 drift finding(s) of the node from "
+        "the SDN (proxmox_node_network_sdn: warn reports them without failing, ignore skips the SDN):",
+        "drift: vrfvx_tdemo: the SDN declares local 2001:db8:51::22 (IPv6), the node has local 10.20.51.22 (IPv4); "
+        "fix: re-create it: `ifreload -a` on this node",
+        "drift: zone tdemo2: the SDN declares added (not applied), the node has running config version 7; fix: apply "
+        "the SDN: `pvesh set /cluster/sdn`"]
+    # warn: the module itself warned of each finding (drift: warn); the plan adds no duplicate.
+    warned = sdn_plan(EXIT, sdn, "warn")["sdn"]
+    assert warned["failure"] == "" and warned["warnings"] == [] and len(warned["drift"]) == 2
+
+
+def test_a_disagreement_and_drift_in_one_failure_and_with_a_broken_shape():
+    sdn = intent(zone("tdemo"), drift=DRIFT[:1])
+    lines = sdn_plan(EXIT, sdn)["sdn"]["failure"].splitlines()
+    assert [line.split(":", 1)[0] for line in lines] == ["node hv02", "disagreement", "drift"]
+    # The shape's error carries the SDN's failure too, so nothing is lost by failing in the filter.
+    message = sdn_error({**EXIT, "transit_gateway": None}, sdn)
+    assert message.splitlines()[0].startswith("proxmox_node_network_tenant_egress.transit_gateway is unset")
+    assert message.splitlines()[1:] == lines
+
+
+# --- FRR applied again: the decision, on vrf_route_assert's results -------------------------------
+
+def default_check(vrf, ok, msg, family="IPv4", via="10.20.50.1"):
+    return {"vrf": vrf, "check": "default_route", "ok": ok, "expected": {"family": family, "via": via, "dev": None},
+            "actual": [] if not ok else [{"family": family, "type": "unicast", "gateway": via, "dev": "vmbr0.50",
+                                          "metric": None, "protocol": "static"}], "msg": msg}
+
+
+# vrf_route_assert's result when FRR's running configuration lost the leaked default while
+# frr.conf.local has it (the table keeps only what Proxmox put there).
+LOST_DEFAULT = {
+    "failed": True, "changed": False,
+    "vrfs": [{"name": "vrf_tdemo", "ifindex": 12, "table": 1001, "defaults": [], "unreachable_catch_all": False,
+              "unreachable_catch_all_ipv6": False}],
+    "checks": [
+        {"vrf": "vrf_tdemo", "check": "vrf", "ok": True, "expected": {}, "actual": {"table": 1001},
+         "msg": "vrf_tdemo: VRF device with table 1001"},
+        default_check("vrf_tdemo", False, "vrf_tdemo: table 1001 has no IPv4 default route and no unreachable "
+                                          "catch-all, so lookups fall through to the main table; expected default via "
+                                          "10.20.50.1"),
+        {"vrf": "vrf_tdemo", "check": "lookup 10.20.99.5", "ok": False,
+         "expected": {"dev": "vmbr0.50", "not_dev": "vmbr0", "table": 1001},
+         "actual": {"type": "unicast", "via": None, "dev": "vmbr0", "table": 254, "fall_through": True},
+         "msg": "vrf_tdemo: 10.20.99.5 resolves via dev vmbr0 (table main: fall-through), expected dev vmbr0.50, not dev vmbr0"}],
+    "leaking_vrfs": [], "settled_after": 0.01, "attempts": 1,
+    "msg": "vrf_tdemo: table 1001 has no IPv4 default route ...",
+}
+
+
+def test_a_lost_default_the_unchanged_file_implies_calls_for_frr_again():
+    exit_plan = plan({**EXIT, "asn": 65020})
+    assert node_plan.frr_reapply(LOST_DEFAULT, exit_plan, frr_changed=False) is True
+    # IPv6's default alone, too.
+    v6 = {**LOST_DEFAULT, "checks": [default_check("vrf_tdemo", False, "no IPv6 default", family="IPv6", via="2001:db8::1")]}
+    assert node_plan.frr_reapply(v6, exit_plan, frr_changed=False) is True
+
+
+def test_no_second_apply_when_it_cannot_help():
+    exit_plan = plan({**EXIT, "asn": 65020})
+    # The file changed this run: FRR was just applied (and the assertion already waited).
+    assert node_plan.frr_reapply(LOST_DEFAULT, exit_plan, frr_changed=True) is False
+    # Passed.
+    passed = {**LOST_DEFAULT, "failed": False, "checks": [default_check("vrf_tdemo", True, "ok")]}
+    assert node_plan.frr_reapply(passed, exit_plan) is False
+    # Only a leak by the management side, or a missing VRF: not FRR's.
+    leak_only = {**LOST_DEFAULT, "checks": [LOST_DEFAULT["checks"][0], default_check("vrf_tdemo", True, "ok"),
+                                            LOST_DEFAULT["checks"][2]]}
+    assert node_plan.frr_reapply(leak_only, exit_plan) is False
+    no_vrf = {**LOST_DEFAULT, "checks": [{"vrf": "vrf_tdemo", "check": "vrf", "ok": False, "expected": {}, "actual": {},
+                                          "msg": "vrf_tdemo: no such VRF device"}]}
+    assert node_plan.frr_reapply(no_vrf, exit_plan) is False
+    # A member node: the file implies no default there.
+    member_plan = plan({"management_interface": "vmbr0", "tenants": [{"name": "tdemo"}]})
+    assert node_plan.frr_reapply(LOST_DEFAULT, member_plan) is False
+    # A discovered zone that exits elsewhere: its default is not the file's.
+    mixed = sdn_plan(EXIT_DISCOVER, intent(zone("tdemo"), zone("acme", exit_node=True)))
+    assert node_plan.frr_reapply(LOST_DEFAULT, mixed) is False
+    # A check-mode or skipped result has no checks to go by.
+    assert node_plan.frr_reapply({"skipped": True}, exit_plan) is False
+
+
 # --- through Ansible --------------------------------------------------------------------------------
 
 def test_ansible_doc_documents_the_filter_and_every_part_of_the_plan(ansible_env):
@@ -413,10 +760,21 @@ def test_ansible_doc_documents_the_filter_and_every_part_of_the_plan(ansible_env
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)["deevnet.net.tenant_egress_plan"]
     assert doc["doc"]["name"] == "tenant_egress_plan"
-    assert set(doc["doc"]["options"]) == {"_input", "defaults", "ipv6", "frr_mode", "undeclared_vrfs"}
+    assert set(doc["doc"]["options"]) == {"_input", "defaults", "ipv6", "frr_mode", "undeclared_vrfs", "sdn", "sdn_mode"}
     assert "deevnet.net.tenant_egress_plan(" in doc["examples"]
     planned = plan({**EXIT, "asn": 65020})
     assert set(doc["return"]["_value"]["contains"]) == set(planned)
+    assert set(doc["return"]["_value"]["contains"]["sdn"]["contains"]) == set(planned["sdn"])
+    assert set(doc["return"]["_value"]["contains"]["tenants"]["contains"]) == set(planned["tenants"][0])
+
+
+def test_ansible_doc_documents_the_reapply_decision(ansible_env):
+    proc = subprocess.run([VENV_BIN / "ansible-doc", "-t", "filter", "-j", "deevnet.net.frr_reapply"],
+                          env=ansible_env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)["deevnet.net.frr_reapply"]
+    assert set(doc["doc"]["options"]) == {"_input", "plan", "frr_changed"}
+    assert "deevnet.net.frr_reapply(" in doc["examples"]
 
 
 def _debug(ansible_env, expression: str) -> subprocess.CompletedProcess:
@@ -434,3 +792,26 @@ def test_the_installed_filter_plans_and_refuses(ansible_env):
     refused = _debug(ansible_env, expression % (json.dumps(settings), json.dumps(DEFAULTS)))
     assert refused.returncode != 0
     assert "proxmox_node_network_tenant_egress.asn is unset" in refused.stdout + refused.stderr
+
+
+def test_the_installed_filter_warns_of_each_disagreement_with_warn(ansible_env):
+    # Real Ansible warnings (stderr's [WARNING]), not a debug task's output.
+    sdn = intent(zone("tdemo"), zone("tnew", exit_node=True))
+    expression = "{{ %s | deevnet.net.tenant_egress_plan(%s, sdn=%s, sdn_mode='%s') | to_json }}"
+    warned = _debug(ansible_env, expression % (json.dumps(EXIT), json.dumps(DEFAULTS), json.dumps(sdn), "warn"))
+    assert warned.returncode == 0, warned.stdout + warned.stderr
+    output = " ".join((warned.stdout + warned.stderr).split())
+    assert "[WARNING]: SDN disagreement: tenant tdemo: the inventory makes node hv02 its exit node" in output, output
+    assert "[WARNING]: SDN disagreement: zone tnew: the SDN lists node hv02 in its exit nodes" in output, output
+    failed = _debug(ansible_env, expression % (json.dumps(EXIT), json.dumps(DEFAULTS), json.dumps(sdn), "fail"))
+    assert failed.returncode == 0 and "[WARNING]" not in failed.stdout + failed.stderr
+    assert "2 disagreement(s) between the inventory and the cluster" in failed.stdout
+
+
+def test_the_installed_reapply_decision(ansible_env):
+    expression = "{{ %s | deevnet.net.frr_reapply(%s, frr_changed=%s) }}"
+    exit_plan = json.dumps(plan({**EXIT, "asn": 65020}))
+    for changed, expected in (("false", "true"), ("true", "false")):
+        proc = _debug(ansible_env, expression % (json.dumps(LOST_DEFAULT), exit_plan, changed))
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f'"msg": {expected}' in proc.stdout.replace("True", "true").replace("False", "false"), proc.stdout

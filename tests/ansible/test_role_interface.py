@@ -27,8 +27,14 @@ def test_ansible_doc_shows_the_real_defaults(ansible_env):
         assert option in doc
 
 
-def play(tmp_path, variables: str, tags: str):
+# This machine is no Proxmox node: the plays that check which variables reach the modules leave the
+# cluster's SDN out (tests/ansible/test_node_plan.py covers what the role does with it).
+NO_SDN = "proxmox_node_network_sdn: ignore\n"
+
+
+def play(tmp_path, variables: str, tags: str, sdn: str = NO_SDN):
     playbook = tmp_path / "site.yml"
+    variables = sdn + variables
     playbook.write_text(textwrap.dedent("""\
         - hosts: localhost
           connection: local
@@ -84,11 +90,13 @@ proxmox_node_network_qinq_uplink:
 def test_a_qinq_only_node_needs_no_tenant_egress_settings(node, ansible_env, tmp_path):
     # The role's sysctl.d file for the zone bridge goes to the test's folder, not the host's /etc.
     bridge_conf = tmp_path / "90-deevnet-qinq-bridge.conf"
+    # No proxmox_node_network_sdn either: without tenant egress the SDN is not read.
     playbook, tags = play(tmp_path, QINQ + f"proxmox_node_network_qinq_sysctl_path: {bridge_conf}\n",
-                          "tenant-egress,qinq-uplink")
+                          "tenant-egress,qinq-uplink", sdn="")
     proc = run(node, ansible_env, playbook, tags)
     assert "missing required arguments" not in proc.stdout, proc.stdout
     assert "vrf_" not in proc.stdout, "no tenant-egress task may run"
+    assert "The node's SDN intent and its drift" not in proc.stdout, proc.stdout
     assert "bond0" in proc.stdout, proc.stdout
     # IPv6 off on the zone bridge is persisted by key (slash form: a dotted name stays literal).
     assert "-net/ipv6/conf/vmbr1/disable_ipv6 = 1" in bridge_conf.read_text()
@@ -171,3 +179,44 @@ def test_the_import_design_with_its_asn_reaches_the_modules(node, ansible_env, t
     assert proc.returncode != 0
     assert "vrf_tdemo" in proc.stdout, proc.stdout
     assert "needs transit_gateway" not in proc.stdout, proc.stdout
+
+
+def test_by_default_the_role_reads_the_node_s_sdn_first(node, ansible_env, tmp_path):
+    # No SDN on this machine: the run stops at its first step, before any VRF is looked at.
+    playbook, tags = play(tmp_path, "proxmox_node_network_tenant_egress:\n" + textwrap.indent(TENANT, "  "),
+                          "tenant-egress", sdn="")
+    proc = run(node, ansible_env, playbook, tags)
+    assert proc.returncode != 0
+    assert "The node's SDN intent, unless proxmox_node_network_sdn is ignore" in proc.stdout, proc.stdout
+    assert "vrf_tdemo" not in proc.stdout, proc.stdout
+
+
+def test_with_the_sdn_ignored_it_is_not_read(node, ansible_env, tmp_path):
+    playbook, tags = play(tmp_path, "proxmox_node_network_tenant_egress:\n" + textwrap.indent(TENANT, "  "),
+                          "tenant-egress")
+    proc = run(node, ansible_env, playbook, tags)
+    assert "The node's SDN intent and its drift" not in proc.stdout, proc.stdout
+    assert "vrf_tdemo" in proc.stdout, proc.stdout
+
+
+def test_discover_without_the_sdn_is_refused_naming_both_variables(node, ansible_env, tmp_path):
+    playbook, tags = play(tmp_path, textwrap.dedent("""\
+        proxmox_node_network_tenant_egress:
+          management_interface: vmbr0
+          tenants: discover
+        """), "tenant-egress")
+    proc = run(node, ansible_env, playbook, tags)
+    assert proc.returncode != 0
+    assert ("proxmox_node_network_tenant_egress.tenants is discover but proxmox_node_network_sdn is ignore"
+            in proc.stdout), proc.stdout
+
+
+def test_a_listed_tenant_is_still_validated(node, ansible_env, tmp_path):
+    # tenants is raw in the argument spec (a list or discover): the plan validates a listed tenant.
+    playbook, tags = play(tmp_path, "proxmox_node_network_tenant_egress:\n"
+                          + textwrap.indent(TENANT.replace("  - name: tdemo\n", "  - name: tdemo\n    leak: imported\n"),
+                                            "  "), "tenant-egress")
+    proc = run(node, ansible_env, playbook, tags)
+    assert proc.returncode != 0
+    assert "proxmox_node_network_tenant_egress.tenants[0] (tdemo): value of leak must be one of: static, import" \
+        in proc.stdout, proc.stdout

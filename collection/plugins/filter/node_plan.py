@@ -11,17 +11,53 @@ leaked default per tenant), without one the node is a member node whose VRFs def
 fabric. Each tenant's default on an exit node comes from its leak design: ``static`` (a leaked
 static default via the transit gateway) or ``import`` (the default VRF's BGP routes imported).
 
-The documentation of the filter is in tenant_egress_plan.yml, next to this file (ansible-doc
-reads it from there: a filter file may hold several filters, so each has its own sidecar)."""
+With the node's SDN intent (the result of the module sdn_check, ``sdn``), the tenants can come
+from the cluster (``tenants: discover``), each with its exit role from the zone's exit nodes;
+otherwise the declared tenants are compared with it, and each disagreement, and the drift the
+module found, is named with its fix (``sdn_mode``: fail or warn). The decision whether a failed
+final assertion calls for FRR to be applied again (``frr_reapply``) is here too.
+
+The documentation of the filters is in tenant_egress_plan.yml and frr_reapply.yml, next to this
+file (ansible-doc reads it from there: a filter file may hold several filters, so each has its
+own sidecar)."""
 
 from __future__ import annotations
 
 import re
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.utils.display import Display
 
 VARIABLE = "proxmox_node_network_tenant_egress"
+SDN_VARIABLE = "proxmox_node_network_sdn"
+SDN_MODES = ("fail", "warn", "ignore")
+# tenants: discover builds the tenants from the SDN instead of a list.
+DISCOVER = "discover"
+# What `zones.<zone>` may set for a discovered tenant; its name, VRF, L3VNI bridge and exit
+# role are the SDN's.
+ZONE_KEYS = ("gateway", "gateway6", "leak", "management_probes", "probe")
+
+# A declared tenant's options, as meta/argument_specs.yml documents them under `tenants` (a test
+# holds the two equal, defaults aside: they are the role's, applied by the plan). The role's
+# argument spec declares `tenants` as raw, a list or the word discover, so Ansible does not
+# validate a listed tenant's options itself: the plan does, with Ansible's own validator.
+TENANT_SPEC = {
+    "name": {"type": "str", "required": True},
+    "vrf": {"type": "str"},
+    "leak": {"type": "str", "choices": ["static", "import"]},
+    "l3vni_bridge": {"type": "str"},
+    "gateway": {"type": "str"},
+    "gateway6": {"type": "str"},
+    "management_probes": {"type": "list", "elements": "str"},
+    "probe": {"type": "dict", "options": {
+        "address": {"type": "str", "required": True},
+        "targets": {"type": "list", "elements": "dict", "required": True},
+        "count": {"type": "int"},
+    }},
+}
 
 # Toward the core: only subnet aggregates out, never the default nor a /32 host route EVPN
 # learned (README.md, "All-exit fabric").
@@ -58,17 +94,18 @@ def l3vni_bridge_of(vrf: str) -> str:
     return "vrfbr_" + re.sub("^vrf_", "", vrf)
 
 
-def normalised_tenants(node: dict, tenant_defaults: dict) -> list[dict]:
+def normalised_tenants(node: dict, tenant_defaults: dict, given_tenants: list, exits: list[bool],
+                       where: str = f"{VARIABLE}.tenants") -> list[dict]:
     """Each tenant with its overrides resolved: VRF (vrf_<name> unless given), gateways (the
     node's unless the tenant has its own), management probes (the node's plus the tenant's), the
-    leak design (the node's unless the tenant has its own), the zone's L3VNI bridge, and its
-    probe (or None) with its defaults."""
+    leak design (the node's unless the tenant has its own), the zone's L3VNI bridge, its probe
+    (or None) with its defaults, and whether the node is its exit (`exits`, one per tenant)."""
     probe_defaults = tenant_defaults.get("probe", {})
     plain_defaults = {key: value for key, value in tenant_defaults.items() if key != "probe"}
     tenants = []
-    for index, given in enumerate(node.get("tenants") or []):
+    for index, (given, exit_here) in enumerate(zip(given_tenants, exits)):
         if not isinstance(given, dict) or not _given(given.get("name")):
-            raise AnsibleFilterError(f"{VARIABLE}.tenants[{index}]: {given!r} has no name; each tenant is a dict "
+            raise AnsibleFilterError(f"{where}[{index}]: {given!r} has no name; each tenant is a dict "
                                      f"with at least its name, e.g. - name: tdemo")
         tenant = _with_defaults(given, plain_defaults)
         vrf = tenant.get("vrf") or "vrf_" + tenant["name"]
@@ -82,7 +119,27 @@ def normalised_tenants(node: dict, tenant_defaults: dict) -> list[dict]:
             "probe": _with_defaults(probe, probe_defaults) if probe else None,
             "leak": tenant.get("leak") or node["leak"],
             "l3vni_bridge": tenant.get("l3vni_bridge") or l3vni_bridge_of(vrf),
+            "exit": exit_here,
         })
+    return tenants
+
+
+def validated_tenants(declared: list) -> list:
+    """The declared tenants, each checked against TENANT_SPEC (as Ansible checks a list of dicts
+    with options), converted the same way; the message names the tenant's index and the problem."""
+    validator = ArgumentSpecValidator(TENANT_SPEC)
+    tenants = []
+    for index, given in enumerate(declared):
+        if not isinstance(given, dict) or not _given(given.get("name")):
+            raise AnsibleFilterError(f"{VARIABLE}.tenants[{index}]: {given!r} has no name; each tenant is a dict "
+                                     f"with at least its name, e.g. - name: tdemo")
+        result = validator.validate({key: value for key, value in given.items() if value is not None})
+        if result.error_messages:
+            # Ansible's message for an unknown option starts with the option itself.
+            raise AnsibleFilterError(f"{VARIABLE}.tenants[{index}] ({given['name']}): " + "; ".join(
+                ("unknown option " if isinstance(error, UnsupportedError) else "") + str(error)
+                for error in result.errors.errors))
+        tenants.append({key: value for key, value in result.validated_parameters.items() if value is not None})
     return tenants
 
 
@@ -94,8 +151,10 @@ def forbidden_interfaces(node: dict) -> list[str]:
 
 
 def shape_problems(node: dict, tenants: list[dict], ipv6: bool) -> list[str]:
-    """What an exit node lacks, one message per rule: the variable, its value and the fix."""
+    """What an exit node lacks, one message per rule: the variable, its value and the fix. Only
+    the tenants it is the exit of count (a discovered zone may exit elsewhere)."""
     transit = node["transit_interface"]
+    tenants = [tenant for tenant in tenants if tenant["exit"]]
     static = [tenant for tenant in tenants if tenant["leak"] == "static"]
     imported = [tenant for tenant in tenants if tenant["leak"] == "import"]
     problems = []
@@ -132,14 +191,17 @@ def shape_problems(node: dict, tenants: list[dict], ipv6: bool) -> list[str]:
     return problems
 
 
-def frr_stanzas(node: dict, tenants: list[dict], ipv6: bool, frr_mode: str) -> list[dict]:
-    """frr_local_stanza's `stanzas`: on an exit node, each tenant VRF's default by its leak design,
-    then the core's filter (with core_peer); on a member node none (the role's earlier stanzas go)."""
-    if not _given(node.get("transit_interface")):
+def frr_stanzas(node: dict, tenants: list[dict], exit_node: bool, ipv6: bool, frr_mode: str) -> list[dict]:
+    """frr_local_stanza's `stanzas`: on an exit node, the default of each tenant VRF it is the exit
+    of, by its leak design, then the core's filter (with core_peer); on a member node none (the
+    role's earlier stanzas go)."""
+    if not exit_node:
         return []
     families = ["ipv4", "ipv6"] if ipv6 else ["ipv4"]
     stanzas = []
     for tenant in tenants:
+        if not tenant["exit"]:
+            continue
         if tenant["leak"] == "import":
             stanzas.append({
                 "header": f"router bgp {node['asn']} vrf {tenant['vrf']}",
@@ -157,7 +219,7 @@ def core_stanzas(node: dict) -> list[dict]:
     """Toward the core (exit nodes with core_peer): the IPv4 activation when the fabric is defined
     IPv6-only, and only subnet aggregates out."""
     peer = node.get("core_peer")
-    if not _given(node.get("transit_interface")) or not _given(peer):
+    if not _given(peer):
         return []
     lines = [f"neighbor {peer} activate"] if boolean(node["fabric_ipv6_only"], strict=True) else []
     lines.append(f"neighbor {peer} route-map {CORE_ROUTE_MAP} out")
@@ -171,14 +233,14 @@ def core_stanzas(node: dict) -> list[dict]:
     ]
 
 
-def rp_filter(node: dict, tenants: list[dict]) -> dict:
+def rp_filter(node: dict, tenants: list[dict], exit_node: bool) -> dict:
     """sysctl_forwarding's `rp_filter`, for the import design: a return that lands on another node
     enters the tenant's VRF on its L3VNI bridge, which has no IPv4 address, and the VRF's default
     leaves by the uplink, so the kernel drops it even in loose mode; off on `all` (the kernel
     applies the larger of `all` and the device's), `default`, the uplink and each such tenant's
     L3VNI bridge."""
-    imported = [tenant for tenant in tenants if tenant["leak"] == "import"]
-    if not _given(node.get("transit_interface")) or not imported:
+    imported = [tenant for tenant in tenants if tenant["exit"] and tenant["leak"] == "import"]
+    if not exit_node or not imported:
         return {}
     values = {"all": 0, "default": 0, node["transit_interface"]: 0}
     values.update({tenant["l3vni_bridge"]: 0 for tenant in imported})
@@ -187,14 +249,15 @@ def rp_filter(node: dict, tenants: list[dict]) -> dict:
 
 def route_assertions(node: dict, tenants: list[dict], ipv6: bool) -> list[dict]:
     """vrf_route_assert's `vrfs` for the final proof. Per tenant: each management probe's lookup
-    must not leave by the first forbidden interface (on an exit node it leaves by the transit
-    interface, via the gateway with the static design); the VRF's default by its leak design on an
-    exit node, on a member node no fall-through to the main table and no forwarding."""
+    must not leave by the first forbidden interface (where the node is the tenant's exit it leaves
+    by the transit interface, via the gateway with the static design); the VRF's default by its
+    leak design where the node is its exit, elsewhere no fall-through to the main table and no
+    forwarding."""
     transit = node.get("transit_interface")
-    exit_node = _given(transit)
     forbidden = forbidden_interfaces(node)
     entries = []
     for tenant in tenants:
+        exit_node = tenant["exit"]
         lookups = []
         for probe in tenant["management_probes"]:
             lookup = {"dst": probe}
@@ -223,7 +286,7 @@ def route_assertions(node: dict, tenants: list[dict], ipv6: bool) -> list[dict]:
 def egress_probes(node: dict, tenants: list[dict]) -> list[dict]:
     """egress_probe's arguments, one entry per tenant with a `probe` (`tenant` names it): its
     targets plus the management probes as leak probes (expect none), the forbidden interfaces, and
-    on an exit node the transit interface its packets must leave by."""
+    where the node is the tenant's exit the transit interface its packets must leave by."""
     transit = node.get("transit_interface")
     probes = []
     for tenant in tenants:
@@ -239,48 +302,266 @@ def egress_probes(node: dict, tenants: list[dict]) -> list[dict]:
             "count": probe["count"],
             "forbidden_interfaces": forbidden_interfaces(node),
         }
-        if _given(transit):
+        if tenant["exit"]:
             entry["expect_egress_interface"] = transit
         probes.append(entry)
     return probes
 
 
+# --- the SDN: discovered tenants, disagreements, drift -------------------------------------------
+
+def _sdn_intent(sdn, sdn_mode: str):
+    """The module's result, checked for the keys the plan reads; None with sdn_mode ignore."""
+    if sdn_mode == "ignore":
+        return None
+    missing = [key for key in ("node", "zones", "tenants", "drift") if not isinstance(sdn, dict) or key not in sdn]
+    if missing:
+        raise AnsibleFilterError(
+            f"{SDN_VARIABLE} is {sdn_mode} but the node's SDN intent (the result of deevnet.net.sdn_check) lacks "
+            f"{', '.join(missing)}: the role's first tenant-egress step registers it; run the role's tenant-egress "
+            f"tasks as a whole, or set {SDN_VARIABLE}: ignore to plan from the inventory alone")
+    for index, tenant in enumerate(sdn["tenants"]):
+        if not isinstance(tenant, dict) or not all(key in tenant for key in ("name", "vrf", "exit_node")):
+            raise AnsibleFilterError(f"the SDN intent's tenants[{index}] ({tenant!r}) lacks name, vrf or exit_node")
+    return sdn
+
+
+def _zone_settings(node: dict, discover: bool) -> dict:
+    """`zones`: per-zone settings of the discovered tenants, each checked against ZONE_KEYS."""
+    zones = node.get("zones")
+    if not _given(zones):
+        return {}
+    if not discover:
+        raise AnsibleFilterError(
+            f"{VARIABLE}.zones is set but tenants is a list: zones holds the settings of discovered tenants "
+            f"(tenants: discover); with a tenant list, put {', '.join(ZONE_KEYS)} on each tenant instead")
+    if not isinstance(zones, dict):
+        raise AnsibleFilterError(f"{VARIABLE}.zones: expected a dict keyed by zone name, got {zones!r}; "
+                                 f"e.g. zones: {{tdemo: {{gateway: 10.20.50.9}}}}")
+    for zone, settings in zones.items():
+        unknown = sorted(set(settings or {}) - set(ZONE_KEYS)) if isinstance(settings, dict) else None
+        if unknown is None or unknown:
+            raise AnsibleFilterError(
+                f"{VARIABLE}.zones.{zone}: {settings!r} is not a dict of {', '.join(ZONE_KEYS)}"
+                + (f" (unknown: {', '.join(unknown)}; the zone's name, VRF, L3VNI bridge and exit role are "
+                   f"the SDN's)" if unknown else ""))
+        if _given(settings.get("leak")) and settings["leak"] not in ("static", "import"):
+            raise AnsibleFilterError(f"{VARIABLE}.zones.{zone}.leak: {settings['leak']!r} is neither static nor import")
+        probe = settings.get("probe")
+        if _given(probe) and not (isinstance(probe, dict) and _given(probe.get("address")) and probe.get("targets")):
+            raise AnsibleFilterError(f"{VARIABLE}.zones.{zone}.probe: {probe!r} needs address and targets, as a "
+                                     f"tenant's probe does")
+    return zones
+
+
+def _evpn_names(intent: dict) -> str:
+    return ", ".join(tenant["name"] for tenant in intent["tenants"]) or "none"
+
+
+def _zone_of_vrf(vrf: str) -> str:
+    """Proxmox names a zone's VRF vrf_<zone>."""
+    return re.sub("^vrf_", "", vrf)
+
+
+def declared_disagreements(node: dict, tenants: list[dict], intent: dict) -> list[str]:
+    """The declared tenants against the SDN, each way: a tenant with no EVPN zone here, an exit
+    zone not declared, the inventory's exit role against the zone's exit nodes."""
+    host = intent["node"]
+    transit = node.get("transit_interface")
+    by_vrf = {tenant["vrf"]: tenant for tenant in intent["tenants"]}
+    zone_types = {zone.get("name"): zone.get("type") for zone in intent["zones"] if isinstance(zone, dict)}
+    found = []
+    for tenant in tenants:
+        zone = by_vrf.get(tenant["vrf"])
+        if zone is None:
+            name = _zone_of_vrf(tenant["vrf"])
+            other = (f"; zone {name} applies here but is a {zone_types[name]} zone, which has no VRF"
+                     if zone_types.get(name) not in (None, "evpn") else "")
+            if not tenant["vrf"].startswith("vrf_"):
+                name = tenant["name"]
+                other += f"; Proxmox names a zone's VRF vrf_<zone>, so {tenant['vrf']} is no zone's"
+            found.append(
+                f"tenant {tenant['name']}: the inventory declares it on node {host} (VRF {tenant['vrf']}); the SDN has "
+                f"no EVPN zone with that VRF that applies to {host} (EVPN zones here: {_evpn_names(intent)}){other}; "
+                f"fix: create the EVPN zone {name} (or add {host} to its nodes) and apply the SDN, or remove the "
+                f"tenant from {VARIABLE}.tenants")
+        elif _given(transit) and not zone["exit_node"]:
+            found.append(
+                f"tenant {tenant['name']}: the inventory makes node {host} its exit node (transit_interface "
+                f"{transit}); the SDN's zone {zone['name']} does not list {host} in its exit nodes, so Proxmox "
+                f"treats {host} as a member there; fix: add {host} to the exit nodes of zone {zone['name']} and "
+                f"apply the SDN, or make {host} a member node (no transit_interface), or set tenants: discover, "
+                f"which follows each zone's exit nodes")
+        elif not _given(transit) and zone["exit_node"]:
+            found.append(
+                f"tenant {tenant['name']}: the SDN's zone {zone['name']} lists node {host} in its exit nodes; the "
+                f"inventory makes {host} a member node (no transit_interface), so the VRF {tenant['vrf']} gets no "
+                f"default here; fix: set transit_interface (and transit_gateway) for {host}, or remove {host} from "
+                f"the exit nodes of zone {zone['name']} and apply the SDN")
+    declared = {tenant["vrf"] for tenant in tenants}
+    for zone in intent["tenants"]:
+        if zone["exit_node"] and zone["vrf"] not in declared:
+            found.append(
+                f"zone {zone['name']}: the SDN lists node {host} in its exit nodes (VRF {zone['vrf']}); the "
+                f"inventory declares no tenant with that VRF; fix: add - name: {zone['name']} to "
+                f"{VARIABLE}.tenants (or set tenants: discover), or remove {host} from the zone's exit nodes and "
+                f"apply the SDN")
+    return found
+
+
+def discovered_tenants(node: dict, intent: dict, zones: dict) -> tuple[list[dict], list[bool], list[str]]:
+    """tenants: discover. One tenant per EVPN zone that applies to the node, its name, VRF, L3VNI
+    bridge and exit role the SDN's, its gateways, probes and leak design from `zones.<zone>` (else
+    the node's); the node is a zone's exit only when the inventory gives it a transit interface.
+    Also what the inventory says that the SDN does not: a zone that is not here, an exit zone
+    without a transit interface, a transit interface that no zone exits by."""
+    host = intent["node"]
+    transit = node.get("transit_interface")
+    given, exits, found = [], [], []
+    for zone in intent["tenants"]:
+        tenant = {**(zones.get(zone["name"]) or {}), "name": zone["name"], "vrf": zone["vrf"]}
+        if _given(zone.get("l3vni_bridge")):
+            tenant["l3vni_bridge"] = zone["l3vni_bridge"]
+        given.append(tenant)
+        exits.append(bool(zone["exit_node"]) and _given(transit))
+        if zone["exit_node"] and not _given(transit):
+            found.append(
+                f"zone {zone['name']}: the SDN lists node {host} in its exit nodes; the inventory makes {host} a "
+                f"member node (no transit_interface), so the VRF {zone['vrf']} gets no default here; fix: set "
+                f"transit_interface (and transit_gateway, or zones.{zone['name']}.gateway) for {host}, or remove "
+                f"{host} from the zone's exit nodes and apply the SDN")
+    if _given(transit) and not any(zone["exit_node"] for zone in intent["tenants"]):
+        found.append(
+            f"node {host}: the inventory makes it an exit node (transit_interface {transit}); the SDN lists it in "
+            f"the exit nodes of no EVPN zone that applies to it (EVPN zones here: {_evpn_names(intent)}); fix: add "
+            f"{host} to the exit nodes of its zones and apply the SDN, or remove transit_interface")
+    names = {zone["name"] for zone in intent["tenants"]}
+    for zone in zones:
+        if zone not in names:
+            found.append(
+                f"zones.{zone}: the inventory has settings for zone {zone}; the SDN has no EVPN zone {zone} that "
+                f"applies to node {host} (EVPN zones here: {_evpn_names(intent)}); fix: remove zones.{zone} or "
+                f"name one of those zones")
+    return given, exits, found
+
+
+def drift_lines(intent: dict) -> list[str]:
+    """Each drift finding of the module on one line: the object, what the SDN declares, what the
+    node has, the fix."""
+    return [f"{finding.get('object')}: the SDN declares {finding.get('declared')}, the node has "
+            f"{finding.get('found')}; fix: {finding.get('fix')}" for finding in intent["drift"]]
+
+
+def sdn_report(sdn_mode: str, source: str, intent, disagreements: list[str]) -> dict:
+    """What the role does with the SDN's findings: fail (one message, every disagreement and drift
+    finding on its own line), or warn (the disagreements as warnings; the module warned of the
+    drift itself), or nothing."""
+    drift = drift_lines(intent) if intent else []
+    failure = ""
+    if sdn_mode == "fail" and (disagreements or drift):
+        failure = "\n".join(
+            [f"node {intent['node']}: {len(disagreements)} disagreement(s) between the inventory and the cluster's "
+             f"SDN, {len(drift)} drift finding(s) of the node from the SDN ({SDN_VARIABLE}: warn reports them "
+             f"without failing, ignore skips the SDN):"]
+            + [f"disagreement: {line}" for line in disagreements] + [f"drift: {line}" for line in drift])
+    return {
+        "mode": sdn_mode,
+        "tenants_from": source,
+        "disagreements": disagreements,
+        "drift": drift,
+        "failure": failure,
+        "warnings": [f"SDN disagreement: {line}" for line in disagreements] if sdn_mode == "warn" else [],
+    }
+
+
 def tenant_egress_plan(settings: dict, defaults: dict, ipv6=False, frr_mode: str = "exact",
-                       undeclared_vrfs: str = "fail") -> dict:
+                       undeclared_vrfs: str = "fail", sdn=None, sdn_mode: str = "ignore") -> dict:
     """The whole plan of the tenant-egress section; raises AnsibleFilterError, one message per
-    rule the node's shape breaks, before anything is planned for a node it would break."""
+    rule the node's shape breaks, before anything is planned for a node it would break. With the
+    node's SDN intent (`sdn`, unless `sdn_mode` is ignore) the tenants may be discovered, and the
+    disagreements and drift are in the plan's `sdn` (a failure message, or warnings)."""
     if not isinstance(settings, dict):
         raise AnsibleFilterError(f"{VARIABLE}: expected a dict of the node's settings, got {settings!r}; "
                                  f"see ansible-doc -t role deevnet.net.proxmox_node_network")
     if not isinstance(defaults, dict):
         raise AnsibleFilterError(f"tenant_egress_plan: defaults must be the role's dict of defaults, got {defaults!r}")
+    if sdn_mode not in SDN_MODES:
+        raise AnsibleFilterError(f"{SDN_VARIABLE}: {sdn_mode!r} is not one of {', '.join(SDN_MODES)}")
     ipv6 = boolean(ipv6, strict=True)
     node = node_settings(settings, defaults)
-    tenants = normalised_tenants(node, defaults.get("tenant", {}))
-    exit_node = _given(node.get("transit_interface"))
+    declared = node.get("tenants") or []
+    discover = declared == DISCOVER
+    if not discover and not isinstance(declared, list):
+        raise AnsibleFilterError(f"{VARIABLE}.tenants: {declared!r} is neither a list of tenants nor "
+                                 f"{DISCOVER!r}; e.g. tenants: [{{name: tdemo}}], or tenants: {DISCOVER}")
+    if discover and sdn_mode == "ignore":
+        raise AnsibleFilterError(f"{VARIABLE}.tenants is {DISCOVER} but {SDN_VARIABLE} is ignore: the tenants "
+                                 f"come from the node's SDN intent, which ignore does not read; set {SDN_VARIABLE} "
+                                 f"to fail or warn, or list the tenants")
+    intent = _sdn_intent(sdn, sdn_mode)
+    zones = _zone_settings(node, discover)
+    transit_given = _given(node.get("transit_interface"))
+    if discover:
+        given, exits, disagreements = discovered_tenants(node, intent, zones)
+        tenants = normalised_tenants(node, defaults.get("tenant", {}), given, exits, where="the SDN's tenants")
+        exit_node = any(exits)
+    else:
+        declared = validated_tenants(declared)
+        tenants = normalised_tenants(node, defaults.get("tenant", {}), declared, [transit_given] * len(declared))
+        disagreements = declared_disagreements(node, tenants, intent) if intent else []
+        exit_node = transit_given
+    report = sdn_report(sdn_mode, "sdn" if discover else "inventory", intent, disagreements)
     if exit_node:
         problems = shape_problems(node, tenants, ipv6)
         if problems:
-            raise AnsibleFilterError("\n".join(problems))
+            # What the SDN says fails the run as well: one message with both, nothing lost.
+            raise AnsibleFilterError("\n".join(problems + ([report["failure"]] if report["failure"] else [])))
     plan = {
         "exit_node": exit_node,
         "transit_interface": node["transit_interface"] if exit_node else None,
         "tenants": tenants,
         "declared_vrfs": [{"name": tenant["vrf"], "forwarding": False} for tenant in tenants],
         "forbidden_interfaces": forbidden_interfaces(node),
-        "rp_filter": rp_filter(node, tenants),
-        "frr_stanzas": frr_stanzas(node, tenants, ipv6, frr_mode),
+        "rp_filter": rp_filter(node, tenants, exit_node),
+        "frr_stanzas": frr_stanzas(node, tenants, exit_node, ipv6, frr_mode),
         "route_assertions": route_assertions(node, tenants, ipv6),
         "undeclared_vrfs": undeclared_vrfs if exit_node else "ignore",
         "probes": egress_probes(node, tenants),
+        "sdn": report,
     }
     if _given(node.get("asn")):
         plan["asn"] = node["asn"]
     return plan
 
 
+# --- FRR applied again when the kernel lacks what frr.conf.local implies ---------------------------
+
+def frr_reapply(assertion, plan: dict, frr_changed=False) -> bool:
+    """Whether the final assertion's result calls for FRR to load the merged configuration once
+    more: frr.conf.local did not change in this run (else it was just applied), and a default the
+    file implies is missing from the kernel (a failed `default_route` check of a VRF the node is the
+    exit of; the file gives it its default). A VRF that does not exist, a leak by a management
+    interface or a member's fall-through is not FRR's to repair. Read from the checks alone: the
+    role's failed_when replaces the registered result's `failed` with its own verdict."""
+    if boolean(frr_changed, strict=True) or not isinstance(assertion, dict):
+        return False
+    implied = {tenant["vrf"] for tenant in plan.get("tenants", []) if tenant.get("exit")}
+    if not plan.get("frr_stanzas"):
+        return False
+    return any(check.get("check") == "default_route" and not check.get("ok") and check.get("vrf") in implied
+               for check in assertion.get("checks") or [])
+
+
+def _tenant_egress_plan_warned(*args, **kwargs) -> dict:
+    """The filter as the role calls it: the plan, its SDN warnings shown as Ansible warnings."""
+    plan = tenant_egress_plan(*args, **kwargs)
+    for warning in plan["sdn"]["warnings"]:
+        Display().warning(warning)
+    return plan
+
+
 class FilterModule:
-    """deevnet.net.tenant_egress_plan."""
+    """deevnet.net.tenant_egress_plan and deevnet.net.frr_reapply."""
 
     def filters(self):
-        return {"tenant_egress_plan": tenant_egress_plan}
+        return {"tenant_egress_plan": _tenant_egress_plan_warned, "frr_reapply": frr_reapply}
