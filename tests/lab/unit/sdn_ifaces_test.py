@@ -165,5 +165,39 @@ class Apply(unittest.TestCase):
         self.assertNotIn("link del tdemo0", batch)
 
 
+_apply_loader = importlib.machinery.SourceFileLoader("lab_sdn_apply", os.path.join(GUEST, "lab-sdn-apply"))
+_apply_spec = importlib.util.spec_from_loader("lab_sdn_apply", _apply_loader)
+frr = importlib.util.module_from_spec(_apply_spec)
+_apply_loader.exec_module(frr)
+
+
+class FrrGenerated(unittest.TestCase):
+    """lab-sdn-apply renders the generated FRR config's per-zone parts for the SDN's zones."""
+
+    def template(self):
+        with open(os.path.join(GUEST, "frr.conf.generated"), encoding="utf-8") as f:
+            return f.read()
+
+    def test_the_lab_sdn_renders_the_checked_in_config_unchanged(self):
+        self.assertEqual(frr.generated_for_zones(self.template(), frr.evpn_zones(running(), "hv02")), self.template())
+
+    def test_an_added_exit_zone_gets_vrf_vni_import_and_default_originate(self):
+        cfg = running()
+        cfg["zones"]["ids"]["tdemo2"] = dict(cfg["zones"]["ids"]["tdemo"], **{"vrf-vxlan": 10002})
+        text = frr.generated_for_zones(self.template(), frr.evpn_zones(cfg, "hv02"))
+        self.assertIn("vrf vrf_tdemo2\n vni 10002\nexit-vrf\n", text)
+        self.assertEqual(text.count("  import vrf vrf_tdemo2\n"), 2)
+        self.assertIn("router bgp 65020 vrf vrf_tdemo2\n", text)
+        self.assertEqual(text.count("  default-originate ipv4\n"), 2)
+
+    def test_a_member_zone_gets_no_import_and_no_default_originate(self):
+        cfg = running()
+        cfg["zones"]["ids"]["tdemo"]["exitnodes"] = {"hv01": 1}
+        text = frr.generated_for_zones(self.template(), frr.evpn_zones(cfg, "hv02"))
+        self.assertIn("vrf vrf_tdemo\n vni 10001\nexit-vrf\n", text)
+        self.assertNotIn("import vrf", text)
+        self.assertNotIn("default-originate", text)
+
+
 if __name__ == "__main__":
     unittest.main()
