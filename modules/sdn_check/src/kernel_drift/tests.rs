@@ -40,6 +40,7 @@ fn zone(name: &str, zone_type: ZoneType) -> ZoneIntent {
         vtep: None,
         vxlan_port: None,
         mtu: None,
+        generated: true,
         vnets: Vec::new(),
     }
 }
@@ -549,4 +550,16 @@ fn the_catch_all_present_on_an_exit_node() {
              (what the VRF's post-up does on exit nodes), or `ifreload -a` on this node"
         )
     );
+}
+
+#[test]
+fn a_zone_without_vnets_has_no_devices_to_compare() {
+    let mut intent = intent(VTEP_V4);
+    for zone in &mut intent.zones {
+        zone.generated = false;
+    }
+    assert_eq!(kernel_drift(&intent, &KernelView::default()), Vec::new());
+    // The same zones, generated, against an empty kernel: each device is missing.
+    let generated = self::intent(VTEP_V4);
+    assert!(!kernel_drift(&generated, &KernelView::default()).is_empty());
 }

@@ -284,3 +284,31 @@ fn an_unknown_node_fails_naming_it() {
     );
     assert!(evaluate(&fabric, "hv03", "pve1", "sdn").is_err());
 }
+
+/// §4: a fabric node with only `ip6` gets that VTEP; an EVPN zone whose controller is not in
+/// the running configuration has none, said so.
+#[test]
+fn an_ipv6_only_fabric_node_and_a_missing_controller() {
+    let config = crate::running_config::parse(
+        r#"{"version": 1,
+            "zones": {"ids": {"z6": {"type": "evpn", "controller": "c6", "vrf-vxlan": 5},
+                              "zlost": {"type": "evpn", "controller": "gone", "vrf-vxlan": 6}}},
+            "vnets": {"ids": {"v6": {"type": "vnet", "zone": "z6", "tag": 50}}},
+            "controllers": {"ids": {"c6": {"type": "evpn", "asn": 65000, "fabric": "f6"}}},
+            "fabrics": {"ids": {"f6": {"type": "openfabric_fabric", "ip6_prefix": "2001:db8:6::/64"},
+                                "f6_hv02": {"type": "openfabric_node", "ip6": "2001:db8:6::2"}}}}"#,
+        "running_config",
+    )
+    .unwrap();
+    let derived = derive(&config, "hv02", &Default::default()).unwrap();
+    let z6 = &derived.intent.zones[0];
+    assert_eq!(z6.vtep, Some(ip("2001:db8:6::2")));
+    assert_eq!(z6.mtu, Some(1450));
+    let zlost = &derived.intent.zones[1];
+    assert_eq!(zlost.vtep, None);
+    assert!(!zlost.generated, "no VNet");
+    assert_eq!(
+        derived.skipped,
+        ["zone zlost: controller 'gone' is not in the running configuration; its VTEP is unknown"]
+    );
+}

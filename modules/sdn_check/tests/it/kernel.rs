@@ -32,6 +32,7 @@ fn zone(name: &str, zone_type: ZoneType, vnets: Vec<VnetIntent>) -> ZoneIntent {
         vtep: None,
         vxlan_port: None,
         mtu: None,
+        generated: true,
         vnets,
     }
 }
