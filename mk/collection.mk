@@ -106,7 +106,7 @@ ansible-lint: stage-with-scenarios venv
 # Two scenarios on the same lab image, one after the other: default (an exit node, tenants that
 # come and go, the transit device re-created, a reboot) and member (a member node, a QinQ-only
 # node).
-MOLECULE_LAB_SCENARIOS := default member
+MOLECULE_LAB_SCENARIOS := default member sdn
 .PHONY: molecule
 molecule: stage-with-scenarios venv
 	cd $(STAGE_WITH_SCENARIOS) && for scenario in $(MOLECULE_LAB_SCENARIOS); do \

@@ -6,6 +6,8 @@
 #          +--- vmbr0 (10.20.99.22) ----------+      vmbr0.50 10.20.50.22 (SNAT)   vmbr0.51 underlay
 #
 #   vrf_tdemo (table 1001): tdemo0 10.20.129.1/24 -- tap101i0 -- tdemo-1 (10.20.129.10)
+#   from Proxmox's SDN files (sdn/: zone tdemo, EVPN, exit node hv02, L3VNI 10001 on
+#   vrfvx_tdemo/vrfbr_tdemo, VNet tdemo0 on VNI 11001 via vxlan_tdemo0), applied by lab-sdn-ifaces
 #
 #   QinQ: bond0 (active-backup: qinq_a, qinq_b) -- netns qinq-peer (the other host)
 #         bond0.40 -> vmbr1 (VLAN-aware, vids 199-299) -- qvm0 (pvid 201) -- netns qinq-vm
@@ -22,18 +24,26 @@ after_reboot=0
 [ "${1:-}" = --after-reboot ] && after_reboot=1
 
 NAMESPACES=(mgmt1 mgmt5 transit internet tdemo-1 qinq-peer qinq-vm)
-NODE_LINKS=(vmbr0 vmbr1 bond0 tdemo0 vrf_tdemo mgmt1-port mgmt5-port transit-port tap101i0 qinq_a qinq_b qvm0)
+NODE_LINKS=(vmbr0 vmbr1 bond0 tdemo0 vrf_tdemo vrfbr_tdemo vrfvx_tdemo vxlan_tdemo0 mgmt1-port mgmt5-port transit-port tap101i0 qinq_a qinq_b qvm0)
 
 # ---------------------------------------------------------------- clean slate
 systemctl stop lab-internet-responder 2>/dev/null || true
 for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
 for link in "${NODE_LINKS[@]}"; do ip link del "$link" 2>/dev/null || true; done
+# Every device the last SDN apply brought up (zones a test added included), as a reboot loses them.
+if [ -f /run/deevnet-lab/sdn.applied ]; then
+  for link in $(sed -n 's/^iface \(\S\+\).*/\1/p' /run/deevnet-lab/sdn.applied); do
+    ip link del "$link" 2>/dev/null || true
+  done
+  rm -f /run/deevnet-lab/sdn.applied
+fi
 # Routes outlive a deleted VRF device: flush its table, or re-adding routes fails.
 ip route flush table 1001 2>/dev/null || true
 ip route del default 2>/dev/null || true
 
 # ---------------------------------------------------------------- lab commands
 install -m 755 "$here/lab-sdn-apply" /usr/local/sbin/lab-sdn-apply
+install -m 755 "$here/lab-sdn-ifaces" /usr/local/sbin/lab-sdn-ifaces
 install -m 755 "$here/lab-reset-faults" /usr/local/sbin/lab-reset-faults
 install -m 755 "$here/lab-qinq-peer" /usr/local/sbin/lab-qinq-peer
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
@@ -99,18 +109,6 @@ systemd-run --quiet --unit=lab-internet-responder --collect \
 # The node's own default, as on the real hv02.
 ip route add default via 10.20.50.1 dev vmbr0.50
 
-# ---------------------------------------------------------------- tenant tdemo
-ip link add vrf_tdemo type vrf table 1001
-ip link set vrf_tdemo up
-ip link add tdemo0 type bridge stp_state 0 forward_delay 0
-ip link set tdemo0 master vrf_tdemo
-ip addr add 10.20.129.1/24 dev tdemo0
-ip link set tdemo0 up
-veth_to_ns tap101i0 tdemo-1
-ip link set tap101i0 master tdemo0
-ip -n tdemo-1 addr add 10.20.129.10/24 dev eth0
-ip -n tdemo-1 route add default via 10.20.129.1
-
 # ---------------------------------------------------------------- exit-node SNAT
 nft -f - <<'EOF'
 table ip deevnet_lab_nat
@@ -122,6 +120,29 @@ table ip deevnet_lab_nat {
   }
 }
 EOF
+
+# ---------------------------------------------------------------- tenant tdemo: Proxmox's SDN
+# The cluster's SDN in Proxmox's files, and the node's own network configuration (the SDN finds
+# the local VTEP there). A fresh provision is a node after `pvesh set /cluster/sdn`: it writes
+# /etc/network/interfaces.d/sdn from .running-config and applies it (ifreload -a). After a reboot
+# the node applies the interfaces.d/sdn it has, as networking.service would at boot.
+if [ "$after_reboot" = 0 ]; then
+  rm -rf /etc/pve/sdn
+  install -d -m 755 /etc/pve/sdn /etc/network/interfaces.d
+  for f in zones vnets subnets controllers; do install -m 640 "$here/sdn/$f.cfg" "/etc/pve/sdn/$f.cfg"; done
+  install -m 640 "$here/sdn/running-config" /etc/pve/sdn/.running-config
+  install -m 644 "$here/sdn/interfaces" /etc/network/interfaces
+  lab-sdn-ifaces reload
+else
+  lab-sdn-ifaces apply
+fi
+# The guest's NIC: qemu-server plugs tap101i0 into the VNet bridge with the bridge's MTU.
+veth_to_ns tap101i0 tdemo-1
+ip link set tap101i0 mtu "$(cat /sys/class/net/tdemo0/mtu)"
+ip -n tdemo-1 link set eth0 mtu "$(cat /sys/class/net/tdemo0/mtu)"
+ip link set tap101i0 master tdemo0
+ip -n tdemo-1 addr add 10.20.129.10/24 dev eth0
+ip -n tdemo-1 route add default via 10.20.129.1
 
 # ---------------------------------------------------------------- QinQ topology
 ip link add bond0 type bond mode active-backup miimon 100

@@ -142,8 +142,9 @@ GUEST
 sed 's/^/  | /' <<<"$out"
 check "an address tdemo-1 holds is refused (ARP)" \
   grep -q "^address: 10.20.129.10 is in use on tdemo0 (answered ARP from" <<<"$(figure inuse_msg "$out")"
+# vrf_tdemo holds what Proxmox's SDN gives an EVPN zone: the VNet bridge and the L3VNI bridge.
 check "an address outside vrf_tdemo's subnets is refused" \
-  grep -q "^address: 10.20.99.250 is outside every subnet the VRF vrf_tdemo has connected (tdemo0 10.20.129.0/24)" <<<"$(figure outside_msg "$out")"
+  grep -q "^address: 10.20.99.250 is outside every subnet the VRF vrf_tdemo has connected (tdemo0 10.20.129.0/24, vrfbr_tdemo no IPv4 subnet)" <<<"$(figure outside_msg "$out")"
 check "a VRF that does not exist is refused" \
   grep -q "^vrf: vrf_nope does not exist on this node" <<<"$(figure novrf_msg "$out")"
 check "the node's own address as target is refused" \
