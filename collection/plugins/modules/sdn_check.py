@@ -75,7 +75,8 @@ options:
       - The node's own network configuration; its C(address) lines (CIDR, or address with
         C(netmask)) and C(mtu) lines per C(iface) pick the local VTEP and its MTU. C(source)d
         files are not followed, as Proxmox's generator does not follow them (each C(source) line
-        is reported in RV(skipped_config)). It must exist.
+        is reported in RV(skipped_config), except the C(source /etc/network/interfaces.d/*) every
+        Proxmox node has). It must exist.
     type: path
     default: /etc/network/interfaces
   kernel:

@@ -79,6 +79,13 @@ pub fn own_interfaces(text: &str, source: &str) -> Result<OwnInterfaces, String>
             k if k.starts_with("allow-") => current = None,
             "source" | "source-directory" => {
                 current = None;
+                // Every Proxmox node sources interfaces.d, the SDN's own file among them (read
+                // apart, as interfaces_sdn): not worth a warning on every run.
+                if words[1..] == ["/etc/network/interfaces.d/*"]
+                    || words[1..] == ["/etc/network/interfaces.d"]
+                {
+                    continue;
+                }
                 found.not_followed.push(format!(
                     "{source} line {number}: `{}` is not followed (Proxmox's generator reads only this file); an address kept there does not pick the VTEP",
                     line.trim()

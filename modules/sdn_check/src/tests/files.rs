@@ -117,7 +117,8 @@ fn own_addresses_cidr_and_netmask_forms_and_sources_not_followed() {
     assert!(own.interfaces["eno1"].addresses.is_empty());
     assert_eq!(
         own.not_followed,
-        ["interfaces=/i line 20: `source /etc/network/interfaces.d/*` is not followed (Proxmox's generator reads only this file); an address kept there does not pick the VTEP"]
+        // Proxmox's own `source /etc/network/interfaces.d/*` (line 20) is expected; another is said.
+        ["interfaces=/i line 21: `source /etc/network/local-underlay.cfg` is not followed (Proxmox's generator reads only this file); an address kept there does not pick the VTEP"]
     );
     let hv01 = own_interfaces(&text("evpn/interfaces.hv01"), "i").unwrap();
     assert_eq!(

@@ -156,7 +156,8 @@ fn the_intent_of_an_evpn_node_in_check_mode_too() {
         // Ansible reads a true `skipped` as a skipped task (the ad hoc run said SKIPPED):
         // what was skipped is `skipped_config`.
         assert!(result.get("skipped").is_none(), "{result}");
-        // The `source` line of interfaces is not followed, and said so.
+        // A `source` line of interfaces (other than Proxmox's own interfaces.d/*) is not
+        // followed, and said so.
         let skipped = result["skipped_config"].as_array().unwrap();
         assert_eq!(skipped.len(), 1);
         assert_eq!(result["warnings"], json!(skipped));
