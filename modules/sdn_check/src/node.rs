@@ -1,5 +1,5 @@
 //! Reads what the kernel has of what the intent names: one link dump, one address dump, the
-//! routes of the named VRFs' tables, and the named bridges' forwarding sysctls (of the calling
+//! IPv4 routes of the named VRFs' tables, and the named bridges' forwarding sysctls (of the calling
 //! thread's network namespace, as the netlink socket is).
 
 use deevnet_runtime::netlink::{Address, Family, Link, Links, Netlink, Route, RouteKind};
@@ -37,13 +37,11 @@ pub fn observe(netlink: &Netlink, intent: &NodeIntent) -> Result<KernelView, Fai
             continue;
         };
         let v4 = netlink.routes(Family::V4, table)?;
-        let v6 = netlink.routes(Family::V6, table)?;
         view.vrf_tables.insert(
             vrf.to_string(),
             VrfTable {
                 table,
                 catch_all_v4: v4.iter().any(is_catch_all),
-                catch_all_v6: v6.iter().any(is_catch_all),
             },
         );
     }

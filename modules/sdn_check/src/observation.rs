@@ -65,13 +65,12 @@ pub struct Controller {
     pub kind: Option<String>,
 }
 
-/// What a VRF's table holds of Proxmox's catch-all (an `unreachable` default with metric
-/// [`CATCH_ALL_METRIC`]), per family.
+/// What a VRF's table holds of Proxmox's catch-all (an `unreachable` IPv4 default with metric
+/// [`CATCH_ALL_METRIC`]; the generator adds and deletes no IPv6 one, so none is read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct VrfTable {
     pub table: u32,
     pub catch_all_v4: bool,
-    pub catch_all_v6: bool,
 }
 
 /// Every device name the intent names: per zone its VRF, L3VNI VXLAN device and L3VNI bridge,

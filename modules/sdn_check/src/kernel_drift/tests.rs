@@ -163,7 +163,6 @@ fn agreeing(vtep: &str) -> KernelView {
             VrfTable {
                 table: 1001,
                 catch_all_v4: true,
-                catch_all_v6: false,
             },
         )]
         .into(),
