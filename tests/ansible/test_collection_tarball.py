@@ -72,7 +72,8 @@ def test_each_module_is_a_link_to_its_binary_beside_its_documentation():
         assert _read(binary)[:4] == b"\x7fELF", module
     top_level = {name.split("/", 1)[0] for name in members}
     assert top_level <= {"MANIFEST.json", "FILES.json", "COPYING", "README.md", "CHANGELOG.rst", "CONTRIBUTING.md",
-                         "THIRD-PARTY-NOTICES.md", "meta", "plugins", "roles", "docs", "changelogs"}, sorted(top_level)
+                         "THIRD-PARTY-NOTICES.md", "meta", "plugins", "roles", "playbooks", "docs",
+                         "changelogs"}, sorted(top_level)
 
 
 # --- license and metadata -----------------------------------------------------------------------
@@ -434,7 +435,7 @@ def test_ansible_doc_shows_each_modules_requirements_fast_path_and_shared_option
     """The shared documentation comes from the doc fragments, once, into every module's page."""
     files = {"sysctl_forwarding", "frr_local_stanza"}
     for module in ("sysctl_forwarding", "frr_local_stanza", "vrf_route_assert", "qinq_check", "egress_probe",
-                   "sdn_check"):
+                   "sdn_check", "bgp_evpn_assert", "qinq_probe"):
         proc = subprocess.run([VENV_BIN / "ansible-doc", "--json", f"deevnet.net.{module}"], env=ansible_env,
                               capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -141,6 +142,7 @@ def test_an_exit_node_of_the_static_design():
                               "default_via": "198.51.100.65"}],
         "undeclared_vrfs": "fail",
         "probes": [],
+        "control_plane": {},
         "sdn": NO_SDN,
     }
 
@@ -186,6 +188,7 @@ def test_an_exit_node_of_the_static_design_with_ipv6_and_a_probed_tenant():
                                 {"address": "10.20.99.5", "expect": "none"},
                                 {"address": "10.20.99.1", "expect": "none"}],
                     "count": 3, "forbidden_interfaces": ["vmbr0"], "expect_egress_interface": "vmbr0.50"}],
+        "control_plane": {},
         "sdn": NO_SDN,
     }
 
@@ -222,6 +225,17 @@ def test_a_tenant_s_own_vrf_gateway_probes_and_probe_count_win_over_the_node_s()
     assert "asn" not in result
 
 
+# Toward the core: no default and no host route, per family (/32 and /128), subnets and aggregates only.
+CORE_FILTERS = [
+    {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 5 deny 0.0.0.0/0"},
+    {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 10 permit 0.0.0.0/0 le 31"},
+    {"header": "route-map DEEVNET-TO-CORE permit 1", "lines": ["match ip address prefix-list LEAK-SUBNET-ONLY"]}]
+CORE_FILTERS6 = [
+    {"header": "ipv6 prefix-list LEAK-SUBNET-ONLY-V6 seq 5 deny ::/0"},
+    {"header": "ipv6 prefix-list LEAK-SUBNET-ONLY-V6 seq 10 permit ::/0 le 127"},
+    {"header": "route-map DEEVNET-TO-CORE-V6 permit 1", "lines": ["match ipv6 address prefix-list LEAK-SUBNET-ONLY-V6"]}]
+
+
 def test_an_all_exit_node_of_the_import_design():
     # molecule/all-exit's hypervisors.
     assert plan({"transit_interface": "nic5", "leak": "import", "asn": 45689, "core_peer": "bgpv6",
@@ -236,17 +250,26 @@ def test_an_all_exit_node_of_the_import_design():
         "frr_stanzas": [
             {"header": "router bgp 45689 vrf vrf_tdemo",
              "children": [{"header": "address-family ipv4 unicast", "lines": ["import vrf default"]}]},
+            # An IPv6-only fabric: the session carries IPv6 unicast whatever the role's IPv6, so
+            # IPv6 is filtered too.
             {"header": "router bgp 45689",
              "children": [{"header": "address-family ipv4 unicast",
-                           "lines": ["neighbor bgpv6 activate", "neighbor bgpv6 route-map DEEVNET-TO-CORE out"]}]},
-            {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 5 deny 0.0.0.0/0"},
-            {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 10 permit 0.0.0.0/0 le 31"},
-            {"header": "route-map DEEVNET-TO-CORE permit 1", "lines": ["match ip address prefix-list LEAK-SUBNET-ONLY"]}],
+                           "lines": ["neighbor bgpv6 activate", "neighbor bgpv6 route-map DEEVNET-TO-CORE out"]},
+                          {"header": "address-family ipv6 unicast",
+                           "lines": ["neighbor bgpv6 route-map DEEVNET-TO-CORE-V6 out"]}]},
+            *CORE_FILTERS, *CORE_FILTERS6],
         "asn": 45689,
         "route_assertions": [{"name": "vrf_tdemo", "lookups": [], "forbidden_interfaces": ["vmbr0"],
-                              "default_dev": "nic5", "asymmetric_returns": True}],
+                              "default_dev": "nic5", "asymmetric_returns": True,
+                              "l3vni_bridge": "vrfbr_tdemo"}],
         "undeclared_vrfs": "fail",
         "probes": [],
+        # The control plane asserted in FRR: the core session in both families the IPv6-only fabric
+        # carries, the IPv4 default received (the import design's), aggregates only out; no VNI
+        # without the SDN, no remote AS without core_asn.
+        "control_plane": {"peers": [{"peer": "bgpv6", "vrf": "default", "address_families": ["ipv4_unicast", "ipv6_unicast"],
+                                     "receives_default": ["ipv4"], "advertises": "aggregates_only"}],
+                          "vnis": [], "fabric_ipv6_only": True},
         "sdn": NO_SDN,
     }
 
@@ -267,16 +290,82 @@ def test_the_import_design_with_ipv6_a_dual_stack_fabric_and_named_l3vni_bridges
         {"header": "router bgp 45689 vrf vrf_tdemo", "children": both_families},
         {"header": "router bgp 45689 vrf vrf_acme_prod", "children": both_families},
         {"header": "router bgp 45689 vrf vrf_beta_x", "children": both_families},
-        # A dual-stack fabric: no IPv4 activation, only the filter toward the core.
+        # A dual-stack fabric: no IPv4 activation, only the filters toward the core, both families.
         {"header": "router bgp 45689",
-         "children": [{"header": "address-family ipv4 unicast", "lines": ["neighbor bgpv6 route-map DEEVNET-TO-CORE out"]}]},
-        {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 5 deny 0.0.0.0/0"},
-        {"header": "ip prefix-list LEAK-SUBNET-ONLY seq 10 permit 0.0.0.0/0 le 31"},
-        {"header": "route-map DEEVNET-TO-CORE permit 1", "lines": ["match ip address prefix-list LEAK-SUBNET-ONLY"]}]
+         "children": [{"header": "address-family ipv4 unicast", "lines": ["neighbor bgpv6 route-map DEEVNET-TO-CORE out"]},
+                      {"header": "address-family ipv6 unicast",
+                       "lines": ["neighbor bgpv6 route-map DEEVNET-TO-CORE-V6 out"]}]},
+        *CORE_FILTERS, *CORE_FILTERS6]
     assert result["route_assertions"] == [
         {"name": vrf, "lookups": [{"dst": "10.20.99.5", "dev": "nic5", "not_dev": "vmbr0"}],
-         "forbidden_interfaces": ["vmbr0"], "default_dev": "nic5", "asymmetric_returns": True, "ipv6_default_dev": "nic5"}
-        for vrf in ("vrf_tdemo", "vrf_acme_prod", "vrf_beta_x")]
+         "forbidden_interfaces": ["vmbr0"], "default_dev": "nic5", "asymmetric_returns": True, "ipv6_default_dev": "nic5",
+         "l3vni_bridge": bridge}
+        for vrf, bridge in (("vrf_tdemo", "vrfbr_tdemo"), ("vrf_acme_prod", "vrfbr_acmeprod"), ("vrf_beta_x", "vrfbr_beta_x"))]
+
+
+def test_a_dual_stack_fabric_without_the_role_s_ipv6_filters_ipv4_only():
+    result = plan({"transit_interface": "nic5", "leak": "import", "asn": 45689, "core_peer": "bgpv6",
+                   "management_interface": "vmbr0", "tenants": [{"name": "tdemo"}]})
+    assert result["frr_stanzas"][1:] == [
+        {"header": "router bgp 45689",
+         "children": [{"header": "address-family ipv4 unicast", "lines": ["neighbor bgpv6 route-map DEEVNET-TO-CORE out"]}]},
+        *CORE_FILTERS]
+
+
+def test_the_core_filters_pass_frr_local_stanza_s_lint_and_vtysh(ansible_env, tmp_path):
+    # What the role writes for an IPv6-only all-exit node with IPv6 on: frr_local_stanza lints it
+    # (Proxmox's merge rules) and FRR's own parser accepts the file (vtysh -C, a dry run).
+    vtysh = shutil.which("vtysh")
+    if vtysh is None:
+        pytest.skip("vtysh is not installed here (Debian's frr package)")
+    stanzas = plan({"transit_interface": "nic5", "leak": "import", "asn": 45689, "core_peer": "bgpv6",
+                    "fabric_ipv6_only": True, "management_interface": "vmbr0", "tenants": [{"name": "tdemo"}]},
+                   ipv6=True)["frr_stanzas"]
+    conf = tmp_path / "frr.conf.local"
+    args = json.dumps({"path": str(conf), "asn": 45689, "stanzas": stanzas, "validate": f"{vtysh} -C -f %s"})
+    proc = subprocess.run([VENV_BIN / "ansible", "localhost", "-o", "-m", "deevnet.net.frr_local_stanza", "-a", args],
+                          env=ansible_env, capture_output=True, text=True)
+    assert proc.returncode == 0 and "CHANGED" in proc.stdout, proc.stdout + proc.stderr
+    written = conf.read_text()
+    for line in ("ipv6 prefix-list LEAK-SUBNET-ONLY-V6 seq 10 permit ::/0 le 127",
+                 "  neighbor bgpv6 route-map DEEVNET-TO-CORE-V6 out", " match ipv6 address prefix-list LEAK-SUBNET-ONLY-V6"):
+        assert line in written.splitlines(), written
+    check = subprocess.run([vtysh, "-C", "-f", str(conf)], capture_output=True, text=True)
+    assert check.returncode == 0 and "Unknown command" not in check.stdout + check.stderr, check.stdout + check.stderr
+
+
+def test_the_control_plane_with_ipv6_the_core_s_as_and_a_static_tenant():
+    core = {"transit_interface": "nic5", "leak": "import", "asn": 45689, "core_peer": "bgpv6", "core_asn": 65001,
+            "management_interface": "vmbr0", "tenants": [{"name": "tdemo"}]}
+    assert plan(core, ipv6=True)["control_plane"] == {
+        "peers": [{"peer": "bgpv6", "vrf": "default", "address_families": ["ipv4_unicast", "ipv6_unicast"],
+                   "receives_default": ["ipv4", "ipv6"], "advertises": "aggregates_only", "remote_as": 65001}],
+        "vnis": [], "fabric_ipv6_only": False}
+    # A dual-stack fabric without the role's IPv6: IPv4 only.
+    assert plan(core)["control_plane"]["peers"][0]["address_families"] == ["ipv4_unicast"]
+    # The static design's default is the transit gateway's, not the core's: none required from it.
+    static = plan({**core, "leak": "static", "transit_gateway": "10.20.50.1"})["control_plane"]
+    assert static["peers"][0]["receives_default"] == [] and static["peers"][0]["advertises"] == "aggregates_only"
+    # No core_peer, or a member node: nothing to assert (the role's task skips).
+    assert plan({**core, "core_peer": None})["control_plane"] == {}
+    assert plan({"core_peer": "bgpv6", "tenants": [{"name": "tdemo"}]})["control_plane"] == {}
+
+
+def test_the_control_plane_s_vnis_come_from_the_sdn():
+    tdemo, acme = zone("tdemo", exit_node=True), zone("acme")
+    tdemo.update(l3vni=10000, vnets=[{"name": "tdemo0", "vni": 11000}, {"name": "tdemo1", "vni": 11001}])
+    acme.update(l3vni=20000, vnets=[{"name": "acme0", "vni": 21000}])
+    sdn = intent(tdemo, acme, zone("vl", kind="vlan"))
+    settings = {"transit_interface": "nic5", "leak": "import", "asn": 45689, "core_peer": "bgpv6",
+                "fabric_ipv6_only": True, "management_interface": "vmbr0"}
+    discovered = sdn_plan({**settings, "tenants": "discover"}, sdn)["control_plane"]
+    # Every tenant's, the one exiting elsewhere too: its VNIs are in this node's EVPN all the same.
+    assert discovered["vnis"] == [{"vni": 10000}, {"vni": 11000}, {"vni": 11001}, {"vni": 20000}, {"vni": 21000}]
+    assert discovered["fabric_ipv6_only"] is True
+    # Listed tenants: the VNIs of their zones; without the SDN none are known.
+    listed = {**settings, "tenants": [{"name": "tdemo"}]}
+    assert sdn_plan(listed, sdn, sdn_mode="warn")["control_plane"]["vnis"] == [{"vni": 10000}, {"vni": 11000}, {"vni": 11001}]
+    assert plan(listed)["control_plane"]["vnis"] == []
 
 
 def test_an_exit_node_with_tenants_of_both_designs():
@@ -295,7 +384,8 @@ def test_an_exit_node_with_tenants_of_both_designs():
         {"name": "vrf_tdemo", "lookups": [{"dst": "10.20.99.5", "dev": "vmbr0.50", "via": "10.20.50.1", "not_dev": "vmbr0"}],
          "forbidden_interfaces": ["vmbr0"], "default_via": "10.20.50.1"},
         {"name": "vrf_imp", "lookups": [{"dst": "10.20.99.5", "dev": "vmbr0.50", "not_dev": "vmbr0"}],
-         "forbidden_interfaces": ["vmbr0"], "default_dev": "vmbr0.50", "asymmetric_returns": True}]
+         "forbidden_interfaces": ["vmbr0"], "default_dev": "vmbr0.50", "asymmetric_returns": True,
+         "l3vni_bridge": "vrfbr_imp"}]
     assert result["probes"] == [
         {"tenant": "imp", "vrf": "vrf_imp", "address": "10.20.140.250/24",
          "targets": [{"address": "203.0.113.8"}, {"address": "10.20.99.5", "expect": "none"}],
@@ -312,7 +402,7 @@ def test_an_import_node_with_a_static_tenant():
         {"header": "vrf vrf_st", "lines": ["ip route 0.0.0.0/0 10.20.50.7 nexthop-vrf default"], "mode": "exact"}]
     assert result["route_assertions"] == [
         {"name": "vrf_tdemo", "lookups": [], "forbidden_interfaces": ["vmbr0"], "default_dev": "nic5",
-         "asymmetric_returns": True},
+         "asymmetric_returns": True, "l3vni_bridge": "vrfbr_tdemo"},
         {"name": "vrf_st", "lookups": [], "forbidden_interfaces": ["vmbr0"], "default_via": "10.20.50.7"}]
 
 
@@ -332,6 +422,7 @@ def test_a_member_node():
                               "no_fall_through": True, "forwarding": False}],
         "undeclared_vrfs": "ignore",
         "probes": [],
+        "control_plane": {},
         "sdn": NO_SDN,
     }
 
@@ -366,7 +457,8 @@ def test_a_qinq_only_node_plans_no_tenant_egress():
     # main.yml skips the section when the settings are empty; the plan of nothing is nothing.
     assert plan({}) == {"exit_node": False, "transit_interface": None, "tenants": [], "declared_vrfs": [],
                         "forbidden_interfaces": [], "rp_filter": {}, "frr_stanzas": [], "route_assertions": [],
-                        "undeclared_vrfs": "ignore", "probes": [], "sdn": NO_SDN}
+                        "undeclared_vrfs": "ignore", "probes": [], "control_plane": {},
+                        "sdn": NO_SDN}
 
 
 # --- the rules of an exit node's shape, one message each -------------------------------------------

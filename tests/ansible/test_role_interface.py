@@ -9,10 +9,14 @@ from __future__ import annotations
 import re
 import subprocess
 import textwrap
+from pathlib import Path
 
-from conftest import VENV_BIN
+import yaml
+
+from conftest import ROOT, VENV_BIN
 
 ROLE = "deevnet.net.proxmox_node_network"
+ROLE_DIR = ROOT / "roles" / "proxmox_node_network"
 
 
 def test_ansible_doc_shows_the_real_defaults(ansible_env):
@@ -220,3 +224,73 @@ def test_a_listed_tenant_is_still_validated(node, ansible_env, tmp_path):
     assert proc.returncode != 0
     assert "proxmox_node_network_tenant_egress.tenants[0] (tdemo): value of leak must be one of: static, import" \
         in proc.stdout, proc.stdout
+
+
+# --- the control plane (issue 27): the role's task with the plan's control_plane ------------------
+
+def _control_plane_play(tmp_path, mode: str, settings: dict) -> tuple[Path, Path]:
+    """The role's two control-plane tasks (taken from tasks/tenant_egress.yml as they are) in a
+    play of their own, with the plan the role computes; bgp_evpn_assert's vtysh is a script of the
+    test's that records each run and fails, so a run shows the arguments were valid (the module
+    validates them before it runs vtysh) and reached FRR's side."""
+    tasks = yaml.safe_load((ROLE_DIR / "tasks" / "tenant_egress.yml").read_text())
+    picked = [task for task in tasks if "deevnet.net.bgp_evpn_assert" in task
+              or task.get("name") == "What FRR's control plane showed"]
+    assert len(picked) == 2, picked
+    calls = tmp_path / "vtysh-calls"
+    vtysh = tmp_path / "vtysh"
+    vtysh.write_text(f"#!/bin/sh\necho \"$@\" >> {calls}\necho '% vtysh of the test: no FRR here' >&2\nexit 1\n")
+    vtysh.chmod(0o755)
+    defaults = yaml.safe_load((ROLE_DIR / "defaults" / "main.yml").read_text())
+    play = [{
+        "hosts": "localhost", "connection": "local", "gather_facts": False,
+        "module_defaults": {"deevnet.net.bgp_evpn_assert": {"vtysh": str(vtysh), "timeout": 5}},
+        "vars": {
+            "proxmox_node_network_control_plane": mode,
+            "proxmox_node_network_control_plane_settle": 0,
+            "__proxmox_node_network_plan": "{{ settings | deevnet.net.tenant_egress_plan(defaults, ipv6=true) }}",
+            "settings": settings,
+            "defaults": defaults["__proxmox_node_network_tenant_egress_defaults"],
+        },
+        "tasks": picked,
+    }]
+    playbook = tmp_path / "control-plane.yml"
+    playbook.write_text(yaml.safe_dump(play))
+    return playbook, calls
+
+
+ALL_EXIT = {"transit_interface": "nic5", "leak": "import", "asn": 45689, "core_peer": "bgpv6", "core_asn": 65001,
+            "management_interface": "vmbr0", "tenants": [{"name": "tdemo"}]}
+
+
+def test_the_control_plane_task_passes_the_plan_to_the_module_unless_skipped(ansible_env, tmp_path):
+    playbook, calls = _control_plane_play(tmp_path, "assert", ALL_EXIT)
+    proc = subprocess.run([VENV_BIN / "ansible-playbook", str(playbook)], env=ansible_env, capture_output=True,
+                          text=True)
+    # The module took the plan's peers and vnis (no argument refused) and asked FRR.
+    assert proc.returncode != 0, proc.stdout
+    assert "The control plane in FRR" in proc.stdout and "Unsupported parameters" not in proc.stdout, proc.stdout
+    assert calls.exists(), proc.stdout
+    # skip, or a node whose plan has no control plane (no core_peer): the task skips, vtysh unread.
+    for mode, settings in (("skip", ALL_EXIT), ("assert", {**ALL_EXIT, "core_peer": None})):
+        calls.unlink(missing_ok=True)
+        playbook, calls = _control_plane_play(tmp_path, mode, settings)
+        proc = subprocess.run([VENV_BIN / "ansible-playbook", str(playbook)], env=ansible_env, capture_output=True,
+                              text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "skipping: [localhost]" in proc.stdout and not calls.exists(), proc.stdout
+
+
+def test_the_control_plane_variables_are_documented_and_checked(node, ansible_env, tmp_path):
+    proc = subprocess.run([VENV_BIN / "ansible-doc", "-t", "role", ROLE], env=ansible_env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    doc = " ".join(proc.stdout.split())
+    for text in ("proxmox_node_network_control_plane", "proxmox_node_network_control_plane_settle", "core_asn",
+                 "default: assert", "choices: [assert, warn, skip]"):
+        assert text in doc, text
+    playbook, tags = play(tmp_path, "proxmox_node_network_control_plane: maybe\nproxmox_node_network_tenant_egress:\n"
+                          + textwrap.indent(TENANT, "  "), "tenant-egress")
+    proc = run(node, ansible_env, playbook, tags)
+    assert proc.returncode != 0
+    assert "proxmox_node_network_control_plane" in proc.stdout and "assert, warn, skip" in proc.stdout, proc.stdout

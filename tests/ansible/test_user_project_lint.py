@@ -35,6 +35,14 @@ TASKS = """\
 - name: The node's SDN intent and its drift
   deevnet.net.sdn_check:
     drift: warn
+- name: The fabric's BGP sessions and EVPN VNIs
+  deevnet.net.bgp_evpn_assert:
+    fabric_ipv6_only: true
+    peers:
+      - peer: bgpv6
+        address_families: [ipv6_unicast, l2vpn_evpn]
+    vnis:
+      - vni: 10100
 """
 
 

@@ -86,7 +86,7 @@ def test_a_check_mode_run_of_the_role_prints_its_findings_as_warnings(vnet_node,
     plan = {
         "exit_node": False, "transit_interface": None, "tenants": [], "declared_vrfs": [],
         "forbidden_interfaces": [], "rp_filter": {}, "frr_stanzas": [], "undeclared_vrfs": "ignore",
-        "route_assertions": [{"name": "default", "default_via": "10.20.50.1"}],
+        "route_assertions": [{"name": "default", "default_via": "10.20.50.1"}], "control_plane": {},
         "probes": [{"tenant": "tdemo", "vrf": "default", "address": "10.20.129.250/24",
                     "targets": [{"address": "198.51.100.9"}], "count": 1, "forbidden_interfaces": []}],
         "sdn": {"mode": "ignore", "tenants_from": "inventory", "disagreements": [], "drift": [], "failure": "",

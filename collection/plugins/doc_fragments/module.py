@@ -90,6 +90,22 @@ notes:
 '''
 
     # The assertion modules' option (vrf_route_assert, egress_probe), declared once in their runtime.
+    FINDINGS = r'''
+options:
+  findings:
+    description:
+      - What the module does with its findings (the checks that fail), in any mode.
+      - V(fail) fails the task.
+      - V(warn) reports each finding as one of the module's warnings (a C([WARNING]) line) and
+        the task succeeds with its full result, for an assertion run as a report. The role
+        C(deevnet.net.proxmox_node_network) sets it where its setting is V(warn).
+      - Errors that are not findings (bad input, a tool that is missing or hangs) fail the
+        task whatever this says.
+    type: str
+    choices: [fail, warn]
+    default: fail
+'''
+
     CHECK_MODE_FINDINGS = r'''
 options:
   check_mode_findings:

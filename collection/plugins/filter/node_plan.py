@@ -63,6 +63,11 @@ TENANT_SPEC = {
 # learned (README.md, "All-exit fabric").
 CORE_ROUTE_MAP = "DEEVNET-TO-CORE"
 CORE_PREFIX_LIST = "LEAK-SUBNET-ONLY"
+# The same for IPv6: a route-map of its own, since a route-map entry's match clauses must all
+# match and an IPv4 prefix never matches an ipv6 prefix-list (one entry per family would rest on
+# that); the names say the family.
+CORE_ROUTE_MAP6 = "DEEVNET-TO-CORE-V6"
+CORE_PREFIX_LIST6 = "LEAK-SUBNET-ONLY-V6"
 
 
 def _given(value) -> bool:
@@ -212,25 +217,89 @@ def frr_stanzas(node: dict, tenants: list[dict], exit_node: bool, ipv6: bool, fr
             if ipv6:
                 lines.append(f"ipv6 route ::/0 {tenant['gateway6']} nexthop-vrf default")
             stanzas.append({"header": f"vrf {tenant['vrf']}", "lines": lines, "mode": frr_mode})
-    return stanzas + core_stanzas(node)
+    return stanzas + core_stanzas(node, ipv6)
 
 
-def core_stanzas(node: dict) -> list[dict]:
+def core_families(node: dict, ipv6: bool) -> list[str]:
+    """The unicast families the session with the core carries: IPv4 always (activated by the
+    role on an IPv6-only fabric), IPv6 with the role's IPv6 or on an IPv6-only fabric, where
+    Proxmox activates the peers in ipv6 unicast whatever the role does."""
+    return ["ipv4", "ipv6"] if ipv6 or boolean(node["fabric_ipv6_only"], strict=True) else ["ipv4"]
+
+
+def core_stanzas(node: dict, ipv6: bool = False) -> list[dict]:
     """Toward the core (exit nodes with core_peer): the IPv4 activation when the fabric is defined
-    IPv6-only, and only subnet aggregates out."""
+    IPv6-only, and only subnet aggregates out, in each family the session carries
+    (core_families). IPv4: the default (exactly 0.0.0.0/0) denied, every prefix up to /31
+    permitted, so a /32 host route (EVPN's type-2 MAC/IP routes) is not. IPv6 the same: ::/0
+    denied, up to /127 permitted, so a /128 host route is not; a /127 is a point-to-point
+    link's subnet (RFC 6164), as a /31 is IPv4's, not a host. Every host route is held back,
+    the node's own loopbacks included: a fabric whose VTEPs reach each other only by /32 or /128
+    routes through the core needs them carried another way (a VTEP subnet, or the fabric's own
+    IGP)."""
     peer = node.get("core_peer")
     if not _given(peer):
         return []
     lines = [f"neighbor {peer} activate"] if boolean(node["fabric_ipv6_only"], strict=True) else []
     lines.append(f"neighbor {peer} route-map {CORE_ROUTE_MAP} out")
-    return [
-        {"header": f"router bgp {node['asn']}",
-         "children": [{"header": "address-family ipv4 unicast", "lines": lines}]},
+    families = [{"header": "address-family ipv4 unicast", "lines": lines}]
+    filters = [
         {"header": f"ip prefix-list {CORE_PREFIX_LIST} seq 5 deny 0.0.0.0/0"},
         {"header": f"ip prefix-list {CORE_PREFIX_LIST} seq 10 permit 0.0.0.0/0 le 31"},
         {"header": f"route-map {CORE_ROUTE_MAP} permit 1",
          "lines": [f"match ip address prefix-list {CORE_PREFIX_LIST}"]},
     ]
+    if "ipv6" in core_families(node, ipv6):
+        families.append({"header": "address-family ipv6 unicast",
+                         "lines": [f"neighbor {peer} route-map {CORE_ROUTE_MAP6} out"]})
+        filters += [
+            {"header": f"ipv6 prefix-list {CORE_PREFIX_LIST6} seq 5 deny ::/0"},
+            {"header": f"ipv6 prefix-list {CORE_PREFIX_LIST6} seq 10 permit ::/0 le 127"},
+            {"header": f"route-map {CORE_ROUTE_MAP6} permit 1",
+             "lines": [f"match ipv6 address prefix-list {CORE_PREFIX_LIST6}"]},
+        ]
+    return [{"header": f"router bgp {node['asn']}", "children": families}] + filters
+
+
+def control_plane(node: dict, tenants: list[dict], exit_node: bool, ipv6: bool, intent) -> dict:
+    """deevnet.net.bgp_evpn_assert's `peers`, `vnis` and `fabric_ipv6_only`, on an exit node with
+    core_peer (else empty: the task skips). The core peer (a peer group is expanded by the module)
+    in the families the session carries (core_families), the default received in each family a
+    tenant of the import design takes it from (IPv6 only with the role's IPv6), nothing but
+    aggregates advertised, and the core's AS when `core_asn` says it. The VNIs: each tenant
+    zone's L3VNI, then its VNets' VNIs, as the node's SDN intent declares them (none without the
+    SDN). Not planned, for want of the knowledge: the fabric's own EVPN peers and each VNI's
+    remote VTEPs (sdn_check reports only this node's VTEP)."""
+    peer = node.get("core_peer")
+    if not exit_node or not _given(peer):
+        return {}
+    imported = any(tenant["exit"] and tenant["leak"] == "import" for tenant in tenants)
+    core = {
+        "peer": peer,
+        "vrf": "default",
+        "address_families": [f"{family}_unicast" for family in core_families(node, ipv6)],
+        "receives_default": (["ipv4", "ipv6"] if ipv6 else ["ipv4"]) if imported else [],
+        "advertises": "aggregates_only",
+    }
+    if _given(node.get("core_asn")):
+        core["remote_as"] = node["core_asn"]
+    return {"peers": [core], "vnis": [{"vni": vni} for vni in tenant_vnis(tenants, intent)],
+            "fabric_ipv6_only": boolean(node["fabric_ipv6_only"], strict=True)}
+
+
+def tenant_vnis(tenants: list[dict], intent) -> list[int]:
+    """Each tenant's L3VNI and its VNets' VNIs, in the tenants' order, from the SDN intent's EVPN
+    zone with the tenant's VRF; none for a tenant without one (or without the SDN)."""
+    zones = {zone.get("vrf"): zone for zone in (intent or {}).get("zones", [])
+             if isinstance(zone, dict) and zone.get("type") == "evpn"}
+    vnis = []
+    for tenant in tenants:
+        zone = zones.get(tenant["vrf"])
+        if zone is None:
+            continue
+        found = [zone.get("l3vni")] + [vnet.get("vni") for vnet in zone.get("vnets") or [] if isinstance(vnet, dict)]
+        vnis += [vni for vni in found if isinstance(vni, int) and not isinstance(vni, bool) and vni not in vnis]
+    return vnis
 
 
 def rp_filter(node: dict, tenants: list[dict], exit_node: bool) -> dict:
@@ -272,7 +341,9 @@ def route_assertions(node: dict, tenants: list[dict], ipv6: bool) -> list[dict]:
         if not exit_node:
             entry.update({"no_fall_through": True, "forwarding": False})
         elif tenant["leak"] == "import":
-            entry.update({"default_dev": transit, "asymmetric_returns": True})
+            # Returns the core delivers to another node enter the VRF on its L3VNI bridge: its
+            # rp_filter is checked as well as the uplink's (rp_filter() sets both to 0).
+            entry.update({"default_dev": transit, "asymmetric_returns": True, "l3vni_bridge": tenant["l3vni_bridge"]})
             if ipv6:
                 entry["ipv6_default_dev"] = transit
         else:
@@ -527,6 +598,7 @@ def tenant_egress_plan(settings: dict, defaults: dict, ipv6=False, frr_mode: str
         "route_assertions": route_assertions(node, tenants, ipv6),
         "undeclared_vrfs": undeclared_vrfs if exit_node else "ignore",
         "probes": egress_probes(node, tenants),
+        "control_plane": control_plane(node, tenants, exit_node, ipv6, intent),
         "sdn": report,
     }
     if _given(node.get("asn")):

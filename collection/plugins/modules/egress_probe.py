@@ -10,7 +10,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r'''
 module: egress_probe
-short_description: Prove tenant egress from a synthetic workload plugged into the tenant's VNet
+short_description: Prove tenant egress and isolation from synthetic workloads plugged into tenants' VNets
 version_added: 0.1.0
 description:
   - Plugs a synthetic workload into a tenant's VNet for a few seconds, like a VM, and tests
@@ -20,8 +20,18 @@ description:
     show where the kernel would send a packet, not that replies come back.
   - The workload is a network namespace of the module's own process, with a veth pair whose
     node end (C(dvprobe<pid>)) is attached to the VNet's bridge as a VM's tap is. Inside it
-    has O(address) and a default route via O(gateway). IPv6 is off in it and on its tap, so
-    the workload sends nothing but the probes (and the ARP for its gateway).
+    has O(address) and a default route via O(gateway). For an IPv4 address IPv6 is off in it
+    and on its tap, so the workload sends nothing but the probes (and the ARP for its
+    gateway).
+  - "IPv6 - O(address) and the targets may be IPv6 (one family per probe; a dual-stack tenant
+    is two probes). The workload then has IPv6 on but learns nothing from routers (no router
+    advertisements, autoconf or solicitations) and has no link-local address; neighbor
+    discovery replaces ARP, and the address-in-use check is the workload's own duplicate
+    address detection (one neighbor solicitation, within 4 seconds; an address another host
+    holds is refused and the workload removed). A gateway that is not the node's is not
+    checked beforehand in IPv6. Probes are ICMPv6 echoes, TCP handshakes and DNS queries;
+    captures recognize IPv6 packets (without extension headers) also after NPTv6 or SNAT66, by
+    the echo identifier and ports."
   - One packet capture (AF_PACKET) on every interface of the node starts before the first
     probe - O(forbidden_interfaces), O(expect_egress_interface) and every other interface a
     packet could leave by (not C(lo), the VNet, its ports or the workload's own veth). A filter
@@ -48,6 +58,34 @@ description:
     C(3 tenant packets left by vmbr0 untranslated). A leak probe (O(targets[].expect=none))
     that could send nothing (its workload's veth gone mid-run, say) fails too - a probe that
     sent nothing proves nothing."
+  - "Many probes in one run - O(probes), one entry per tenant (at most 128), all at once: each
+    its own workload namespace and veth (C(dvp<pid>p<index>)), set up, probed and removed
+    together, so the run takes about as long as its slowest probe - at most 600 seconds of
+    waiting (the per-probe rule above applies to each), plus the setup (one 3-second ARP
+    check, all at once). One capture serves the run; each frame goes to the probe that sent it
+    - by the workload's address, or after SNAT by the probe's own echo identifier and local
+    ports (consecutive blocks, one per probe, planned before the capture starts), and for a
+    full-size echo by its length. Each probe keeps at most 10,000 frames, fewer when there are
+    more than 20 probes (200,000 frames for the run, about 30 MB at most); a probe that reached
+    its share is V(inconclusive). The result has one entry per probe in RV(probes), keyed by
+    its O(probes[].name); the run's verdict is the worst of them and its message one line per
+    probe that did not pass, the tenant first."
+  - "Isolation - a target with O(targets[].expect=blocked) must not answer (no echo reply, no
+    TCP handshake or reset, no DNS answer or port unreachable) and its probes must not be seen
+    leaving the node by any captured interface but O(expect_egress_interface) (toward the
+    perimeter, which may drop or refuse them). How it was blocked is reported in
+    C(blocked_by) - C(icmp admin-prohibited) (a C(prohibit) route, a reject rule), C(icmp
+    host-unreachable) (an C(unreachable) route), C(icmp net-unreachable), ..., C(no answer)
+    (silent and not seen leaving - a C(blackhole) route or a drop at the node), or C(dropped
+    beyond the node) (silent after leaving by the expected egress). An answer fails it,
+    naming who answered (C(answered_by)). A node rate-limits its ICMP errors to one
+    source (a burst of about two, then one every two seconds), so a target past the burst may
+    read C(no answer) - still blocked."
+  - "Full-size probes - O(targets[].size) sends ICMP echoes with DF set of exactly that IP
+    size (or V(mtu), the VNet's MTU; the workload's interface gets the VNet's MTU, as a VM's
+    NIC would). The target passes when every echo is answered or when a router sends
+    fragmentation-needed back (its MTU is reported in C(frag_needed_mtu)); a silent drop fails
+    it. A size above the VNet's MTU is refused."
   - Everything the run creates goes with it, also on error, timeout, panic, SIGTERM or
     C(kill -9) - the namespace has no name and is held only by the process, so the kernel
     removes it, and the veth pair with it, when the process ends. The node end of the veth
@@ -81,15 +119,15 @@ options:
       - The tenant's VRF device, such as C(vrf_tdemo). Its bridges and their subnets are where
         the workload may plug in.
       - V(default) is the main table, for VNets without a VRF (a Proxmox C(simple) zone).
+      - With O(address) and O(targets), a run of one probe; mutually exclusive with
+        O(probes). One of the two forms is required.
     type: str
-    required: true
   address:
     description:
-      - The workload's IPv4 address with the prefix length of its subnet, such as
-        C(10.20.129.250/24). It must be unused - not configured on the node and not answering
+      - The workload's IPv4 or IPv6 address with the prefix length of its subnet, such as
+        C(10.20.129.250/24) or C(fd00:129::250/64). It must be unused - not configured on the node and not answering
         ARP on the VNet - and inside a subnet the VRF has connected.
     type: str
-    required: true
   targets:
     description:
       - Where to send probes. Only these receive traffic. A host in the VNet's own subnet is
@@ -97,11 +135,11 @@ options:
       - At most 32; O(count) x O(timeout) x their number at most 600 seconds.
     type: list
     elements: dict
-    required: true
     suboptions:
       address:
         description:
-          - One unicast IPv4 address (no names - the probe must not depend on DNS).
+          - One unicast address of O(address)'s family (no names - the probe must not depend
+            on DNS).
         type: str
         required: true
       proto:
@@ -119,10 +157,108 @@ options:
         description:
           - V(reply), the target must answer every probe. V(none), a leak probe (toward a
             management address, for instance) - the answer is not judged, only the path of its
-            packets.
+            packets. V(blocked), isolation - the target must not answer and its probes must not
+            leave the node (see the description).
         type: str
-        choices: [reply, none]
+        choices: [reply, none, blocked]
         default: reply
+      size:
+        description:
+          - A full-size probe - an ICMP echo with DF set of this IP packet size in bytes
+            (68, 88 in IPv6, up to the VNet's MTU), or V(mtu) for the VNet's MTU. Only for V(icmp) targets with
+            O(targets[].expect=reply). It passes on arrival or on fragmentation-needed.
+        type: str
+  probes:
+    description:
+      - Many probes in one run, all at once, one per tenant; mutually exclusive with O(vrf),
+        O(address), O(targets), O(vnet), O(gateway) and O(expect_egress_interface), which
+        each entry has for itself. O(count), O(timeout) and O(forbidden_interfaces) are the
+        run's.
+      - At most 128. Two entries may not share a name or an address.
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description:
+          - The tenant's name (1 to 64 letters, digits, C(-), C(_), C(.), C(/), such as
+            C(tacme/ipv6)); the result is keyed by it and messages name it first.
+        type: str
+        required: true
+      vrf:
+        description:
+          - As O(vrf), for this probe. Required unless O(probes[].bridge) is given.
+        type: str
+      bridge:
+        description:
+          - A VLAN-aware bridge (C(vlan_filtering) on) to plug into instead of a VRF's VNet,
+            like a VM's C(tag=N) NIC - the workload's port is an untagged member of
+            O(probes[].vlan) only (its PVID), and gets the bridge's MTU. There is no VRF on
+            the node then - O(probes[].gateway) is required (the tenant's router, off the
+            node), and the address-in-use and gateway ARP checks are asked from inside the
+            workload, so a refusal there happens once it exists (and removes it).
+          - Refused before anything is created - with O(probes[].vrf) or O(probes[].vnet),
+            without O(probes[].vlan) or O(probes[].gateway), a bridge that does not exist, is
+            not a bridge or is not VLAN-aware.
+        type: str
+      vlan:
+        description:
+          - The VLAN for O(probes[].bridge), 1 to 4094; only with O(probes[].bridge).
+        type: int
+      vnet:
+        description:
+          - As O(vnet), for this probe.
+        type: str
+      address:
+        description:
+          - As O(address), for this probe.
+        type: str
+        required: true
+      gateway:
+        description:
+          - As O(gateway), for this probe; required with O(probes[].bridge).
+        type: str
+      expect_egress_interface:
+        description:
+          - As O(expect_egress_interface), for this probe.
+        type: str
+      forbidden_interfaces:
+        description:
+          - Added to the run's O(forbidden_interfaces) for this probe. Without either, the
+            default of O(forbidden_interfaces) applies to it.
+        type: list
+        elements: str
+      targets:
+        description:
+          - As O(targets), for this probe (the same suboptions).
+        type: list
+        elements: dict
+        required: true
+        suboptions:
+          address:
+            description:
+              - As O(targets[].address).
+            type: str
+            required: true
+          proto:
+            description:
+              - As O(targets[].proto).
+            type: str
+            choices: [icmp, tcp, udp]
+            default: icmp
+          port:
+            description:
+              - As O(targets[].port).
+            type: int
+          expect:
+            description:
+              - As O(targets[].expect).
+            type: str
+            choices: [reply, none, blocked]
+            default: reply
+          size:
+            description:
+              - As O(targets[].size).
+            type: str
   vnet:
     description:
       - The VNet's bridge to plug into. Default - the VRF's bridge whose subnet holds
@@ -177,7 +313,8 @@ attributes:
 notes:
   - "On the target: Linux, run as root (it creates a network namespace and a veth pair, opens
     packet captures and raw ICMP sockets)."
-  - IPv4 only. The workload's traffic on the VNet is its ARP for the gateway and the probes.
+  - An IPv4 workload's traffic on the VNet is its ARP for the gateway and the probes; an
+    IPv6 one's its DAD solicitation, its neighbor discovery (and MLD reports) and the probes.
   - Fails when the verdict is V(failed); use C(failed_when) or C(ignore_errors) to only report.
   - Probe packets are recognized also after source NAT - by the workload's address, or by the
     run's ICMP echo identifier and the local ports of its TCP and UDP sockets (chosen from
@@ -201,6 +338,28 @@ EXAMPLES = r'''
       - {address: 203.0.113.8, proto: udp}
       # A leak probe: packets to a management host must not leave by vmbr0.
       - {address: 10.20.99.5, expect: none}
+
+- name: Every tenant of the node at once, each isolated from the others and the management side
+  deevnet.net.egress_probe:
+    count: 2
+    timeout: 1
+    probes:
+      - name: tdemo
+        vrf: vrf_tdemo
+        address: 10.20.129.250/24
+        expect_egress_interface: vmbr0.50
+        targets:
+          - address: 203.0.113.8
+          - {address: 203.0.113.8, size: mtu}
+          - {address: 10.20.130.250, expect: blocked}
+          - {address: 10.20.99.5, expect: blocked}
+      - name: tother
+        vrf: vrf_tother
+        address: 10.20.130.250/24
+        expect_egress_interface: vmbr0.50
+        targets:
+          - address: 203.0.113.8
+          - {address: 10.20.129.250, expect: blocked}
 
 - name: Report only, in the play's recap
   deevnet.net.egress_probe:
@@ -231,15 +390,42 @@ capture:
   sample: {dropped: 0, overflowed: []}
 problems:
   description: What failed or left the verdict inconclusive, one line each; empty when the
-    verdict is V(passed).
+    verdict is V(passed). With O(probes), each line starts with its probe's name.
   returned: once the probe ran (also on failure)
   type: list
   elements: str
   sample: ["3 tenant packets left by vmbr0 untranslated"]
+probes:
+  description:
+    - Per probe (one entry in the single form too, named by its VRF), in the order given -
+      C(name), C(verdict), C(msg) (its findings, the tenant first), where its workload sat
+      (C(vrf), C(bridge), C(vlan), C(vnet), C(address), C(gateway), and C(interface), the node
+      end of its veth, gone when the task returns), C(interfaces) (as RV(interfaces)) and
+      C(targets) - each with the keys of RV(targets), its C(verdict) (V(passed) or V(failed))
+      and C(replies) (the answers, as C(received)).
+  returned: once the probes ran (also on failure)
+  type: list
+  elements: dict
+  sample:
+    - name: tdemo
+      verdict: failed
+      msg: "tdemo: 10.20.130.250 icmp: answered by 10.20.130.250 (2/2 probes) though it must be blocked: the isolation is missing"
+      vrf: vrf_tdemo
+      bridge: null
+      vlan: null
+      vnet: tdemo0
+      address: 10.20.129.250/24
+      gateway: 10.20.129.1
+      interface: dvp4242p0
+      interfaces: []
+      targets:
+        - {address: 10.20.130.250, proto: icmp, port: null, expect: blocked, size: null, verdict: failed,
+           sent: 2, received: 2, replies: 2, rtt_ms: {min: 0.1, avg: 0.1, max: 0.1}, error: null,
+           left_by: [], passed: false, blocked_by: null, frag_needed_mtu: null, answered_by: 10.20.130.250}
 workload:
   description: The synthetic workload - C(address), C(vrf), C(vnet), C(gateway) and the node
     end of its veth (C(interface)), which no longer exists when the task returns.
-  returned: once the probe ran (also on failure)
+  returned: once the probe ran (also on failure), in the single form
   type: dict
   sample: {address: 10.20.129.250/24, vrf: vrf_tdemo, vnet: tdemo0, gateway: 10.20.129.1, interface: dvprobe4242}
 targets:
@@ -248,12 +434,17 @@ targets:
       C(avg), C(max); null without answers), the last C(error) (C(no reply), C(refused),
       C(unreachable), ...), the captured interfaces its packets C(left_by), and whether it
       C(passed).
-  returned: once the probe ran (also on failure)
+    - C(size) (a full-size probe's size in bytes; V(mtu) reads as the VNet's MTU),
+      C(frag_needed_mtu) (the MTU a fragmentation-needed named), C(blocked_by) (how a
+      blocked target was blocked, see the description) and C(answered_by) (who answered a
+      target that must be blocked); null where they do not apply.
+  returned: once the probe ran (also on failure), in the single form
   type: list
   elements: dict
   sample:
     - {address: 203.0.113.8, proto: icmp, port: null, expect: reply, sent: 3, received: 0,
-       rtt_ms: null, error: no reply, left_by: [vmbr0.50], passed: false}
+       rtt_ms: null, error: no reply, left_by: [vmbr0.50], passed: false, size: null,
+       blocked_by: null, frag_needed_mtu: null, answered_by: null}
 interfaces:
   description:
     - Per captured interface - its C(role) (V(forbidden), V(egress), or V(other) - another
@@ -262,14 +453,15 @@ interfaces:
       address), C(translated) (all of them were; null when none left), the C(replies) that
       arrived on it, and a C(sample) of up to three probe packets (C(source), C(destination),
       C(protocol), C(direction)).
-  returned: once the probe ran (also on failure)
+  returned: once the probe ran (also on failure), in the single form
   type: list
   elements: dict
   sample:
     - {name: vmbr0, role: forbidden, packets: 3, untranslated: 3, translated: false, replies: 0,
        sample: [{source: 10.20.129.250, destination: 10.20.99.5, protocol: icmp, direction: out}]}
 msg:
-  description: On failure, the problems (or the refusal); otherwise a one-line summary.
+  description: On failure, the problems (or the refusal; with O(probes), one line per probe
+    that did not pass, its name first); otherwise a one-line summary.
   returned: always
   type: str
   sample: "egress proven from 10.20.129.250 on tdemo0: 4 targets as expected, no probe packet on vmbr0, vmbr0.51"

@@ -10,31 +10,51 @@ from __future__ import annotations
 
 DOCUMENTATION = r'''
 module: qinq_check
-short_description: Checks that a bonded QinQ uplink keeps both VLAN tags and that every hop fits the MTU
+short_description: Checks that a QinQ uplink (bonded or single-NIC) keeps both VLAN tags and that every hop fits the MTU
 version_added: 0.1.0
 description:
   - Proxmox-backed tenant networks carry tenant and transit VLANs as inner tags inside an outer
     VLAN of the node's bonded uplink, C(bond0) -> C(bond0.40) -> C(vmbr1), a VLAN-aware bridge
-    with C(bridge-vids 199-299). This module checks that stack over netlink and ethtool's generic
+    with C(bridge-vids 199-299); on a small cluster the uplink may sit on a single NIC instead,
+    C(eno1) -> C(eno1.40) -> C(vmbr1). This module checks that stack over netlink and ethtool's generic
     netlink, reports each check on its own, and fails with one line per failed check.
   - "The stack: the uplink VLAN device (the VLAN device with id O(uplink_vlan) on O(bond)) is up
     and a port of O(bridge); O(bridge) has VLAN filtering on; the uplink port carries every VLAN
     of O(vlans), tagged."
-  - "Every bond slave, active and backup, with its driver and role: C(tx-vlan-hw-insert) is off
+  - "Every bond slave, active and backup, with its driver and role (or the single NIC): C(tx-vlan-hw-insert) is off
     (C(tx-vlan-stag-hw-insert) for an 802.1ad outer tag). Some NICs (mlx4_en was seen) overwrite
     the inner tag when they insert the outer one in hardware; the far bridge then learns the
     sender's MAC in VLAN 1 and everything that crosses hosts breaks. A backup slave with it on
     breaks the zone at the next failover."
   - "MTU: the zone MTU the uplink allows (the uplink VLAN device's MTU minus 4, the inner tag
     being payload there) is at least O(zone_mtu); the uplink VLAN device, the bond and its slaves
-    carry O(zone_mtu) + 4, the bridge and O(trunk_interfaces) carry O(zone_mtu). The numbers are
+    (or the single NIC) carry O(zone_mtu) + 4, the bridge and O(trunk_interfaces) carry O(zone_mtu). The numbers are
     returned in RV(mtu)."
   - "The fingerprint of a lost inner tag: no MAC learned through the uplink port in VLAN 1 (or the
     port's PVID, or without a VLAN) while the zone's VLANs are elsewhere; the MACs are returned in
     RV(fdb_vlan1). Each entry of O(peers) must be learned through the uplink in its own VLAN."
   - IPv6 is disabled on the zone bridge, so that the host has no link-local address on the tenant
     transport.
-  - Bad input (a VLAN outside 1-4094, a range written backwards, a bond that is not a bond, an
+  - "Guests kept off the uplink (read only): a guest NIC on a bridge that enslaves the uplink's
+    parent (C(vmbr0) over C(bond0), or over C(eno1)) is a trunk onto the wire, on which the guest
+    can set the outer tag itself and reach the zone bridge of every host with any inner tag. Each
+    guest port of that bridge - a VM's C(tap<vmid>i<n>), a container's C(veth<vmid>i<n>), the
+    firewall's C(fwpr<vmid>p<n>) and C(fwln<vmid>i<n>) - is a finding (RV(guest_ports), naming
+    the bridge, the port, the VM id and the fix) unless the bridge filters VLANs with the
+    uplink's tag protocol and the port carries none of the host's VLANs (O(uplink_vlan) and
+    every VLAN device on the parent or on that bridge), or a bridge-family nftables rule in a
+    prerouting or forward base chain drops both 802.1Q and 802.1ad frames arriving on it. O(guest_ports) says what a finding
+    does to the run."
+  - "The ruleset is read with C(/usr/sbin/nft -j list ruleset), run without a shell and with an
+    empty environment, at most 10 seconds and 16 MiB of output, and only when the binary and
+    every folder above it are root's and writable by nobody else; it is read only when the
+    bridge has a guest port. A rule counts only when every match in it is an input interface
+    name (wildcards included), input bridge name or ether type match and it ends in C(drop), and
+    no earlier rule of its chain that may match the port ends in another verdict; anything else
+    leaves the port counted (the audit may ask for a rule that is not needed, but does not miss
+    a hole). When nft is missing or not trusted, every guest port counts and the finding says
+    why."
+  - Bad input (a VLAN outside 1-4094, a range written backwards, a O(bond) that is neither a bond nor a NIC, an
     uplink VLAN device that does not exist, a O(zone_mtu) above what a hop's driver accepts, an
     interface name the kernel would refuse) fails with a message that says what to fix, before
     anything is changed.
@@ -45,7 +65,12 @@ author:
 options:
   bond:
     description:
-      - The bond that carries the uplink; its slaves are the NICs whose offloads are checked.
+      - The device that carries the uplink VLAN device - a bond (its slaves, active and backup,
+        are the NICs whose offloads are checked), or a single NIC (C(eno1) under C(eno1.40);
+        that NIC's offload is checked, and it needs O(zone_mtu) + 4 like a bond slave).
+      - A device of another kind (a bridge, a VLAN device) is refused. A veth counts as a NIC
+        (the lab's stand-in).
+    aliases: [parent]
     type: str
     required: true
   uplink_vlan:
@@ -98,11 +123,44 @@ options:
         required: true
   fix_txvlan:
     description:
-      - Switch the tag-insertion offload off on every slave that has it on and can switch it.
+      - Switch the tag-insertion offload off on every slave (or the single NIC) that has it on and
+        can switch it.
         RV(changed) says whether it did; the checks then show the state after the change.
       - A slave whose driver has the offload fixed on cannot be fixed; its check fails.
-      - Persisting the setting across reboots (a C(post-up ethtool -K ...) line) is the role's
-        job, not this module's.
+      - "Persisting the setting across reboots is the role's job, not this module's: the role
+        C(deevnet.net.proxmox_node_network) with C(--tags qinq-uplink) and C(fix_txvlan: true)
+        writes the udev rule C(/etc/udev/rules.d/70-deevnet-qinq-txvlan-off.rules)."
+    type: bool
+    default: false
+  guest_ports:
+    description:
+      - What a guest port that can send 802.1Q/802.1ad frames onto the uplink does to the run.
+      - V(fail) (the default) - each is a failed check C(guest_port:<port>). A guest that can
+        tag onto the uplink breaks the isolation of every tenant of the zone, on every host, so
+        the demanding default is to stop; a node whose guests are trusted sets V(warn).
+      - V(warn) - each is a warning and in RV(guest_ports); the run does not fail on them.
+      - V(ignore) - the bridge and the ruleset are not read; RV(guest_ports) is empty.
+      - The fix each finding gives is a bridge-family nftables rule that drops both tag types
+        from every guest port by name pattern (C(tap*), C(veth*), C(fwpr*), C(fwln*)) - guests
+        that send tagged frames on purpose (a VM NIC with C(trunks)) lose that - or making the
+        bridge VLAN-aware with C(bridge-vids) that exclude the host's VLANs.
+    type: str
+    choices: [fail, warn, ignore]
+    default: fail
+  guest_vlan_guard:
+    description:
+      - Put in place, now, the bridge-family nftables table C(deevnet_guest_vlan) whose one rule
+        drops 802.1Q and 802.1ad frames arriving on any guest port by name pattern
+        (C(iifname { "tap*", "veth*", "fwpr*", "fwln*" } ether type { 8021q, 8021ad } drop), in
+        a prerouting chain at priority -300), so that ports added later are covered too. Guests
+        that send tagged frames on purpose (a VM NIC with C(trunks)) lose that.
+      - Idempotent - nothing is done when the table is there as the guard makes it (one chain,
+        one rule dropping both types from every pattern); otherwise the table of that name is
+        replaced whole, in one nft transaction, and read back. No other table is touched.
+      - Needs nft (C(/usr/sbin/nft), root's); without it the task fails and nothing changes.
+      - This puts the guard in the running kernel only; persisting it for boot is the role's job
+        (C(guest_vlan_guard) of C(deevnet.net.proxmox_node_network)'s QinQ uplink, a systemd unit
+        that loads C(commands) of RV(guest_vlan_guard)).
     type: bool
     default: false
   interfaces_file:
@@ -124,13 +182,16 @@ attributes:
   check_mode:
     support: full
     description: With O(fix_txvlan=true), reports which slaves would be switched and checks the
-      predicted state; nothing is changed.
+      predicted state; with O(guest_vlan_guard=true), whether the guard would be put in place,
+      and the guest ports audited as if it were; nothing is changed.
   diff_mode:
     support: full
-    description: Shows each switched slave's offload before and after.
+    description: Shows each switched slave's offload before and after, and the guard's table
+      before (absent, or not the guard's rule alone) and after.
 notes:
   - "On the target: Linux hosts with ethtool netlink (Linux 5.6 or later), such as Proxmox VE 8 and 9."
-  - Idempotent; with O(fix_txvlan=true) a second run reports C(changed=false).
+  - Idempotent; with O(fix_txvlan=true) or O(guest_vlan_guard=true) a second run reports
+    C(changed=false).
   - Read-only unless O(fix_txvlan=true); the checks need root (netlink dumps of the bridge and
     ethtool requests), so run the task with C(become).
   - A failed check fails the task; register the result with C(ignore_errors) to read RV(checks)
@@ -164,6 +225,17 @@ EXAMPLES = r'''
     fix_txvlan: true
   become: true
 
+# A single-NIC uplink (eno1 -> eno1.40 -> vmbr1): the NIC's offload and MTU are checked.
+- name: Check a small cluster's uplink on one NIC
+  deevnet.net.qinq_check:
+    parent: eno1
+    uplink_vlan: 40
+    bridge: vmbr1
+    vlans: "199-299"
+    zone_mtu: 1496
+    fix_txvlan: true
+  become: true
+
 # MTU: a 9000-byte uplink allows a zone MTU of 8996; the trunk NICs must carry it too.
 - name: Hold the uplink, the bond, its slaves, vmbr1 and the trunk NICs to the zone MTU
   deevnet.net.qinq_check:
@@ -186,6 +258,17 @@ EXAMPLES = r'''
     peers:
       - {mac: "bc:24:11:5e:0a:01", vlan: 201}
       - {mac: "bc:24:11:5e:0b:01", vlan: 201}
+  become: true
+
+# Guests kept off the uplink: the audit of vmbr0 over bond0, and the guard put in place now.
+- name: Drop guests' 802.1Q/802.1ad frames (check mode shows whether it would)
+  deevnet.net.qinq_check:
+    bond: bond0
+    uplink_vlan: 40
+    bridge: vmbr1
+    vlans: "199-299"
+    guest_ports: fail
+    guest_vlan_guard: true
   become: true
 
 # Reading the report when a check fails.
@@ -212,23 +295,29 @@ RETURN = r'''
 checks:
   description:
     - Each check on its own, in order. C(name) is one of C(uplink_device), C(uplink_bridge_port),
-      C(vlan_filtering), C(uplink_vlans), C(bond_slaves), C(txvlan:<slave>), C(zone_mtu) (with
+      C(vlan_filtering), C(uplink_vlans), C(bond_slaves) (a bond only), C(txvlan:<slave>), C(zone_mtu) (with
       O(zone_mtu)), C(mtu:<interface>), C(trunk_bridge_port:<trunk>), C(trunk_vlans:<trunk>),
-      C(fdb_vlan1), C(peer:<mac>), C(bridge_ipv6).
-    - C(fix) says what to do; it is present only on a failed check.
+      C(fdb_vlan1), C(peer:<mac>), C(bridge_ipv6), C(guest_port:<port>) (each exposed guest
+      port, with O(guest_ports=fail)).
+    - C(fix) says what to do; it is present only on a failed check. A fix makes the change now
+      and says where it persists (the interface's stanza in C(/etc/network/interfaces), the
+      role's udev rule or sysctl.d file); it brings up only the interfaces concerned
+      (C(ifup bond0 bond0.40)) and never reloads the whole network configuration.
   returned: when the options are valid and the stack exists
   type: list
   elements: dict
   sample:
     - {"name": "txvlan:qinq_b", "ok": false, "expected": "tx-vlan-hw-insert off",
        "actual": "qinq_b (backup, driver mlx4_en): on",
-       "fix": "run with fix_txvlan=true, or ethtool -K qinq_b txvlan off (persist it, e.g. in a post-up line)"}
+       "fix": "switch it off and keep it off: the role proxmox_node_network with --tags qinq-uplink
+               and fix_txvlan: true (it writes the udev rule /etc/udev/rules.d/70-deevnet-qinq-txvlan-off.rules);
+               now only: this module with fix_txvlan=true, or ethtool -K qinq_b tx-vlan-hw-insert off"}
     - {"name": "mtu:vmbr1", "ok": true, "expected": "MTU of vmbr1 (zone bridge) at least 8996 (the zone MTU)",
        "actual": "9000"}
 slaves:
   description:
-    - Each slave of O(bond) with its driver, its role (C(active), C(backup), or C(null) when the
-      bond does not say), the offload checked, whether it is on (after this run), whether it is
+    - Each slave of O(bond) (or the single NIC) with its driver, its role (C(active), C(backup),
+      or C(null) for a single NIC or when the bond does not say), the offload checked, whether it is on (after this run), whether it is
       fixed by the driver, and whether this run switched it off (would, in check mode).
   returned: when the options are valid and the stack exists
   type: list
@@ -239,7 +328,8 @@ slaves:
 mtu:
   description:
     - The requested zone MTU (C(null) when not given), what the uplink VLAN device allows the
-      zone (its MTU minus 4), and each hop's MTU and the MTU it needs.
+      zone (its MTU minus 4), and each hop's role (C(uplink VLAN device), C(bond), C(bond slave),
+      C(uplink NIC) for a single NIC, C(zone bridge), C(trunk)), MTU and the MTU it needs.
   returned: when the options are valid and the stack exists
   type: dict
   sample:
@@ -266,8 +356,40 @@ configured_slaves:
   type: list
   elements: str
   sample: [eno1, eno2]
+guest_ports:
+  description:
+    - Each guest port that can send 802.1Q/802.1ad frames onto the uplink (empty with
+      O(guest_ports=ignore), or when the uplink's parent is a port of no bridge) - the bridge,
+      the port, its C(kind) (C(tap), C(veth), C(fwpr), C(fwln)), the VM or container id
+      C(vmid), why VLAN filtering does not keep it off (C(vlans)), why no nftables rule does
+      (C(nftables)), and the C(fix).
+  returned: when the options are valid and the stack exists
+  type: list
+  elements: dict
+  sample:
+    - {"bridge": "vmbr0", "port": "tap100i0", "kind": "tap", "vmid": 100,
+       "vlans": "vmbr0 does not filter VLANs",
+       "nftables": "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
+       "fix": "drop guests' 802.1Q and 802.1ad frames with a bridge-family nftables rule loaded at boot ..."}
+guest_vlan_guard:
+  description:
+    - C(requested) (O(guest_vlan_guard) was set), C(present) (the guard's table is in place after
+      this run, as the guard makes it; in check mode, would be), C(changed) (this run put it in
+      place, or would), and C(commands), what nft runs to put it in place (the role persists the
+      same for boot).
+  returned: when the options are valid and the stack exists
+  type: dict
+  sample:
+    requested: true
+    present: true
+    changed: true
+    commands: >-
+      add table bridge deevnet_guest_vlan; delete table bridge deevnet_guest_vlan; table bridge
+      deevnet_guest_vlan { chain prerouting { type filter hook prerouting priority -300; iifname
+      { "tap*", "veth*", "fwpr*", "fwln*" } ether type { 8021q, 8021ad } drop; }; }
 changed:
-  description: Whether O(fix_txvlan) switched the offload off on some slave (would, in check mode).
+  description: Whether O(fix_txvlan) switched the offload off on some slave or O(guest_vlan_guard)
+    put the guard in place (would, in check mode).
   returned: always
   type: bool
   sample: false
@@ -279,5 +401,5 @@ msg:
   type: str
   sample: >-
     mtu:vmbr1: expected MTU of vmbr1 (zone bridge) at least 8996 (the zone MTU), found 8995;
-    ip link set vmbr1 mtu 8996 (and mtu in /etc/network/interfaces)
+    ip link set vmbr1 mtu 8996 now, and mtu 8996 in vmbr1's stanza in /etc/network/interfaces
 '''

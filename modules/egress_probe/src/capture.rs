@@ -6,23 +6,21 @@
 //! the kernel still dropped (`PACKET_STATISTICS`) and a reached cap are reported: a capture that
 //! lost frames proves nothing.
 
-use crate::frame::{classify, Frame, Markers, Packet, ETH_P_IP};
+use crate::frame::{classify, Frame, Markers, Packet, ETH_P_IP, ETH_P_IPV6};
 use crate::params::Target;
 use crate::report::{Capture, Role, MAX_FRAMES};
 use crate::sock;
 use crate::tenant::{Interface, Plan};
 use deevnet_runtime::netlink::Links;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-const PACKET_AUXDATA: i32 = 8;
-const PACKET_STATISTICS: i32 = 6;
 const SO_ATTACH_FILTER: i32 = 26;
-const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 /// IP and transport headers are all the classification reads.
 const KEEP_BYTES: usize = 96;
 const RECEIVE_BUFFER: i32 = 8 << 20;
@@ -86,17 +84,17 @@ impl CaptureSocket {
     /// filtered in the kernel to what can be the probe's.
     /// `unwatched`: interface indexes whose frames the kernel drops right away (the VNet's
     /// side, which carries every frame of the workload, and whatever anybody there sends it).
-    pub fn open(markers: &Markers, unwatched: &[u32]) -> Result<CaptureSocket, String> {
+    pub fn open(markers: &[Markers], unwatched: &[u32]) -> Result<CaptureSocket, String> {
         let fail = |what: &str, e: std::io::Error| format!("{what} the capture: {e}");
         // Protocol 0 receives nothing until bind: the filter is in place before the first frame.
         let fd = sock::socket(libc::AF_PACKET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK, 0)
             .map_err(|e| fail("opening", e))?;
-        attach_filter(&fd, &filter_program(markers, unwatched))
+        attach_filter(&fd, &filter_program_for(markers, unwatched))
             .map_err(|e| fail("filtering", e))?;
         // Room for bursts while the reading thread waits for a busy CPU; as root the node's
         // rmem_max does not cap it. A refusal leaves the default, and drops are counted anyway.
         let _ = sock::set_int_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, RECEIVE_BUFFER);
-        sock::set_int_option(&fd, libc::SOL_PACKET, PACKET_AUXDATA, 1)
+        sock::set_int_option(&fd, libc::SOL_PACKET, sock::PACKET_AUXDATA, 1)
             .map_err(|e| fail("asking for VLAN data on", e))?;
         let all = (libc::ETH_P_ALL as u16).to_be();
         // SAFETY: zeroed sockaddr_ll is valid; the fields set are the ones bind reads.
@@ -134,6 +132,7 @@ const BPF_JEQ: u16 = 0x10;
 const BPF_JGT: u16 = 0x20;
 const BPF_JGE: u16 = 0x30;
 const BPF_JSET: u16 = 0x40;
+const BPF_JA: u16 = 0x00;
 const BPF_K: u16 = 0x00;
 /// `SKF_AD_OFF + SKF_AD_PROTOCOL`: the frame's link-level protocol.
 const SKF_AD_PROTOCOL: u32 = 0xffff_f000;
@@ -169,22 +168,39 @@ const fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Instruction {
     }
 }
 
-/// The kernel filter: not on an unwatched interface, and IPv4 (no later fragment) from or to
-/// the workload's address, an ICMP packet with the probe's echo identifier, or TCP/UDP with a
-/// port in the probe's range. Its size does not depend on the targets, and every jump is short.
-/// Everything it passes is still classified before it is kept.
+/// The kernel filter of a run of one probe: see [`filter_program_for`].
 pub fn filter_program(markers: &Markers, unwatched: &[u32]) -> Vec<Instruction> {
-    let workload = u32::from(markers.workload);
+    filter_program_for(std::slice::from_ref(markers), unwatched)
+}
+
+/// The kernel filter: not on an unwatched interface, and IPv4 (no later fragment) from or to
+/// a workload's address, an ICMP packet with an echo identifier in the probes' block, or
+/// TCP/UDP with a port in the probes' range. Its size grows with the probes' count only (four
+/// instructions a workload, at most [`crate::params::MAX_PROBES`]), not with the targets, and
+/// every jump is short. Everything it passes is still classified before it is kept.
+pub fn filter_program_for(markers: &[Markers], unwatched: &[u32]) -> Vec<Instruction> {
     let reject = op(BPF_RET | BPF_K, 0);
-    let accept = op(BPF_RET | BPF_K, ACCEPT);
     let mut program = vec![op(BPF_LD | BPF_W | BPF_ABS, SKF_AD_IFINDEX)];
     for &index in unwatched.iter().take(MAX_FILTERED_INTERFACES) {
         program.extend([jump(BPF_JEQ, index, 0, 1), reject]);
     }
+    let v4_block = v4_filter(markers);
     program.extend([
         op(BPF_LD | BPF_H | BPF_ABS, SKF_AD_PROTOCOL),
         jump(BPF_JEQ, u32::from(ETH_P_IP), 1, 0),
-        reject,
+        // Anything else goes to the IPv6 block, past the IPv4 one (a long jump).
+        op(BPF_JMP | BPF_JA, v4_block.len() as u32),
+    ]);
+    program.extend(v4_block);
+    program.extend(v6_filter(markers));
+    program
+}
+
+/// IPv4 (no later fragment): a workload's address, an echo identifier of the probes, a port
+/// of theirs. Ends in a return.
+fn v4_filter(markers: &[Markers]) -> Vec<Instruction> {
+    let (reject, accept) = (op(BPF_RET | BPF_K, 0), op(BPF_RET | BPF_K, ACCEPT));
+    let mut program = vec![
         op(BPF_LD | BPF_B | BPF_ABS, 0),
         op(BPF_ALU | BPF_AND | BPF_K, 0xf0),
         jump(BPF_JEQ, 0x40, 1, 0),
@@ -192,28 +208,100 @@ pub fn filter_program(markers: &Markers, unwatched: &[u32]) -> Vec<Instruction> 
         op(BPF_LD | BPF_H | BPF_ABS, 6),
         jump(BPF_JSET, 0x1fff, 0, 1),
         reject,
-        op(BPF_LD | BPF_W | BPF_ABS, 12),
-        jump(BPF_JEQ, workload, 0, 1),
-        accept,
-        op(BPF_LD | BPF_W | BPF_ABS, 16),
-        jump(BPF_JEQ, workload, 0, 1),
-        accept,
-        // X: the IP header's length; A: the protocol.
+    ];
+    // Source, then destination: a workload's own address.
+    for offset in [12, 16] {
+        program.push(op(BPF_LD | BPF_W | BPF_ABS, offset));
+        for probe in markers {
+            if let IpAddr::V4(workload) = probe.workload {
+                program.extend([jump(BPF_JEQ, u32::from(workload), 0, 1), accept]);
+            }
+        }
+    }
+    // X: the IP header's length; A: the protocol.
+    program.extend([
         op(BPF_LDX | BPF_B | BPF_MSH, 0),
         op(BPF_LD | BPF_B | BPF_ABS, 9),
-        jump(BPF_JEQ, 1, 0, 4),
-        op(BPF_LD | BPF_H | BPF_IND, 4),
-        jump(BPF_JEQ, u32::from(markers.icmp_id), 0, 1),
+    ]);
+    program.extend(markers_tail(markers, 1, |offset| {
+        op(BPF_LD | BPF_H | BPF_IND, offset)
+    }));
+    program
+}
+
+/// IPv6 (no extension header: the probes send none): a workload's address, an echo
+/// identifier, a port. Ends in a return.
+fn v6_filter(markers: &[Markers]) -> Vec<Instruction> {
+    let (reject, accept) = (op(BPF_RET | BPF_K, 0), op(BPF_RET | BPF_K, ACCEPT));
+    let workloads: Vec<[u32; 4]> = markers
+        .iter()
+        .filter_map(|m| match m.workload {
+            IpAddr::V6(v6) => {
+                let o = v6.octets();
+                Some(std::array::from_fn(|i| {
+                    u32::from_be_bytes([o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]])
+                }))
+            }
+            IpAddr::V4(_) => None,
+        })
+        .collect();
+    if workloads.is_empty() {
+        return vec![reject];
+    }
+    let mut program = vec![
+        jump(BPF_JEQ, u32::from(ETH_P_IPV6), 1, 0),
+        reject,
+        op(BPF_LD | BPF_B | BPF_ABS, 0),
+        op(BPF_ALU | BPF_AND | BPF_K, 0xf0),
+        jump(BPF_JEQ, 0x60, 1, 0),
+        reject,
+    ];
+    // Source (bytes 8-23), then destination (24-39): all four words of a workload's address.
+    for base in [8, 24] {
+        for words in &workloads {
+            for (i, word) in words.iter().enumerate() {
+                let left = (3 - i) as u8;
+                program.push(op(BPF_LD | BPF_W | BPF_ABS, base + 4 * i as u32));
+                program.push(jump(BPF_JEQ, *word, 0, 2 * left + 1));
+            }
+            program.push(accept);
+        }
+    }
+    program.push(op(BPF_LD | BPF_B | BPF_ABS, 6));
+    program.extend(markers_tail(markers, 58, |offset| {
+        op(BPF_LD | BPF_H | BPF_ABS, 40 + offset)
+    }));
+    program
+}
+
+/// With A holding the transport protocol: an ICMP (`icmp`) echo identifier of the probes, or
+/// TCP/UDP with a port in their range (`load` reads the transport header's 16 bits at an
+/// offset). Ends in a return.
+fn markers_tail(
+    markers: &[Markers],
+    icmp: u32,
+    load: impl Fn(u32) -> Instruction,
+) -> Vec<Instruction> {
+    let (reject, accept) = (op(BPF_RET | BPF_K, 0), op(BPF_RET | BPF_K, ACCEPT));
+    let ids = markers.iter().map(|m| u32::from(m.icmp_id));
+    let (id_low, id_high) = (ids.clone().min().unwrap_or(0), ids.max().unwrap_or(0));
+    let mut program = vec![
+        jump(BPF_JEQ, icmp, 0, 5),
+        load(4),
+        jump(BPF_JGE, id_low, 0, 2),
+        jump(BPF_JGT, id_high, 1, 0),
         accept,
         reject,
-    ]);
-    let ports = markers.local_ports.iter().map(|&(_, port)| u32::from(port));
+    ];
+    let ports = markers
+        .iter()
+        .flat_map(|m| m.local_ports.iter().map(|&(_, port)| u32::from(port)));
     if let (Some(low), Some(high)) = (ports.clone().min(), ports.max()) {
         program.extend([jump(BPF_JEQ, 6, 2, 0), jump(BPF_JEQ, 17, 1, 0), reject]);
         // Source port, then destination port: accept when low <= port <= high.
         for offset in [0, 2] {
             program.extend([
-                op(BPF_LD | BPF_H | BPF_IND, offset),
+                load(offset),
                 jump(BPF_JGE, low, 0, 2),
                 jump(BPF_JGT, high, 1, 0),
                 accept,
@@ -230,7 +318,8 @@ struct FilterProgram {
     filter: *const Instruction,
 }
 
-fn attach_filter(fd: &OwnedFd, program: &[Instruction]) -> std::io::Result<()> {
+/// Attaches `program` to socket `fd` (also `qinq_probe`'s capture).
+pub fn attach_filter(fd: &OwnedFd, program: &[Instruction]) -> std::io::Result<()> {
     let fprog = FilterProgram {
         len: program.len() as u16,
         filter: program.as_ptr(),
@@ -248,8 +337,8 @@ fn attach_filter(fd: &OwnedFd, program: &[Instruction]) -> std::io::Result<()> {
     .map(|_| ())
 }
 
-/// What the capture saw: the probe's frames per watched interface, and how many frames the
-/// kernel dropped because the socket's queue was full.
+/// What the capture saw for one probe: its frames per watched interface, and how many frames
+/// the kernel dropped because the socket's queue was full (the run's: one socket for all).
 #[derive(Debug, Clone)]
 pub struct Captured {
     pub captures: Vec<Capture>,
@@ -259,27 +348,38 @@ pub struct Captured {
 /// The capture being read.
 pub struct Running {
     stop: Arc<AtomicBool>,
-    reader: JoinHandle<Result<Captured, String>>,
+    reader: JoinHandle<Result<Vec<Captured>, String>>,
 }
 
-/// What the reading thread needs to recognize the probe's frames.
+/// What the reading thread needs to recognize one probe's frames.
 pub struct Recognizer {
     pub watched: Vec<(Interface, Role)>,
     pub targets: Vec<Target>,
     pub markers: Markers,
 }
 
-/// Starts reading `socket`, keeping the probe's frames on the watched interfaces.
-pub fn start(socket: CaptureSocket, recognizer: Recognizer) -> Running {
+/// Frames the run's capture keeps in all, shared out among its probes (each at most
+/// [`MAX_FRAMES`]): 200,000 frames of at most 96 bytes, some 30 MB at most, whatever the
+/// probe count.
+pub const RUN_FRAME_BUDGET: usize = 200_000;
+
+/// The frames each of `probes` probes may keep, over all its interfaces.
+pub fn frame_budget(probes: usize) -> usize {
+    (RUN_FRAME_BUDGET / probes.max(1)).min(MAX_FRAMES)
+}
+
+/// Starts reading `socket`, keeping each probe's frames on the interfaces it watches: a frame
+/// is the first probe's that recognizes it (their markers are disjoint, so at most one does).
+pub fn start(socket: CaptureSocket, recognizers: Vec<Recognizer>) -> Running {
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
-    let reader = std::thread::spawn(move || read_until(socket, &recognizer, &stopping));
+    let reader = std::thread::spawn(move || read_until(socket, &recognizers, &stopping));
     Running { stop, reader }
 }
 
 impl Running {
-    /// Reads what is still queued, stops and returns what the capture kept.
-    pub fn finish(self) -> Result<Captured, String> {
+    /// Reads what is still queued, stops and returns what the capture kept, per probe.
+    pub fn finish(self) -> Result<Vec<Captured>, String> {
         // The last replies may still be on their way through the node's queues.
         std::thread::sleep(Duration::from_millis(200));
         self.stop.store(true, Ordering::SeqCst);
@@ -287,6 +387,23 @@ impl Running {
             .join()
             .map_err(|_| "the capture thread panicked".to_string())?
     }
+}
+
+/// Where `frame` goes among `captures` (the position of its interface) if it is one of the
+/// probe's packets on an interface the probe watches.
+fn recognized(
+    positions: &HashMap<u32, usize>,
+    recognizer: &Recognizer,
+    interface: u32,
+    frame: &Frame,
+) -> Option<usize> {
+    let position = *positions.get(&interface)?;
+    if frame.is_tagged() {
+        return None;
+    }
+    Packet::parse(&frame.bytes)
+        .and_then(|p| classify(&p, &recognizer.targets, &recognizer.markers))
+        .map(|_| position)
 }
 
 /// Per watched interface: its capture; keeps `frame` if it is one of the probe's packets. The
@@ -298,23 +415,42 @@ pub fn keep(
     interface: u32,
     frame: Frame,
 ) {
-    let Some(&position) = positions.get(&interface) else {
-        return;
-    };
-    if frame.is_tagged() {
-        return;
+    if let Some(position) = recognized(positions, recognizer, interface, &frame) {
+        let capture = &mut captures[position];
+        if capture.frames.len() < MAX_FRAMES {
+            capture.frames.push(frame);
+        } else {
+            capture.overflowed = true;
+        }
     }
-    let is_probe = Packet::parse(&frame.bytes)
-        .and_then(|p| classify(&p, &recognizer.targets, &recognizer.markers))
-        .is_some();
-    if !is_probe {
-        return;
-    }
-    let capture = &mut captures[position];
-    if capture.frames.len() < MAX_FRAMES {
-        capture.frames.push(frame);
-    } else {
-        capture.overflowed = true;
+}
+
+/// One probe's share of the run's capture.
+struct ProbeCapture {
+    captures: Vec<Capture>,
+    positions: HashMap<u32, usize>,
+    kept: usize,
+}
+
+/// Gives `frame` to the first probe that recognizes it, within that probe's `budget`.
+fn attribute(
+    probes: &mut [ProbeCapture],
+    recognizers: &[Recognizer],
+    budget: usize,
+    interface: u32,
+    frame: Frame,
+) {
+    for (probe, recognizer) in probes.iter_mut().zip(recognizers) {
+        if let Some(position) = recognized(&probe.positions, recognizer, interface, &frame) {
+            let capture = &mut probe.captures[position];
+            if probe.kept < budget {
+                probe.kept += 1;
+                capture.frames.push(frame);
+            } else {
+                capture.overflowed = true;
+            }
+            return;
+        }
     }
 }
 
@@ -339,10 +475,21 @@ pub fn empty_captures(watched: &[(Interface, Role)]) -> (Vec<Capture>, HashMap<u
 
 fn read_until(
     socket: CaptureSocket,
-    recognizer: &Recognizer,
+    recognizers: &[Recognizer],
     stop: &AtomicBool,
-) -> Result<Captured, String> {
-    let (mut captures, positions) = empty_captures(&recognizer.watched);
+) -> Result<Vec<Captured>, String> {
+    let budget = frame_budget(recognizers.len());
+    let mut probes: Vec<ProbeCapture> = recognizers
+        .iter()
+        .map(|recognizer| {
+            let (captures, positions) = empty_captures(&recognizer.watched);
+            ProbeCapture {
+                captures,
+                positions,
+                kept: 0,
+            }
+        })
+        .collect();
     let fd = socket.fd.as_raw_fd();
     loop {
         let stopping = stop.load(Ordering::SeqCst);
@@ -352,87 +499,41 @@ fn read_until(
             while let Some((interface, frame)) =
                 receive(&socket.fd).map_err(|e| format!("reading the capture: {e}"))?
             {
-                keep(&mut captures, &positions, recognizer, interface, frame);
+                attribute(&mut probes, recognizers, budget, interface, frame);
             }
         }
         if stopping {
             let dropped =
                 drops(&socket.fd).map_err(|e| format!("reading the capture's statistics: {e}"))?;
-            return Ok(Captured { captures, dropped });
+            return Ok(probes
+                .into_iter()
+                .map(|probe| Captured {
+                    captures: probe.captures,
+                    dropped,
+                })
+                .collect());
         }
     }
 }
 
-/// `struct tpacket_stats`.
-#[repr(C)]
-#[derive(Default)]
-struct PacketStatistics {
-    packets: u32,
-    drops: u32,
-}
-
 /// Frames the kernel dropped since the socket was opened (its queue was full).
 fn drops(fd: &OwnedFd) -> std::io::Result<u64> {
-    let mut stats = PacketStatistics::default();
-    let mut len = std::mem::size_of::<PacketStatistics>() as libc::socklen_t;
-    // SAFETY: stats and len are valid for writing; the kernel writes at most len bytes.
-    sock::check(unsafe {
-        libc::getsockopt(
-            fd.as_raw_fd(),
-            libc::SOL_PACKET,
-            PACKET_STATISTICS,
-            &mut stats as *mut PacketStatistics as *mut libc::c_void,
-            &mut len,
-        )
-    })?;
-    Ok(u64::from(stats.drops))
+    sock::packet_drops(fd)
 }
 
 /// One queued frame and the index of its interface, or `None` when the queue is empty.
 fn receive(fd: &OwnedFd) -> std::io::Result<Option<(u32, Frame)>> {
     let mut buffer = [0u8; 2048];
-    // Room for one cmsghdr with a tpacket_auxdata (20 bytes), aligned.
-    let mut control = [0u64; 8];
-    // SAFETY: zeroed sockaddr_ll and msghdr are valid; every pointer set below outlives the call.
-    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-    let mut iov = libc::iovec {
-        iov_base: buffer.as_mut_ptr() as *mut libc::c_void,
-        iov_len: buffer.len(),
+    let Some(received) = sock::receive_packet(fd, &mut buffer)? else {
+        return Ok(None);
     };
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_name = &mut sll as *mut libc::sockaddr_ll as *mut libc::c_void;
-    msg.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
-    msg.msg_controllen = std::mem::size_of_val(&control) as _;
-    let len = unsafe { libc::recvmsg(fd.as_raw_fd(), &mut msg, 0) };
-    if len < 0 {
-        let error = std::io::Error::last_os_error();
-        return match error.kind() {
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted => Ok(None),
-            _ => Err(error),
-        };
-    }
-    let mut tag_in_metadata = false;
-    // SAFETY: msg was filled by recvmsg; the CMSG macros walk within msg_controllen.
-    unsafe {
-        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_PACKET && (*cmsg).cmsg_type == PACKET_AUXDATA {
-                let status = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const u32);
-                tag_in_metadata = status & TP_STATUS_VLAN_VALID != 0;
-            }
-            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
-        }
-    }
-    let len = (len as usize).min(KEEP_BYTES).min(buffer.len());
+    let len = received.len.min(KEEP_BYTES).min(buffer.len());
     Ok(Some((
-        sll.sll_ifindex as u32,
+        received.ifindex,
         Frame {
-            protocol: u16::from_be(sll.sll_protocol),
-            packet_type: sll.sll_pkttype,
-            tag_in_metadata,
+            protocol: received.protocol,
+            packet_type: received.packet_type,
+            tag_in_metadata: received.tag.is_some(),
             bytes: buffer[..len].to_vec(),
         },
     )))

@@ -4,10 +4,11 @@
 //! Captures are AF_PACKET datagram sockets: a frame arrives without its Ethernet header, as the
 //! IP packet plus the link-level protocol and packet type the kernel reports beside it.
 
-use crate::params::{Proto, Target};
-use std::net::Ipv4Addr;
+use crate::params::{Proto, Size, Target};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 pub const ETH_P_IP: u16 = 0x0800;
+pub const ETH_P_IPV6: u16 = 0x86dd;
 const ETH_P_8021Q: u16 = 0x8100;
 const ETH_P_8021AD: u16 = 0x88a8;
 /// `PACKET_OUTGOING`: the node sent it (it left by the interface).
@@ -18,6 +19,9 @@ const IPPROTO_TCP: u8 = 6;
 const IPPROTO_UDP: u8 = 17;
 const ICMP_ECHO_REPLY: u8 = 0;
 const ICMP_ECHO_REQUEST: u8 = 8;
+const IPPROTO_ICMPV6: u8 = 58;
+const ICMPV6_ECHO_REQUEST: u8 = 128;
+const ICMPV6_ECHO_REPLY: u8 = 129;
 
 /// One frame as a capture socket returned it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,22 +47,27 @@ impl Frame {
     }
 }
 
-/// The fields of an IPv4 packet the classification reads.
+/// The fields of an IPv4 or IPv6 packet the classification reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Packet {
-    pub source: Ipv4Addr,
-    pub destination: Ipv4Addr,
+    pub source: IpAddr,
+    pub destination: IpAddr,
     pub proto: Proto,
     /// ICMP: (type, echo identifier).
     pub icmp: Option<(u8, u16)>,
     /// TCP, UDP: (source port, destination port).
     pub ports: Option<(u16, u16)>,
+    /// The IP total length: what tells a full-size probe from a small one to the same target.
+    pub length: u16,
 }
 
 impl Packet {
-    /// Reads an IPv4 packet; `None` for anything else, fragments after the first and
-    /// truncated packets.
+    /// Reads an IPv4 or IPv6 packet; `None` for anything else, fragments after the first,
+    /// IPv6 extension headers (the probe sends none) and truncated packets.
     pub fn parse(bytes: &[u8]) -> Option<Packet> {
+        if bytes.first()? >> 4 == 6 {
+            return Self::parse_v6(bytes);
+        }
         if bytes.len() < 20 || bytes[0] >> 4 != 4 {
             return None;
         }
@@ -67,8 +76,8 @@ impl Packet {
         if header_len < 20 || bytes.len() < header_len || fragment_offset != 0 {
             return None;
         }
-        let source = Ipv4Addr::new(bytes[12], bytes[13], bytes[14], bytes[15]);
-        let destination = Ipv4Addr::new(bytes[16], bytes[17], bytes[18], bytes[19]);
+        let source = Ipv4Addr::new(bytes[12], bytes[13], bytes[14], bytes[15]).into();
+        let destination = Ipv4Addr::new(bytes[16], bytes[17], bytes[18], bytes[19]).into();
         let payload = &bytes[header_len..];
         let word = |at: usize| u16::from_be_bytes([payload[at], payload[at + 1]]);
         let (proto, icmp, ports) = match bytes[9] {
@@ -78,8 +87,45 @@ impl Packet {
             _ => return None,
         };
         Some(Packet {
+            length: u16::from_be_bytes([bytes[2], bytes[3]]),
             source,
             destination,
+            proto,
+            icmp,
+            ports,
+        })
+    }
+
+    fn parse_v6(bytes: &[u8]) -> Option<Packet> {
+        let address = |at: usize| -> Option<IpAddr> {
+            let octets: [u8; 16] = bytes.get(at..at + 16)?.try_into().ok()?;
+            Some(Ipv6Addr::from(octets).into())
+        };
+        let payload = bytes.get(40..)?;
+        let word = |at: usize| {
+            Some(u16::from_be_bytes([
+                *payload.get(at)?,
+                *payload.get(at + 1)?,
+            ]))
+        };
+        let (proto, icmp, ports) = match *bytes.get(6)? {
+            IPPROTO_ICMPV6 if payload.len() >= 8 => {
+                let kind = match payload[0] {
+                    ICMPV6_ECHO_REQUEST => ICMP_ECHO_REQUEST,
+                    ICMPV6_ECHO_REPLY => ICMP_ECHO_REPLY,
+                    _ => return None,
+                };
+                (Proto::Icmp, Some((kind, word(4)?)), None)
+            }
+            IPPROTO_TCP => (Proto::Tcp, None, Some((word(0)?, word(2)?))),
+            IPPROTO_UDP => (Proto::Udp, None, Some((word(0)?, word(2)?))),
+            _ => return None,
+        };
+        Some(Packet {
+            // Payload length plus the fixed header: the size a full-size probe is asked for.
+            length: u16::from_be_bytes([bytes[4], bytes[5]]).saturating_add(40),
+            source: address(8)?,
+            destination: address(24)?,
             proto,
             icmp,
             ports,
@@ -91,7 +137,7 @@ impl Packet {
 /// echo identifier of its pings and the local ports of its TCP and UDP sockets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Markers {
-    pub workload: Ipv4Addr,
+    pub workload: IpAddr,
     pub icmp_id: u16,
     pub local_ports: Vec<(Proto, u16)>,
 }
@@ -119,7 +165,7 @@ pub struct ProbePacket {
 /// The probe packet `packet` is, or `None` for anybody else's traffic.
 pub fn classify(packet: &Packet, targets: &[Target], markers: &Markers) -> Option<ProbePacket> {
     targets.iter().enumerate().find_map(|(index, target)| {
-        if packet.proto != target.proto {
+        if packet.proto != target.proto || !size_fits(packet, target, targets) {
             return None;
         }
         let (direction, workload_side, local_field) =
@@ -151,6 +197,21 @@ pub fn classify(packet: &Packet, targets: &[Target], markers: &Markers) -> Optio
             packet: *packet,
         })
     })
+}
+
+/// A full-size target's packets have its size; a small one's any other than the full-size
+/// targets' to the same address (its own are all alike and far smaller).
+fn size_fits(packet: &Packet, target: &Target, targets: &[Target]) -> bool {
+    match target.size {
+        Some(Size::Bytes(size)) => packet.length == size,
+        // Resolved to bytes before probing (the VNet's MTU).
+        Some(Size::Mtu) => true,
+        None => !targets.iter().any(|other| {
+            other.address == target.address
+                && other.proto == target.proto
+                && other.size == Some(Size::Bytes(packet.length))
+        }),
+    }
 }
 
 fn request_shape(packet: &Packet, target: &Target) -> bool {

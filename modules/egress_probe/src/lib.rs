@@ -17,7 +17,7 @@ pub mod probe;
 pub mod recorded_run;
 pub mod report;
 pub mod session;
-mod sock;
+pub mod sock;
 pub mod tenant;
 pub mod workload;
 

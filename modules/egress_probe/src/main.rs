@@ -1,14 +1,16 @@
-//! `deevnet.net.egress_probe`: plugs a synthetic workload into a tenant's VNet for a few
-//! seconds and proves egress from it, observed and not inferred: replies seen inside the
-//! workload, and captures on the node's other interfaces showing where its packets left.
+//! `deevnet.net.egress_probe`: plugs synthetic workloads into tenants' VNets for a few
+//! seconds and proves egress (and isolation) from them, observed and not inferred: replies
+//! seen inside each workload, and one capture on the node's other interfaces showing where
+//! each workload's packets left.
 //!
-//! It changes no configuration and leaves nothing behind (the workload's namespace and veth go
-//! with the run), so check mode runs it fully and `changed` is always false.
+//! It changes no configuration and leaves nothing behind (the workloads' namespaces and veths
+//! go with the run), so check mode runs it fully and `changed` is always false.
 
 use deevnet_runtime::netlink::Netlink;
-use deevnet_runtime::{CheckModeFindings, Context, Failure, Module, Outcome};
-use egress_probe::params::{Params, Request, SPEC};
-use egress_probe::report::{Report, Verdict};
+use deevnet_runtime::{Context, Failure, Findings, FindingsPolicy, Module, Outcome};
+use egress_probe::params::{Params, Run, SPEC};
+use egress_probe::report::{self, Placement, ProbeResult, Report, Verdict};
+use egress_probe::session::Probed;
 use egress_probe::tenant::{self, Plan};
 use egress_probe::workload::{self, Mark};
 use egress_probe::{node, session};
@@ -22,15 +24,39 @@ static MODULE: Module = Module {
 fn main() {
     MODULE.run(|ctx: &mut Context, params: Params| {
         let check_mode_findings = params.check_mode_findings;
-        let request = Request::from_params(params)?;
+        let run = Run::from_params(params)?;
+        // Messages of the `probes` form name the entry and its tenant; the single form's
+        // stay as they were.
+        let label = |i: usize| -> String {
+            if run.listed {
+                format!("probes[{i}] ({}): ", run.probes[i].0)
+            } else {
+                String::new()
+            }
+        };
         let netlink = Netlink::connect()?;
         let node = node::read_facts(&netlink)?;
-        let plan = tenant::resolve(&request, &node)?;
-        // Held to the end: before the in-use check, so two runs never both find the address
+        let plans: Vec<Plan> = run
+            .probes
+            .iter()
+            .enumerate()
+            .map(|(i, (_, request))| {
+                tenant::resolve(request, &node)
+                    .map_err(|e| Failure::new(format!("{}{e}", label(i))))
+            })
+            .collect::<Result<_, _>>()?;
+        // Held to the end: before the in-use checks, so two runs never both find an address
         // free.
-        let _address_lock = session::lock_address(&plan)?;
+        let _address_locks = plans
+            .iter()
+            .enumerate()
+            .map(|(i, plan)| {
+                session::lock_address(plan)
+                    .map_err(|e| Failure::new(format!("{}{}", label(i), e.msg)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let mark = Mark::of_this_process()?;
-        // Before the in-use check: a killed run's workload still answers ARP for its address
+        // Before the in-use checks: a killed run's workload still answers ARP for its address
         // until its veth is gone (the kernel tears a dead namespace down asynchronously).
         let swept = workload::sweep_leftovers(&netlink, &node.links, &mark)?;
         if !swept.is_empty() {
@@ -39,64 +65,108 @@ fn main() {
                 swept.join(", ")
             ));
         }
-        session::check_on_vnet(&plan, &node)?;
-        let (report, interface) = session::probe(&netlink, &plan, &node, &mark)?;
-        finish(ctx, &plan, &interface, report, check_mode_findings)
+        session::check_all_on_vnet(&plans, &node, label)?;
+        let probed = session::probe(&netlink, &plans, &node, &mark, run.listed, label)?;
+        let names: Vec<String> = run.probes.iter().map(|(name, _)| name.clone()).collect();
+        let policy = FindingsPolicy {
+            // egress_probe has no `findings` option: a probe that failed fails the task.
+            findings: Findings::Fail,
+            check_mode: check_mode_findings,
+        };
+        finish(ctx, &plans, &names, run.listed, probed, policy)
     })
 }
 
-/// The result keys beyond `changed` and `msg`: the same on success and on failure.
+/// The single form's result keys beyond `changed` and `msg`: the same on success and on
+/// failure.
 #[derive(serde::Serialize)]
 struct Returned<'a> {
     workload: serde_json::Value,
     #[serde(flatten)]
     report: &'a Report,
+    probes: Vec<ProbeResult>,
 }
 
 fn finish(
     ctx: &mut Context,
-    plan: &Plan,
-    interface: &str,
-    report: Report,
-    check_mode_findings: CheckModeFindings,
+    plans: &[Plan],
+    names: &[String],
+    listed: bool,
+    probed: Vec<Probed>,
+    policy: FindingsPolicy,
 ) -> Result<Outcome, Failure> {
+    let results: Vec<ProbeResult> = plans
+        .iter()
+        .zip(names)
+        .zip(&probed)
+        .map(|((plan, name), probed)| {
+            let placement = Placement {
+                name: name.clone(),
+                vrf: plan.vlan.is_none().then(|| plan.vrf.name().to_string()),
+                bridge: plan.vlan.map(|_| plan.vnet.name.clone()),
+                vlan: plan.vlan,
+                vnet: plan.vnet.name.clone(),
+                address: plan.address.to_string(),
+                gateway: plan.gateway.to_string(),
+                interface: probed.interface.clone(),
+            };
+            report::probe_result(placement, &probed.report)
+        })
+        .collect();
+    if listed {
+        let reports: Vec<Report> = probed.into_iter().map(|p| p.report).collect();
+        let run = report::run_report(results, &reports);
+        let passed_msg = format!(
+            "{} probe{} as expected: {}",
+            run.probes.len(),
+            if run.probes.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        );
+        return policy.conclude(
+            ctx,
+            run.verdict == Verdict::Passed,
+            &run.problems,
+            run.msg(),
+            passed_msg,
+            &run,
+        );
+    }
+    let (plan, probed) = (&plans[0], &probed[0]);
+    let report = &probed.report;
     let workload = serde_json::json!({
         "address": plan.address.to_string(),
         "vrf": plan.vrf.name(),
         "vnet": plan.vnet.name,
         "gateway": plan.gateway.to_string(),
-        "interface": interface,
+        "interface": probed.interface,
     });
     let returned = Returned {
         workload,
-        report: &report,
+        report,
+        probes: results,
     };
-    if report.verdict != Verdict::Passed {
-        let failure = Failure::new(report.problems.join("; "))
-            .with("changed", false)
-            .with_report(&returned);
-        return check_mode_findings.finish(ctx, &report.problems, failure);
-    }
-    let mut outcome = Outcome {
-        changed: false,
-        msg: format!(
-            "egress proven from {} on {}: {} target{} as expected, no probe packet on {}",
-            plan.address.addr(),
-            plan.vnet.name,
-            report.targets.len(),
-            if report.targets.len() == 1 { "" } else { "s" },
-            if plan.forbidden.is_empty() {
-                "a forbidden interface (none captured)".to_string()
-            } else {
-                plan.forbidden
-                    .iter()
-                    .map(|i| i.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
-        ),
-        ..Outcome::default()
-    };
-    outcome.set_report(&returned);
-    Ok(outcome)
+    let passed_msg = format!(
+        "egress proven from {} on {}: {} target{} as expected, no probe packet on {}",
+        plan.address.addr(),
+        plan.vnet.name,
+        report.targets.len(),
+        if report.targets.len() == 1 { "" } else { "s" },
+        if plan.forbidden.is_empty() {
+            "a forbidden interface (none captured)".to_string()
+        } else {
+            plan.forbidden
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    policy.conclude(
+        ctx,
+        report.verdict == Verdict::Passed,
+        &report.problems,
+        report.problems.join("; "),
+        passed_msg,
+        &returned,
+    )
 }

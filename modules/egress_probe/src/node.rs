@@ -7,11 +7,11 @@ use crate::tenant::{NodeAddress, NodeFacts};
 use deevnet_runtime::netlink::netlink_packet_route::address::{AddressAttribute, AddressMessage};
 use deevnet_runtime::netlink::rtnetlink::{LinkUnspec, LinkVeth, RouteMessageBuilder};
 use deevnet_runtime::netlink::{link_from_message, Link, Netlink, NetlinkError};
-use ipnet::Ipv4Net;
-use std::net::{IpAddr, Ipv4Addr};
+use ipnet::IpNet;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::os::fd::RawFd;
 
-/// Links and IPv4 addresses of the namespace `netlink` was opened in.
+/// Links and IP addresses of the namespace `netlink` was opened in.
 pub fn read_facts(netlink: &Netlink) -> Result<NodeFacts, NetlinkError> {
     let links = netlink.links()?;
     let messages: Vec<AddressMessage> = netlink.collect(
@@ -20,25 +20,33 @@ pub fn read_facts(netlink: &Netlink) -> Result<NodeFacts, NetlinkError> {
     )?;
     Ok(NodeFacts {
         links,
-        addresses: messages.iter().filter_map(ipv4_address).collect(),
+        addresses: messages.iter().filter_map(ip_address).collect(),
     })
 }
 
-fn ipv4_address(message: &AddressMessage) -> Option<NodeAddress> {
-    // IFA_LOCAL is the interface's own address (IFA_ADDRESS the peer's on point-to-point).
+fn ip_address(message: &AddressMessage) -> Option<NodeAddress> {
+    // IFA_LOCAL is the interface's own address (IFA_ADDRESS the peer's on point-to-point);
+    // IPv6 has IFA_ADDRESS only.
     let local = message.attributes.iter().find_map(|a| match a {
-        AddressAttribute::Local(IpAddr::V4(v4)) => Some(*v4),
+        AddressAttribute::Local(ip) => Some(*ip),
         _ => None,
     });
     let address = local.or_else(|| {
         message.attributes.iter().find_map(|a| match a {
-            AddressAttribute::Address(IpAddr::V4(v4)) => Some(*v4),
+            AddressAttribute::Address(ip) => Some(*ip),
             _ => None,
         })
     })?;
+    // Every IPv6 interface has a link-local address: it routes nothing, so it neither makes
+    // an interface forbidden by default nor a subnet a workload could be in.
+    if let IpAddr::V6(v6) = address {
+        if v6.segments()[0] & 0xffc0 == 0xfe80 {
+            return None;
+        }
+    }
     Some(NodeAddress {
         index: message.header.index,
-        net: Ipv4Net::new(address, message.header.prefix_len).ok()?,
+        net: IpNet::new(address, message.header.prefix_len).ok()?,
     })
 }
 
@@ -97,9 +105,11 @@ pub fn set_alias(netlink: &Netlink, index: u32, alias: &str) -> Result<(), Netli
         .map_err(|e| NetlinkError::from_rtnetlink("marking the workload's veth as this run's", e))
 }
 
-/// Makes `index` a port of `bridge` and sets it up, as Proxmox does with a VM's tap.
-pub fn attach(netlink: &Netlink, index: u32, bridge: u32) -> Result<(), NetlinkError> {
+/// Makes `index` a port of `bridge` with the bridge's `mtu` and sets it up, as Proxmox does
+/// with a VM's tap (a port with a smaller MTU would lower the bridge's own).
+pub fn attach(netlink: &Netlink, index: u32, bridge: u32, mtu: u32) -> Result<(), NetlinkError> {
     let message = LinkUnspec::new_with_index(index)
+        .mtu(mtu)
         .controller(bridge)
         .up()
         .build();
@@ -124,13 +134,14 @@ pub fn delete_link_at(netlink: &Netlink, index: u32, name: &str) -> Result<bool,
     }
 }
 
-/// Inside the workload's namespace: `lo` and `dev` up, `address` on `dev`, default via
-/// `gateway`.
+/// Inside the workload's namespace: `lo` and `dev` up (`dev` with the VNet's `mtu`),
+/// `address` on `dev`, default via `gateway`.
 pub fn configure_inside(
     netlink: &Netlink,
     dev: &str,
-    address: Ipv4Net,
-    gateway: Ipv4Addr,
+    address: IpNet,
+    gateway: IpAddr,
+    mtu: u32,
 ) -> Result<(), NetlinkError> {
     let links = netlink.links()?;
     let Some(link) = links.by_name(dev) else {
@@ -151,23 +162,71 @@ pub fn configure_inside(
         .block_on(
             handle
                 .address()
-                .add(index, IpAddr::V4(address.addr()), address.prefix_len())
+                .add(index, address.addr(), address.prefix_len())
                 .execute(),
         )
         .map_err(|e| {
             NetlinkError::from_rtnetlink(format!("adding {address} to the workload"), e)
         })?;
-    let message = LinkUnspec::new_with_index(index).up().build();
+    let message = LinkUnspec::new_with_index(index).mtu(mtu).up().build();
     netlink
         .block_on(handle.link().set(message).execute())
         .map_err(|e| NetlinkError::from_rtnetlink("setting the workload's interface up", e))?;
-    let route = RouteMessageBuilder::<Ipv4Addr>::new()
-        .gateway(gateway)
-        .output_interface(index)
-        .build();
+    let route = match gateway {
+        IpAddr::V4(gateway) => RouteMessageBuilder::<Ipv4Addr>::new()
+            .gateway(gateway)
+            .output_interface(index)
+            .build(),
+        IpAddr::V6(gateway) => RouteMessageBuilder::<Ipv6Addr>::new()
+            .gateway(gateway)
+            .output_interface(index)
+            .build(),
+    };
     netlink
         .block_on(handle.route().add(route).execute())
         .map_err(|e| {
             NetlinkError::from_rtnetlink(format!("adding the workload's default via {gateway}"), e)
         })
+}
+
+/// Whether duplicate address detection of `address` on link `index` is over: `Some(true)`
+/// when another host holds it (DADFAILED), `Some(false)` when it passed, `None` while the
+/// address is still tentative.
+pub fn dad_outcome(
+    netlink: &Netlink,
+    index: u32,
+    address: IpAddr,
+) -> Result<Option<bool>, NetlinkError> {
+    use deevnet_runtime::netlink::netlink_packet_route::address::AddressFlags;
+    let messages: Vec<AddressMessage> = netlink.collect(
+        "listing the workload's addresses",
+        netlink.handle().address().get().execute(),
+    )?;
+    let ours = messages.iter().find(|m| {
+        m.header.index == index
+            && m.attributes
+                .iter()
+                .any(|a| matches!(a, AddressAttribute::Address(ip) if *ip == address))
+    });
+    let Some(message) = ours else {
+        // The kernel removes an address whose DAD failed unless it is kept: gone is taken.
+        return Ok(Some(true));
+    };
+    let flags = message
+        .attributes
+        .iter()
+        .find_map(|a| match a {
+            AddressAttribute::Flags(flags) => Some(*flags),
+            _ => None,
+        })
+        .unwrap_or(AddressFlags::from_bits_truncate(u32::from(
+            message.header.flags.bits(),
+        )));
+    Ok(if flags.contains(AddressFlags::Dadfailed) {
+        Some(true)
+    } else if flags.contains(AddressFlags::Tentative) {
+        None
+    } else {
+        Some(false)
+    })
 }

@@ -5,9 +5,9 @@
 use deevnet_runtime::ifname;
 use deevnet_runtime::spec::{DefaultValue, IntRange};
 use deevnet_runtime::{CheckModeFindings, Kind, OptionSpec, CHECK_MODE_FINDINGS};
-use ipnet::Ipv4Net;
+use ipnet::IpNet;
 use serde::Deserialize;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Probes per target, and the bound on them: the module sends only this much.
 pub const COUNT_RANGE: IntRange = IntRange::new(1, 20, "a number of probes per target")
@@ -26,7 +26,7 @@ pub const DEFAULT_VRF: &str = "default";
 /// The port a `udp` target gets without one: the probe is a DNS query.
 pub const DNS_PORT: u16 = 53;
 
-static TARGET_OPTIONS: [OptionSpec; 4] = [
+static TARGET_OPTIONS: [OptionSpec; 5] = [
     OptionSpec::new("address", Kind::Str).required(),
     OptionSpec::new("proto", Kind::Str)
         .choices(Proto::CHOICES)
@@ -35,15 +35,32 @@ static TARGET_OPTIONS: [OptionSpec; 4] = [
     OptionSpec::new("expect", Kind::Str)
         .choices(Expect::CHOICES)
         .default(DefaultValue::Str("reply")),
+    OptionSpec::new("size", Kind::Str),
 ];
 static TARGET: OptionSpec = OptionSpec::new("target", Kind::Dict(&TARGET_OPTIONS));
 static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
-/// Every option of the module, in the order `--argument-spec` prints them.
-pub static SPEC: [OptionSpec; 10] = [
-    OptionSpec::new("vrf", Kind::Str).required(),
+static PROBE_OPTIONS: [OptionSpec; 10] = [
+    OptionSpec::new("name", Kind::Str).required(),
+    OptionSpec::new("vrf", Kind::Str),
+    OptionSpec::new("bridge", Kind::Str),
+    OptionSpec::new("vlan", Kind::Int),
+    OptionSpec::new("vnet", Kind::Str),
     OptionSpec::new("address", Kind::Str).required(),
+    OptionSpec::new("gateway", Kind::Str),
+    OptionSpec::new("expect_egress_interface", Kind::Str),
+    OptionSpec::new("forbidden_interfaces", Kind::List(&INTERFACE_NAME)),
     OptionSpec::new("targets", Kind::List(&TARGET)).required(),
+];
+static PROBE: OptionSpec = OptionSpec::new("probe", Kind::Dict(&PROBE_OPTIONS));
+
+/// Every option of the module, in the order `--argument-spec` prints them. `vrf`, `address`
+/// and `targets` (one probe) or `probes` (many): `Run::from_params` requires one form.
+pub static SPEC: [OptionSpec; 11] = [
+    OptionSpec::new("vrf", Kind::Str),
+    OptionSpec::new("address", Kind::Str),
+    OptionSpec::new("targets", Kind::List(&TARGET)),
+    OptionSpec::new("probes", Kind::List(&PROBE)),
     OptionSpec::new("vnet", Kind::Str),
     OptionSpec::new("gateway", Kind::Str),
     OptionSpec::new("count", Kind::Int).default(DefaultValue::Int(3)),
@@ -56,9 +73,14 @@ pub static SPEC: [OptionSpec; 10] = [
 /// The module's arguments, as the runtime validated and coerced them.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Params {
+    /// Empty when not given (the `probes` form).
+    #[serde(deserialize_with = "null_as_default")]
     pub vrf: String,
+    #[serde(deserialize_with = "null_as_default")]
     pub address: String,
+    #[serde(deserialize_with = "null_as_default")]
     pub targets: Vec<TargetParams>,
+    pub probes: Option<Vec<ProbeParams>>,
     pub vnet: Option<String>,
     pub gateway: Option<String>,
     pub count: i64,
@@ -68,12 +90,37 @@ pub struct Params {
     pub check_mode_findings: CheckModeFindings,
 }
 
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct TargetParams {
     pub address: String,
     pub proto: Proto,
     pub port: Option<i64>,
     pub expect: Expect,
+    #[serde(default)]
+    pub size: Option<String>,
+}
+
+/// One entry of `probes`: one tenant's workload.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ProbeParams {
+    pub name: String,
+    pub vrf: Option<String>,
+    pub bridge: Option<String>,
+    pub vlan: Option<i64>,
+    pub vnet: Option<String>,
+    pub address: String,
+    pub gateway: Option<String>,
+    pub expect_egress_interface: Option<String>,
+    pub forbidden_interfaces: Option<Vec<String>>,
+    pub targets: Vec<TargetParams>,
 }
 
 deevnet_runtime::choices! {
@@ -94,18 +141,37 @@ pub enum Expect {
     Reply = "reply",
     /// A leak probe: only where its packets go is judged.
     None = "none",
+    /// Isolation: the target must not answer, and the probe must not leave the node.
+    Blocked = "blocked",
 }
 }
 
 /// One destination to probe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Target {
-    pub address: Ipv4Addr,
+    pub address: IpAddr,
     pub proto: Proto,
     /// `None` for ICMP.
     pub port: Option<u16>,
     pub expect: Expect,
+    /// A DF probe of this IP packet size (ICMP only); `None`: the small probe.
+    pub size: Option<Size>,
 }
+
+/// A full-size probe's IP packet size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Size {
+    Bytes(u16),
+    /// The workload's MTU (its VNet's).
+    Mtu,
+}
+
+/// The smallest full-size probe: an IPv4 header, the echo header, the payload and the nonce.
+pub const MIN_SIZE: u16 = 20 + 8 + 24 + 16;
+/// The smallest IPv6 full-size probe: its 40-byte header instead of IPv4's 20.
+pub const MIN_SIZE_V6: u16 = MIN_SIZE + 20;
+/// The largest: an IPv4 packet's.
+pub const MAX_SIZE: u16 = 65_535;
 
 impl Target {
     /// `203.0.113.8 tcp/443`, `203.0.113.8 icmp`: how messages name it.
@@ -117,19 +183,230 @@ impl Target {
     }
 }
 
+/// Probes one run takes at most: each is a namespace, a veth and a thread for the run's
+/// length, all running at once.
+pub const MAX_PROBES: usize = 128;
+
+/// The whole run: one probe (the `vrf`/`address`/`targets` form) or many (`probes`), run at
+/// once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// `(name, request)` per probe; the single form's name is its VRF.
+    pub probes: Vec<(String, Request)>,
+    /// The `probes` form: results per probe only (`probes` in the result).
+    pub listed: bool,
+}
+
+impl Run {
+    /// Checks the options, each probe on its own, then the probes together.
+    pub fn from_params(mut params: Params) -> Result<Run, String> {
+        let Some(probes) = params.probes.take() else {
+            if params.vrf.is_empty() && params.address.is_empty() && params.targets.is_empty() {
+                return Err("vrf, address and targets (one probe) or probes (many) are \
+                            missing: give one of the two forms"
+                    .into());
+            }
+            let name = params.vrf.clone();
+            return Ok(Run {
+                probes: vec![(name, Request::from_params(params)?)],
+                listed: false,
+            });
+        };
+        for (given, option) in [
+            (!params.vrf.is_empty(), "vrf"),
+            (!params.address.is_empty(), "address"),
+            (!params.targets.is_empty(), "targets"),
+            (params.vnet.is_some(), "vnet"),
+            (params.gateway.is_some(), "gateway"),
+            (
+                params.expect_egress_interface.is_some(),
+                "expect_egress_interface",
+            ),
+        ] {
+            if given {
+                return Err(format!(
+                    "probes and {option} are mutually exclusive: {option} belongs to one \
+                     probe; move it into each entry of probes, or drop probes for a run of one"
+                ));
+            }
+        }
+        if probes.is_empty() {
+            return Err(
+                "probes is empty: give at least one, e.g. [{name: tdemo, vrf: vrf_tdemo, \
+                 address: 10.20.129.250/24, targets: [{address: 203.0.113.8}]}]"
+                    .into(),
+            );
+        }
+        if probes.len() > MAX_PROBES {
+            return Err(format!(
+                "probes: {} entries are more than the {MAX_PROBES} one run takes; give at most \
+                 {MAX_PROBES}, and split the others over more egress_probe tasks (each probe is \
+                 a namespace, a veth and a thread while the run lasts)",
+                probes.len()
+            ));
+        }
+        let mut run: Vec<(String, Request)> = Vec::with_capacity(probes.len());
+        for (i, probe) in probes.into_iter().enumerate() {
+            let location = format!("probes[{i}]");
+            check_probe_name(&location, &probe.name)?;
+            if let Some((j, _)) = run.iter().enumerate().find(|(_, (n, _))| *n == probe.name) {
+                return Err(format!(
+                    "{location}.name: {} is also probes[{j}]'s; results are keyed by name: give \
+                     each probe its own (the tenant's name)",
+                    probe.name
+                ));
+            }
+            let request = probe_request(&location, &probe, &params)
+                .map_err(|e| format!("{location}.{e} (probe {})", probe.name))?;
+            if let Some((other, _)) = run
+                .iter()
+                .find(|(_, r)| r.address.addr() == request.address.addr())
+            {
+                return Err(format!(
+                    "{location}.address: {} is also probe {other}'s; two workloads with one \
+                     address would answer each other's replies: give each probe its own address",
+                    request.address.addr()
+                ));
+            }
+            run.push((probe.name, request));
+        }
+        Ok(Run {
+            probes: run,
+            listed: true,
+        })
+    }
+}
+
+fn check_probe_name(location: &str, name: &str) -> Result<(), String> {
+    let fine = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b));
+    if fine {
+        Ok(())
+    } else {
+        Err(format!(
+            "{location}.name: '{name}' is not a probe name; give the tenant's name, 1 to 64 \
+             letters, digits, '-', '_', '.' or '/' (e.g. tdemo/ipv6)"
+        ))
+    }
+}
+
+/// One entry of `probes` as the single form's options (the run's count, timeout and
+/// forbidden interfaces added), checked by the same rules.
+fn probe_request(location: &str, probe: &ProbeParams, run: &Params) -> Result<Request, String> {
+    if probe.bridge.is_some() || probe.vlan.is_some() {
+        let value = match (&probe.bridge, probe.vlan) {
+            (Some(bridge), Some(vlan)) => format!("{bridge} vlan {vlan}"),
+            (Some(bridge), None) => bridge.clone(),
+            (None, Some(vlan)) => format!("vlan {vlan}"),
+            (None, None) => unreachable!(),
+        };
+        if let Some(vlan) = probe.vlan.filter(|v| !(1..=4094).contains(v)) {
+            return Err(format!(
+                "vlan: {vlan} is outside 1-4094; give the VM NIC's tag (e.g. 201)"
+            ));
+        }
+        if probe.vlan.is_some() && probe.bridge.is_none() {
+            return Err(format!(
+                "vlan: {value} without bridge; give the VLAN-aware bridge the tag is on (e.g. \
+                 bridge: vmbr1), or drop vlan"
+            ));
+        }
+        if probe.vrf.is_some() {
+            return Err(format!(
+                "bridge: {value} together with vrf; a tagged workload has no VRF on the node: \
+                 give vrf (a VNet) or bridge and vlan (a tagged port), not both"
+            ));
+        }
+        let (Some(bridge), Some(vlan)) = (&probe.bridge, probe.vlan) else {
+            return Err(format!(
+                "bridge: {value} without vlan; a workload on a VLAN-aware bridge needs the \
+                 VM NIC's tag (e.g. vlan: 201), or give vrf for a VNet"
+            ));
+        };
+        ifname::validate("bridge", bridge)?;
+        if probe.vnet.is_some() {
+            return Err(format!(
+                "vnet: given with bridge {bridge}; the bridge is where a tagged workload plugs \
+                 in: drop vnet"
+            ));
+        }
+        if probe.gateway.is_none() {
+            return Err(format!(
+                "gateway: missing for bridge {bridge} vlan {vlan}; the tenant's router is off \
+                 the node there: give its address on the VLAN (e.g. 10.20.201.1)"
+            ));
+        }
+        let mut request = Request::from_params(single_params(probe, run, DEFAULT_VRF.into()))?;
+        request.tagged = Some(Tagged {
+            bridge: bridge.clone(),
+            vlan: vlan as u16,
+        });
+        return Ok(request);
+    }
+    let vrf = probe.vrf.clone().ok_or_else(|| {
+        "vrf: missing; give the tenant's VRF (e.g. vrf_tdemo), or default for VNets in the \
+         main table"
+            .to_string()
+    })?;
+    let _ = location;
+    Request::from_params(single_params(probe, run, vrf))
+}
+
+/// One entry of `probes` as the single form's options.
+fn single_params(probe: &ProbeParams, run: &Params, vrf: String) -> Params {
+    let forbidden = match (&run.forbidden_interfaces, &probe.forbidden_interfaces) {
+        (None, None) => None,
+        (run, own) => {
+            let mut names: Vec<String> = own.iter().flatten().cloned().collect();
+            for name in run.iter().flatten() {
+                if !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+            Some(names)
+        }
+    };
+    Params {
+        vrf,
+        address: probe.address.clone(),
+        targets: probe.targets.clone(),
+        probes: None,
+        vnet: probe.vnet.clone(),
+        gateway: probe.gateway.clone(),
+        count: run.count,
+        timeout: run.timeout,
+        forbidden_interfaces: forbidden,
+        expect_egress_interface: probe.expect_egress_interface.clone(),
+        check_mode_findings: run.check_mode_findings,
+    }
+}
+
+/// A workload on a VLAN-aware bridge's port, untagged in VLAN `vlan` (its PVID), as a
+/// Proxmox VM's `tag=VLAN` NIC.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tagged {
+    pub bridge: String,
+    pub vlan: u16,
+}
+
 /// The options, each checked on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     pub vrf: String,
     /// The workload's address with the prefix length of its subnet.
-    pub address: Ipv4Net,
+    pub address: IpNet,
     pub targets: Vec<Target>,
     pub vnet: Option<String>,
-    pub gateway: Option<Ipv4Addr>,
+    pub gateway: Option<IpAddr>,
     pub count: u32,
     pub timeout_secs: u32,
     pub forbidden_interfaces: Option<Vec<String>>,
     pub expect_egress_interface: Option<String>,
+    /// A workload on a VLAN-aware bridge instead of a VRF's VNet (`probes[].bridge`, `vlan`).
+    pub tagged: Option<Tagged>,
 }
 
 impl Request {
@@ -215,11 +492,12 @@ impl Request {
             timeout_secs,
             forbidden_interfaces: params.forbidden_interfaces,
             expect_egress_interface: params.expect_egress_interface,
+            tagged: None,
         })
     }
 }
 
-fn parse_address(text: &str) -> Result<Ipv4Net, String> {
+fn parse_address(text: &str) -> Result<IpNet, String> {
     let example = "e.g. 10.20.129.250/24: an unused address in the tenant's subnet, with \
                    the subnet's prefix length";
     let net: ipnet::IpNet = text.parse().map_err(|_| {
@@ -229,21 +507,18 @@ fn parse_address(text: &str) -> Result<Ipv4Net, String> {
             format!("address: '{text}' is not an address with prefix length; give it as {example}")
         }
     })?;
-    let ipnet::IpNet::V4(net) = net else {
-        return Err(format!(
-            "address: '{text}' is IPv6; this module probes IPv4 egress only (the tenant SNAT \
-             path); give an IPv4 address, {example}"
-        ));
-    };
-    if net.prefix_len() > 30 {
+    // Room for the workload and its gateway: /30 in IPv4 (network and broadcast taken),
+    // /127 in IPv6 less the subnet-router anycast address.
+    let longest = if net.addr().is_ipv4() { 30 } else { 126 };
+    if net.prefix_len() > longest {
         return Err(format!(
             "address: '{text}' has a /{} prefix: the workload needs a subnet with room for \
-             itself and the gateway (/30 or shorter); give the subnet's own prefix length",
+             itself and the gateway (/{longest} or shorter); give the subnet's own prefix length",
             net.prefix_len()
         ));
     }
     let host = net.addr();
-    if host == net.network() || host == net.broadcast() {
+    if host == net.network() || (host.is_ipv4() && host == net.broadcast()) {
         return Err(format!(
             "address: '{text}' is the {} address of {}; give a host address in it, {example}",
             if host == net.network() {
@@ -260,14 +535,16 @@ fn parse_address(text: &str) -> Result<Ipv4Net, String> {
     Ok(net)
 }
 
-fn parse_gateway(text: &str, address: Ipv4Net) -> Result<Ipv4Addr, String> {
-    let gateway: Ipv4Addr = text.parse().map_err(|_| {
+fn parse_gateway(text: &str, address: IpNet) -> Result<IpAddr, String> {
+    let gateway: IpAddr = text.parse().map_err(|_| {
         format!(
-            "gateway: '{text}' is not an IPv4 address; give the node's address on the VNet \
+            "gateway: '{text}' is not an IP address; give the node's address on the VNet \
              (e.g. 10.20.129.1), or leave gateway out to use it"
         )
     })?;
-    if !address.contains(&gateway) || gateway == address.network() || gateway == address.broadcast()
+    if !address.contains(&gateway)
+        || gateway == address.network()
+        || (gateway.is_ipv4() && gateway == address.broadcast())
     {
         return Err(format!(
             "gateway: {gateway} is not a host address of {} (address's subnet); the workload \
@@ -284,14 +561,24 @@ fn parse_gateway(text: &str, address: Ipv4Net) -> Result<Ipv4Addr, String> {
     Ok(gateway)
 }
 
-fn parse_target(location: &str, entry: &TargetParams, address: Ipv4Net) -> Result<Target, String> {
-    let target: Ipv4Addr = entry.address.parse().map_err(|_| {
+fn parse_target(location: &str, entry: &TargetParams, address: IpNet) -> Result<Target, String> {
+    let target: IpAddr = entry.address.parse().map_err(|_| {
         format!(
-            "{location}.address: '{}' is not an IPv4 address; give one, e.g. 203.0.113.8 (no \
+            "{location}.address: '{}' is not an IP address; give one, e.g. 203.0.113.8 (no \
              names: the probe must not depend on DNS)",
             entry.address
         )
     })?;
+    if target.is_ipv4() != address.addr().is_ipv4() {
+        let family = |ip: IpAddr| if ip.is_ipv4() { "IPv4" } else { "IPv6" };
+        return Err(format!(
+            "{location}.address: {target} is {} but address {} is {}; one probe probes one \
+             family: give a target of the address's family, or another probe for the other",
+            family(target),
+            address,
+            family(address.addr())
+        ));
+    }
     if let Some(problem) = forbidden_unicast(target) {
         return Err(format!(
             "{location}.address: {target} is {problem}; probes go to one unicast host only"
@@ -302,7 +589,7 @@ fn parse_target(location: &str, entry: &TargetParams, address: Ipv4Net) -> Resul
             "{location}.address: {target} is the workload's own address; give a host outside it"
         ));
     }
-    if address.prefix_len() < 31 && target == address.broadcast() {
+    if address.addr().is_ipv4() && address.prefix_len() < 31 && target == address.broadcast() {
         return Err(format!(
             "{location}.address: {target} is the broadcast address of the workload's subnet \
              {}; probes go to one unicast host only",
@@ -329,16 +616,83 @@ fn parse_target(location: &str, entry: &TargetParams, address: Ipv4Net) -> Resul
                 || format!("{location}.port: {port} is not a port; give one from 1 to 65535"),
             )?),
         };
+    let size = entry
+        .size
+        .as_deref()
+        .map(|text| parse_size(location, text, entry))
+        .transpose()?;
+    if let (Some(Size::Bytes(bytes)), IpAddr::V6(_)) = (size, target) {
+        if bytes < MIN_SIZE_V6 {
+            return Err(format!(
+                "{location}.size: {bytes} is smaller than an IPv6 probe ({MIN_SIZE_V6} bytes: \
+                 its header, the echo's and the payload); give {MIN_SIZE_V6} or more, or mtu"
+            ));
+        }
+    }
     Ok(Target {
         address: target,
         proto: entry.proto,
         port,
         expect: entry.expect,
+        size,
     })
 }
 
+/// `size`: a number of bytes or `mtu`, for an ICMP target that must reply.
+fn parse_size(location: &str, text: &str, entry: &TargetParams) -> Result<Size, String> {
+    if entry.proto != Proto::Icmp {
+        return Err(format!(
+            "{location}.size: {text} given for a {} target; full-size probes are ICMP echoes \
+             with DF set: set proto: icmp, or drop size",
+            entry.proto
+        ));
+    }
+    if entry.expect != Expect::Reply {
+        return Err(format!(
+            "{location}.size: {text} given with expect: {}; a full-size probe judges arrival: \
+             set expect: reply, or drop size",
+            entry.expect
+        ));
+    }
+    if text == "mtu" {
+        return Ok(Size::Mtu);
+    }
+    match text.parse::<u32>() {
+        Ok(bytes) if (u32::from(MIN_SIZE)..=u32::from(MAX_SIZE)).contains(&bytes) => {
+            Ok(Size::Bytes(bytes as u16))
+        }
+        _ => Err(format!(
+            "{location}.size: '{text}' is not a probe size; give the IP packet's size in bytes \
+             ({MIN_SIZE} to the VNet's MTU, e.g. 1450), or mtu for the VNet's MTU"
+        )),
+    }
+}
+
 /// Why `address` is no single unicast host a probe may go to or come from.
-pub fn forbidden_unicast(address: Ipv4Addr) -> Option<&'static str> {
+pub fn forbidden_unicast(address: IpAddr) -> Option<&'static str> {
+    match address {
+        IpAddr::V4(v4) => forbidden_unicast_v4(v4),
+        IpAddr::V6(v6) => forbidden_unicast_v6(v6),
+    }
+}
+
+fn forbidden_unicast_v6(address: Ipv6Addr) -> Option<&'static str> {
+    if address.is_unspecified() {
+        Some("the unspecified address")
+    } else if address.is_multicast() {
+        Some("a multicast address")
+    } else if address.is_loopback() {
+        Some("a loopback address")
+    } else if address.segments()[0] & 0xffc0 == 0xfe80 {
+        Some("a link-local address")
+    } else if address.to_ipv4_mapped().is_some() {
+        Some("an IPv4-mapped address (give the IPv4 address to an IPv4 probe)")
+    } else {
+        None
+    }
+}
+
+fn forbidden_unicast_v4(address: Ipv4Addr) -> Option<&'static str> {
     if address.is_unspecified() {
         Some("the unspecified address")
     } else if address.is_broadcast() {

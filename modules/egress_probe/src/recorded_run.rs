@@ -16,11 +16,12 @@ pub const ICMP_ID: u16 = 0x48bc;
 /// The run's targets: the internet by ICMP, TCP 443 and UDP 53 (reply expected), and the
 /// management side by ICMP (no reply expected).
 pub fn targets() -> Vec<Target> {
-    let t = |address, proto, port, expect| Target {
-        address,
+    let t = |address: Ipv4Addr, proto, port, expect| Target {
+        address: address.into(),
         proto,
         port,
         expect,
+        size: None,
     };
     vec![
         t(INTERNET, Proto::Icmp, None, Expect::Reply),
@@ -33,7 +34,7 @@ pub fn targets() -> Vec<Target> {
 /// The run's markers: the workload, the ICMP id and the local ports of its TCP and UDP probes.
 pub fn markers() -> Markers {
     Markers {
-        workload: WORKLOAD,
+        workload: WORKLOAD.into(),
         icmp_id: ICMP_ID,
         local_ports: vec![(Proto::Tcp, 45433), (Proto::Udp, 55881)],
     }

@@ -3,7 +3,7 @@
 //! and the captured frames.
 
 use crate::frame::{classify, Direction, Frame, Markers, Packet};
-use crate::params::{Expect, Proto, Target};
+use crate::params::{Expect, Proto, Size, Target};
 use serde::Serialize;
 
 /// Probe frames kept per interface: the probes send at most a few hundred, so reaching it means
@@ -19,6 +19,12 @@ pub struct ProbeOutcome {
     pub rtts_ms: Vec<f64>,
     /// The last error seen: `no reply`, `refused`, `unreachable`, …
     pub error: Option<String>,
+    /// An ICMP destination-unreachable about an echo: who sent it, and its code.
+    pub unreachable: Option<(std::net::IpAddr, u8)>,
+    /// A frag-needed about a full-size echo: who sent it, and the MTU it names.
+    pub frag_needed: Option<(std::net::IpAddr, u16)>,
+    /// The target's host refused (a TCP reset, an ICMP port unreachable): it answered.
+    pub refused: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -85,6 +91,15 @@ pub struct TargetReport {
     /// The captured interfaces its packets left by.
     pub left_by: Vec<String>,
     pub passed: bool,
+    /// A full-size probe's IP packet size: bytes, or `mtu`.
+    pub size: Option<serde_json::Value>,
+    /// How a target with `expect: blocked` was blocked: `icmp admin-prohibited`, `icmp
+    /// host-unreachable`, ..., `no answer` (silent, and not seen leaving the node).
+    pub blocked_by: Option<String>,
+    /// The MTU a frag-needed about a full-size probe named.
+    pub frag_needed_mtu: Option<u16>,
+    /// Who answered a target that must be blocked.
+    pub answered_by: Option<String>,
 }
 
 /// One probe packet, shortly.
@@ -204,7 +219,19 @@ pub fn build(
         let seen = &left_by[index];
         let mut passed = true;
         if target.expect == Expect::Reply {
-            if outcome.received < outcome.sent || outcome.sent == 0 {
+            if target.size.is_some() && outcome.frag_needed.is_some() {
+                // The path's MTU is smaller and says so: what a full-size probe asks of it.
+            } else if target.size.is_some() && outcome.sent > 0 && outcome.received == 0 {
+                passed = false;
+                problems.push(format!(
+                    "{}: a DF probe of {} bytes got 0/{} replies and no fragmentation-needed \
+                     came back: silently dropped (a hop's MTU is smaller and its ICMP is lost \
+                     or filtered)",
+                    target.label(),
+                    size_text(target.size),
+                    outcome.sent
+                ));
+            } else if outcome.received < outcome.sent || outcome.sent == 0 {
                 passed = false;
                 problems.push(missing_replies(target, outcome, seen, captures));
             } else if let Some(egress) = expected_egress {
@@ -239,18 +266,79 @@ pub fn build(
                 ));
             }
         }
+        let frag_needed_mtu = outcome.frag_needed.map(|(_, mtu)| mtu);
+        let mut blocked_by = None;
+        let mut answered_by = None;
+        if target.expect == Expect::Blocked {
+            // Toward the expected egress (the perimeter) a blocked probe may go: it is dropped
+            // or refused beyond the node. Anywhere else it was not blocked.
+            let role_of = |name: &str| {
+                captures
+                    .iter()
+                    .find(|c| c.interface == name)
+                    .map(|c| c.role)
+            };
+            let (to_egress, requests_left): (Vec<&str>, Vec<&str>) = seen
+                .iter()
+                .filter(|(_, requests, _)| *requests > 0)
+                .map(|(name, _, _)| name.as_str())
+                .partition(|name| role_of(name) == Some(Role::Egress));
+            let host_answered = outcome.refused
+                || outcome
+                    .unreachable
+                    .is_some_and(|(from, code)| from == target.address && (code == 2 || code == 3));
+            if outcome.sent == 0 {
+                // Judged below, as a leak probe that sent nothing is.
+            } else if outcome.received > 0 || host_answered {
+                passed = false;
+                answered_by = Some(target.address.to_string());
+                problems.push(format!(
+                    "{}: answered by {} ({}/{} probes{}) though it must be blocked: the \
+                     isolation is missing",
+                    target.label(),
+                    target.address,
+                    outcome.received,
+                    outcome.sent,
+                    if outcome.refused {
+                        ", refused by the host"
+                    } else {
+                        ""
+                    }
+                ));
+            } else if !requests_left.is_empty() {
+                passed = false;
+                problems.push(format!(
+                    "{}: no answer, but its probes left the node by {}: not blocked at the node",
+                    target.label(),
+                    requests_left.join(", ")
+                ));
+            } else {
+                blocked_by = Some(match outcome.unreachable {
+                    Some((_, code)) => unreachable_name(code),
+                    None if outcome.error.as_deref() == Some("unreachable") => {
+                        "icmp unreachable".to_string()
+                    }
+                    None if !to_egress.is_empty() => "dropped beyond the node".to_string(),
+                    None => "no answer".to_string(),
+                });
+            }
+        }
         // A leak probe that sent nothing (its workload's veth gone, say) proves nothing.
-        if target.expect == Expect::None && outcome.sent == 0 {
+        if target.expect != Expect::Reply && outcome.sent == 0 {
             passed = false;
             problems.push(format!(
-                "{}: no probe was sent{}, so no leak could be seen: a probe that sent nothing \
-                 proves nothing",
+                "{}: no probe was sent{}, so {}: a probe that sent nothing proves nothing",
                 target.label(),
                 outcome
                     .error
                     .as_deref()
                     .map(|e| format!(" ({e})"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if target.expect == Expect::None {
+                    "no leak could be seen"
+                } else {
+                    "blocking was not observed"
+                }
             ));
         }
         let forbidden_hits = captures
@@ -278,6 +366,13 @@ pub fn build(
                 .map(|(name, _, _)| name.clone())
                 .collect(),
             passed,
+            size: target.size.map(|size| match size {
+                Size::Bytes(bytes) => serde_json::json!(bytes),
+                Size::Mtu => serde_json::json!("mtu"),
+            }),
+            blocked_by,
+            frag_needed_mtu,
+            answered_by,
         });
     }
     for interface in interfaces
@@ -410,6 +505,28 @@ fn leak(interface: &InterfaceReport) -> String {
     )
 }
 
+fn size_text(size: Option<Size>) -> String {
+    match size {
+        Some(Size::Bytes(bytes)) => bytes.to_string(),
+        Some(Size::Mtu) => "the VNet's MTU".to_string(),
+        None => "small".to_string(),
+    }
+}
+
+/// An ICMP destination-unreachable code in words, as `blocked_by` says it.
+pub fn unreachable_name(code: u8) -> String {
+    match code {
+        0 => "icmp net-unreachable".into(),
+        1 => "icmp host-unreachable".into(),
+        2 => "icmp protocol-unreachable".into(),
+        3 => "icmp port-unreachable".into(),
+        9 => "icmp net-prohibited".into(),
+        10 => "icmp host-prohibited".into(),
+        13 => "icmp admin-prohibited".into(),
+        code => format!("icmp unreachable code {code}"),
+    }
+}
+
 fn rtt(samples: &[f64]) -> Option<Rtt> {
     if samples.is_empty() {
         return None;
@@ -423,4 +540,139 @@ fn rtt(samples: &[f64]) -> Option<Rtt> {
         avg: round(avg),
         max: round(max),
     })
+}
+
+/// One probe's result in the run's `probes` list: the tenant, its workload, its targets'
+/// verdicts and how blocked ones were blocked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbeResult {
+    #[serde(flatten)]
+    pub placement: Placement,
+    /// The probe's own: its targets and its captures.
+    pub verdict: Verdict,
+    /// The probe's findings in words, the tenant named first.
+    pub msg: String,
+    pub targets: Vec<ProbeTarget>,
+    /// The captured interfaces, as the single form's `interfaces`.
+    pub interfaces: Vec<InterfaceReport>,
+}
+
+/// One target of a probe, as `probes[].targets` shows it: the single form's keys, its
+/// verdict, and its answers counted as `replies` (the same number as `received`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbeTarget {
+    #[serde(flatten)]
+    pub report: TargetReport,
+    pub verdict: Verdict,
+    pub replies: u32,
+}
+
+/// Where a probe's workload sat: the tenant's name, its VRF (or, later, bridge and VLAN),
+/// VNet, address, gateway and the node end of its veth (gone when the task returns).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    pub name: String,
+    pub vrf: Option<String>,
+    pub bridge: Option<String>,
+    pub vlan: Option<u16>,
+    pub vnet: String,
+    pub address: String,
+    pub gateway: String,
+    pub interface: String,
+}
+
+/// The probe's entry of `probes` from its report.
+pub fn probe_result(placement: Placement, report: &Report) -> ProbeResult {
+    let name = &placement.name;
+    let msg = match report.verdict {
+        Verdict::Passed => format!(
+            "{name}: {} target{} as expected from {} on {}",
+            report.targets.len(),
+            if report.targets.len() == 1 { "" } else { "s" },
+            placement.address,
+            placement.vnet
+        ),
+        _ => format!("{name}: {}", report.problems.join("; ")),
+    };
+    ProbeResult {
+        msg,
+        verdict: report.verdict,
+        targets: report
+            .targets
+            .iter()
+            .map(|t| ProbeTarget {
+                verdict: if t.passed {
+                    Verdict::Passed
+                } else {
+                    Verdict::Failed
+                },
+                replies: t.received,
+                report: t.clone(),
+            })
+            .collect(),
+        interfaces: report.interfaces.clone(),
+        placement,
+    }
+}
+
+/// The run's result over its probes: the worst verdict, one message line per probe that did
+/// not pass (the tenant first), every problem named by its tenant, the capture's health.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunReport {
+    pub verdict: Verdict,
+    pub probes: Vec<ProbeResult>,
+    pub capture: CaptureHealth,
+    pub problems: Vec<String>,
+}
+
+pub fn run_report(probes: Vec<ProbeResult>, reports: &[Report]) -> RunReport {
+    let verdict = probes
+        .iter()
+        .map(|p| p.verdict)
+        .max_by_key(|v| match v {
+            Verdict::Passed => 0,
+            Verdict::Inconclusive => 1,
+            Verdict::Failed => 2,
+        })
+        .unwrap_or(Verdict::Passed);
+    let mut overflowed: Vec<String> = Vec::new();
+    for report in reports {
+        for name in &report.capture.overflowed {
+            if !overflowed.contains(name) {
+                overflowed.push(name.clone());
+            }
+        }
+    }
+    let capture = CaptureHealth {
+        dropped: reports.iter().map(|r| r.capture.dropped).max().unwrap_or(0),
+        overflowed,
+    };
+    let problems = probes
+        .iter()
+        .zip(reports)
+        .flat_map(|(p, report)| {
+            report
+                .problems
+                .iter()
+                .map(move |line| format!("{}: {line}", p.placement.name))
+        })
+        .collect();
+    RunReport {
+        verdict,
+        probes,
+        capture,
+        problems,
+    }
+}
+
+impl RunReport {
+    /// One line per probe that did not pass, its tenant first.
+    pub fn msg(&self) -> String {
+        self.probes
+            .iter()
+            .filter(|p| p.verdict != Verdict::Passed)
+            .map(|p| p.msg.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
 }

@@ -11,6 +11,7 @@ use deevnet_runtime::file_policy::FileLock;
 use deevnet_runtime::netlink::{Netlink, NetlinkError, OperState};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
+use std::net::IpAddr;
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, Instant};
 
@@ -66,7 +67,10 @@ pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), Failure> {
                 plan.vnet.name
             ))
         })?;
-    let host = plan.address.addr();
+    // IPv6 workloads check their address by their own DAD (see `wait_for_dad`).
+    let (IpAddr::V4(host), IpAddr::V4(gateway)) = (plan.address.addr(), plan.gateway) else {
+        return Ok(());
+    };
     if let Some(owner) = arp::who_has(plan.vnet.index, mac, host)? {
         return Err(Failure::new(format!(
             "address: {host} is in use on {} (answered ARP from {}); give an unused address in \
@@ -75,7 +79,7 @@ pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), Failure> {
             arp::format_mac(owner)
         )));
     }
-    if !plan.gateway_is_node && arp::who_has(plan.vnet.index, mac, plan.gateway)?.is_none() {
+    if !plan.gateway_is_node && arp::who_has(plan.vnet.index, mac, gateway)?.is_none() {
         return Err(Failure::new(format!(
             "gateway: {} is neither the node's address on {} nor answers ARP there; give the \
              router of the tenant's subnet, or leave gateway out for the node's own address",
@@ -85,17 +89,221 @@ pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The probe itself. Every way out removes the veth pair: explicitly on success and on errors
-/// (the guard), and by the kernel with the namespace when the process dies.
+/// The ARP checks of every probe ([`check_on_vnet`]) at once, each on a thread of its own:
+/// 3 s in all, whatever the probe count. The first refusal, `name`d by `label`.
+pub fn check_all_on_vnet(
+    plans: &[Plan],
+    node: &NodeFacts,
+    label: impl Fn(usize) -> String,
+) -> Result<(), Failure> {
+    std::thread::scope(|scope| {
+        let checks: Vec<_> = plans
+            .iter()
+            .map(|plan| {
+                scope.spawn(move || {
+                    // A tagged workload's VLAN is not the bridge's own: it asks from inside;
+                    // an IPv6 workload's address is checked by its own DAD.
+                    if plan.vlan.is_some() || plan.address.addr().is_ipv6() {
+                        Ok(())
+                    } else {
+                        check_on_vnet(plan, node)
+                    }
+                })
+            })
+            .collect();
+        for (i, check) in checks.into_iter().enumerate() {
+            check
+                .join()
+                .map_err(|_| Failure::new("an ARP check's thread panicked"))?
+                .map_err(|e| Failure::new(format!("{}{}", label(i), e.msg)))?;
+        }
+        Ok(())
+    })
+}
+
+/// One probe's workload while it exists.
+struct Workload<'a> {
+    namespace: Namespace,
+    guard: VethGuard<'a>,
+    node_end: String,
+    inside_end: String,
+    index: u32,
+}
+
+/// What one probe found, and the node end of its veth (gone by now).
+pub struct Probed {
+    pub report: Report,
+    pub interface: String,
+}
+
+/// Every probe of the run at once. Every way out removes every veth pair: explicitly on
+/// success and on errors (the guards), and by the kernel with the namespaces when the
+/// process dies. `listed`: the `probes` form (veth names per probe, messages naming it by
+/// `label`).
 pub fn probe(
     netlink: &Netlink,
+    plans: &[Plan],
+    node: &NodeFacts,
+    mark: &Mark,
+    listed: bool,
+    label: impl Fn(usize) -> String,
+) -> Result<Vec<Probed>, Failure> {
+    let pid = std::process::id();
+    let named = |i: usize, failure: Failure| Failure::new(format!("{}{}", label(i), failure.msg));
+    let mut workloads: Vec<Workload> = Vec::with_capacity(plans.len());
+    for (i, plan) in plans.iter().enumerate() {
+        let names = if listed {
+            workload::probe_veth_names(pid, i)
+        } else {
+            workload::veth_names(pid)
+        };
+        let workload = make_workload(netlink, plan, node, mark, names).map_err(|e| named(i, e))?;
+        workloads.push(workload);
+    }
+    // The workloads' links come up at once: one wait, not one per probe.
+    let configuring: Vec<_> = workloads
+        .iter()
+        .zip(plans)
+        .map(|(workload, plan)| {
+            let (address, gateway, mtu) = (plan.address, plan.gateway, plan.mtu);
+            let (inside, tagged) = (workload.inside_end.clone(), plan.vlan.is_some());
+            workload.namespace.spawn(move || -> Result<(), Failure> {
+                configure_workload(&inside, address, gateway, mtu)?;
+                match (address.addr(), gateway) {
+                    (IpAddr::V6(host), _) => wait_for_dad(&inside, host)?,
+                    (IpAddr::V4(host), IpAddr::V4(gateway)) if tagged => {
+                        check_from_inside(&inside, host, gateway)?
+                    }
+                    _ => {}
+                }
+                Ok(())
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    for (i, handle) in configuring.into_iter().enumerate() {
+        workload::join(handle)
+            .map_err(|e| named(i, e))?
+            .map_err(|e| named(i, e))?;
+    }
+
+    let settings: Vec<probe::Settings> = plans
+        .iter()
+        .map(|plan| probe::Settings {
+            workload: plan.address.addr(),
+            count: plan.count,
+            timeout: Duration::from_secs(plan.timeout_secs.into()),
+            mtu: plan.mtu.min(u32::from(u16::MAX)) as u16,
+        })
+        .collect();
+    // The echo identifiers mark this run's pings, also once SNAT replaced their source; the
+    // ports and nonce are chosen now, so the capture recognizes the probes from their first
+    // frame.
+    let per_probe: Vec<(&[crate::params::Target], probe::Settings)> = plans
+        .iter()
+        .zip(&settings)
+        .map(|(plan, settings)| (&plan.targets[..], *settings))
+        .collect();
+    let identities = probe::identities(&per_probe, (pid & 0xffff) as u16)?;
+    // The links of the first read (no second dump): the probes' veths are not among them, so
+    // none is watched, and each is added to the unwatched ones by its index, first, as it
+    // carries every frame of its workload.
+    let recognizers: Vec<capture::Recognizer> = plans
+        .iter()
+        .zip(&workloads)
+        .zip(&identities)
+        .map(|((plan, workload), identity)| capture::Recognizer {
+            watched: capture::watched(plan, &node.links, workload.index),
+            targets: plan.targets.clone(),
+            markers: identity.markers.clone(),
+        })
+        .collect();
+    let mut unwatched: Vec<u32> = workloads.iter().map(|w| w.index).collect();
+    unwatched.extend(node.links.iter().map(|link| link.index).filter(|index| {
+        !recognizers
+            .iter()
+            .any(|r| r.watched.iter().any(|(i, _)| i.index == *index))
+    }));
+    let markers: Vec<_> = identities.iter().map(|i| i.markers.clone()).collect();
+    let socket = CaptureSocket::open(&markers, &unwatched)?;
+    let captures = capture::start(socket, recognizers);
+    let probing: Vec<_> = workloads
+        .iter()
+        .zip(plans)
+        .zip(settings.iter().zip(&identities))
+        .map(|((workload, plan), (settings, identity))| {
+            let (targets, settings, identity) = (plan.targets.clone(), *settings, identity.clone());
+            workload
+                .namespace
+                .spawn(move || probe::run_all(&targets, settings, &identity))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut outcomes = Vec::with_capacity(plans.len());
+    for (i, handle) in probing.into_iter().enumerate() {
+        outcomes.push(workload::join(handle).map_err(|e| named(i, e))?);
+    }
+    let captured = captures.finish()?;
+    let interfaces = remove_all(netlink, workloads)?;
+    let mut probed = Vec::with_capacity(plans.len());
+    for (((interface, plan), outcomes), (captured, identity)) in interfaces
+        .into_iter()
+        .zip(plans)
+        .zip(outcomes)
+        .zip(captured.into_iter().zip(&identities))
+    {
+        probed.push(Probed {
+            report: report::build(
+                &plan.targets,
+                &outcomes,
+                &captured.captures,
+                captured.dropped,
+                &identity.markers,
+            ),
+            interface,
+        });
+    }
+    Ok(probed)
+}
+
+/// How long the kernel may take to tear the workloads' namespaces down before their veths are
+/// deleted one by one.
+const TEARDOWN_WAIT: Duration = Duration::from_secs(5);
+
+/// Removes every workload; the node ends' names. The namespaces go first: the kernel
+/// unregisters all their veths in one batch, where deleting them one by one costs a
+/// network-wide RCU wait each (some 35 ms: 3.5 s for 100 probes). Then the run waits until
+/// the node lists none of them, and deletes whatever is still there and carries its mark.
+fn remove_all(netlink: &Netlink, workloads: Vec<Workload>) -> Result<Vec<String>, Failure> {
+    let mut guards = Vec::with_capacity(workloads.len());
+    let mut names = Vec::with_capacity(workloads.len());
+    for workload in workloads {
+        drop(workload.namespace);
+        names.push(workload.node_end);
+        guards.push(workload.guard);
+    }
+    let started = Instant::now();
+    while started.elapsed() < TEARDOWN_WAIT {
+        let links = netlink.links()?;
+        if names.iter().all(|name| links.by_name(name).is_none()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for guard in guards {
+        guard.remove()?;
+    }
+    Ok(names)
+}
+
+/// One probe's namespace and veth, marked and attached to its VNet.
+fn make_workload<'a>(
+    netlink: &'a Netlink,
     plan: &Plan,
     node: &NodeFacts,
     mark: &Mark,
-) -> Result<(Report, String), Failure> {
+    (node_end, inside_end): (String, String),
+) -> Result<Workload<'a>, Failure> {
     let pid = std::process::id();
-    let (node_end, inside_end) = workload::veth_names(pid);
-    let namespace = Namespace::new()?;
+    let namespace = Namespace::new(plan.address.addr().is_ipv6())?;
     node::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|error| {
         if error.errno() != Some(libc::EEXIST) {
             return Failure::from(error);
@@ -108,59 +316,42 @@ pub fn probe(
         ))
     })?;
     let guard = VethGuard::new(netlink, node_end.clone(), mark);
-    let node_index = node::link_by_name(netlink, &node_end)?
+    let index = node::link_by_name(netlink, &node_end)?
         .map(|link| link.index)
         .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
-    node::set_alias(netlink, node_index, &mark.alias())?;
+    node::set_alias(netlink, index, &mark.alias())?;
     // Like a VM's tap on Proxmox: no IPv6 of the node's own on the port (no DAD, no router
     // solicitation on the tenant's VNet). A /proc/sys that refuses leaves only that noise.
     let _ = SysctlKey::ipv6_conf(&node_end, "disable_ipv6").write("1");
-    node::attach(netlink, node_index, plan.vnet.index)
+    node::attach(netlink, index, plan.vnet.index, plan.mtu)
         .map_err(|error| attach_failure(error, plan, node))?;
-
-    let (address, gateway) = (plan.address, plan.gateway);
-    let inside = inside_end.clone();
-    namespace.run(move || configure_workload(&inside, address, gateway))??;
-
-    let settings = probe::Settings {
-        workload: plan.address.addr(),
-        count: plan.count,
-        timeout: Duration::from_secs(plan.timeout_secs.into()),
-    };
-    // The echo identifier marks this run's pings, also once SNAT replaced their source; the
-    // ports and nonce are chosen now, so the capture recognizes the probe from its first frame.
-    let icmp_id = (pid & 0xffff) as u16;
-    let identity = probe::identity(&plan.targets, settings, icmp_id)?;
-    // The links of the first read (no second dump): the probe's veth is not among them, so it
-    // is added to the unwatched ones by its index, first, as it carries every workload frame.
-    let watched = capture::watched(plan, &node.links, node_index);
-    let mut unwatched = vec![node_index];
-    unwatched.extend(capture::unwatched(&node.links, &watched));
-    let socket = CaptureSocket::open(&identity.markers, &unwatched)?;
-    let captures = capture::start(
-        socket,
-        capture::Recognizer {
-            watched,
-            targets: plan.targets.clone(),
-            markers: identity.markers.clone(),
-        },
-    );
-    let targets = plan.targets.clone();
-    let probing = identity.clone();
-    let outcomes = namespace.run(move || probe::run_all(&targets, settings, &probing))?;
-    let captured = captures.finish()?;
-    guard.remove()?;
-    drop(namespace);
-    Ok((
-        report::build(
-            &plan.targets,
-            &outcomes,
-            &captured.captures,
-            captured.dropped,
-            &identity.markers,
-        ),
+    if let Some(vlan) = plan.vlan {
+        tag_port(netlink, index, vlan)?;
+    }
+    Ok(Workload {
+        namespace,
+        guard,
         node_end,
-    ))
+        inside_end,
+        index,
+    })
+}
+
+/// Makes the workload's port an untagged member of `vlan` only (its PVID), as Proxmox does
+/// with a VM's `tag=VLAN` NIC: the bridge's default PVID the port got on attach goes.
+fn tag_port(netlink: &Netlink, port: u32, vlan: u16) -> Result<(), Failure> {
+    let defaults: Vec<u16> = netlink
+        .bridge_vlans()?
+        .iter()
+        .filter(|p| p.index == port)
+        .flat_map(|p| p.vlans.iter().flat_map(|v| v.start..=v.end))
+        .filter(|vid| *vid != vlan)
+        .collect();
+    for vid in defaults {
+        netlink.bridge_port_vlan_del(port, vid)?;
+    }
+    netlink.bridge_port_vlan_add_pvid(port, vlan)?;
+    Ok(())
 }
 
 /// The attach error in the operator's words: a full bridge says `Exchange full` (EXFULL).
@@ -180,13 +371,80 @@ fn attach_failure(error: NetlinkError, plan: &Plan, node: &NodeFacts) -> Failure
 /// BR_MAX_PORTS − 1: port number 0 is reserved.
 const BRIDGE_MAX_PORTS: usize = 1023;
 
+/// A tagged workload's refusals, asked from inside (its VLAN is not the bridge's own): its
+/// address must not answer ARP, its gateway must.
+/// How long an IPv6 workload's duplicate address detection may take (one solicitation, a
+/// second's wait, as the workload's sysctls set it).
+const DAD_WAIT: Duration = Duration::from_secs(4);
+
+/// An IPv6 workload's address-in-use check: its own duplicate address detection (a neighbor
+/// solicitation from ::, which any owner of the address answers), ND's ARP probe.
+fn wait_for_dad(dev: &str, host: std::net::Ipv6Addr) -> Result<(), Failure> {
+    let netlink = Netlink::connect()?;
+    let index = netlink
+        .links()?
+        .by_name(dev)
+        .map(|link| link.index)
+        .ok_or_else(|| Failure::new(format!("{dev} vanished from the workload")))?;
+    let started = Instant::now();
+    loop {
+        match node::dad_outcome(&netlink, index, host.into())? {
+            Some(true) => {
+                return Err(Failure::new(format!(
+                    "address: {host} is in use on the VNet (duplicate address detection: \
+                     another host answered the neighbor solicitation); give an unused address \
+                     in the tenant's subnet"
+                )))
+            }
+            Some(false) => return Ok(()),
+            None if started.elapsed() > DAD_WAIT => {
+                return Err(Failure::new(format!(
+                    "address: duplicate address detection of {host} did not finish within {}s",
+                    DAD_WAIT.as_secs()
+                )))
+            }
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+fn check_from_inside(
+    dev: &str,
+    address: std::net::Ipv4Addr,
+    gateway: std::net::Ipv4Addr,
+) -> Result<(), Failure> {
+    let links = Netlink::connect()?.links()?;
+    let link = links
+        .by_name(dev)
+        .ok_or_else(|| Failure::new(format!("{dev} vanished from the workload")))?;
+    let mac = link
+        .mac
+        .as_deref()
+        .and_then(arp::parse_mac)
+        .ok_or_else(|| Failure::new(format!("{dev} has no Ethernet address to ask ARP from")))?;
+    if let Some(owner) = arp::who_has(link.index, mac, address)? {
+        return Err(Failure::new(format!(
+            "address: {address} is in use on the VLAN (answered ARP from {}); give an unused \
+             address in the tenant's subnet",
+            arp::format_mac(owner)
+        )));
+    }
+    if arp::who_has(link.index, mac, gateway)?.is_none() {
+        return Err(Failure::new(format!(
+            "gateway: {gateway} does not answer ARP on the VLAN; give the tenant's router there"
+        )));
+    }
+    Ok(())
+}
+
 fn configure_workload(
     dev: &str,
-    address: ipnet::Ipv4Net,
-    gateway: std::net::Ipv4Addr,
+    address: ipnet::IpNet,
+    gateway: IpAddr,
+    mtu: u32,
 ) -> Result<(), NetlinkError> {
     let netlink = Netlink::connect()?;
-    node::configure_inside(&netlink, dev, address, gateway)?;
+    node::configure_inside(&netlink, dev, address, gateway, mtu)?;
     let started = Instant::now();
     loop {
         let links = netlink.links()?;

@@ -6,10 +6,10 @@
 //! What is VRF-specific is [`Vrf`] alone: which interfaces belong to the tenant. The name
 //! `default` is the main table (VNets of a Proxmox "simple" zone, which have no VRF device).
 
-use crate::params::{Request, Target, DEFAULT_VRF};
+use crate::params::{Request, Size, Tagged, Target, DEFAULT_VRF};
 use deevnet_runtime::netlink::{Link, Links};
-use ipnet::Ipv4Net;
-use std::net::Ipv4Addr;
+use ipnet::IpNet;
+use std::net::IpAddr;
 
 /// What the checks read from the node: its links and its IPv4 addresses.
 #[derive(Debug, Clone)]
@@ -22,7 +22,7 @@ pub struct NodeFacts {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NodeAddress {
     pub index: u32,
-    pub net: Ipv4Net,
+    pub net: IpNet,
 }
 
 /// An interface by index and name.
@@ -93,9 +93,9 @@ impl Vrf {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
     pub vrf: Vrf,
-    pub address: Ipv4Net,
+    pub address: IpNet,
     pub vnet: Interface,
-    pub gateway: Ipv4Addr,
+    pub gateway: IpAddr,
     /// Whether the gateway is one of the node's own addresses on the VNet (else it is checked
     /// for an ARP answer before anything is created).
     pub gateway_is_node: bool,
@@ -104,12 +104,16 @@ pub struct Plan {
     pub timeout_secs: u32,
     pub forbidden: Vec<Interface>,
     pub egress: Option<Interface>,
+    /// The VNet's MTU: the workload's too, as a VM's NIC on it would have.
+    pub mtu: u32,
+    /// A tagged workload: the VLAN it is in on `vnet`, a VLAN-aware bridge (no VRF on the
+    /// node; the gateway is off the node, checked by ARP from the workload itself).
+    pub vlan: Option<u16>,
 }
 
 /// Checks the request against the node; the error names the option, the value and the fix.
 pub fn resolve(request: &Request, node: &NodeFacts) -> Result<Plan, String> {
     let links = &node.links;
-    let vrf = Vrf::find(links, &request.vrf)?;
     let host = request.address.addr();
     if let Some(owner) = node.addresses.iter().find(|a| a.net.addr() == host) {
         return Err(format!(
@@ -118,6 +122,20 @@ pub fn resolve(request: &Request, node: &NodeFacts) -> Result<Plan, String> {
             links.name_of(owner.index)
         ));
     }
+    if let Some(tagged) = &request.tagged {
+        let bridge = tagged_bridge(links, tagged)?;
+        let gateway = request
+            .gateway
+            .ok_or("gateway: required with bridge and vlan (the router is off the node)")?;
+        return plan(
+            request,
+            node,
+            (Vrf::Main, bridge, request.address.trunc()),
+            (gateway, false),
+            Some(tagged.vlan),
+        );
+    }
+    let vrf = Vrf::find(links, &request.vrf)?;
     let (vnet, subnet) = vnet_of(request, node, &vrf)?;
     if subnet.prefix_len() != request.address.prefix_len() {
         return Err(format!(
@@ -128,13 +146,13 @@ pub fn resolve(request: &Request, node: &NodeFacts) -> Result<Plan, String> {
             subnet.prefix_len()
         ));
     }
-    let vnet_addresses: Vec<Ipv4Addr> = node
+    let vnet_addresses: Vec<IpAddr> = node
         .addresses
         .iter()
         .filter(|a| a.index == vnet.index && a.net.contains(&host))
         .map(|a| a.net.addr())
         .collect();
-    let (gateway, gateway_is_node) = match request.gateway {
+    let gateway = match request.gateway {
         Some(gateway) => (gateway, vnet_addresses.contains(&gateway)),
         None => (
             *vnet_addresses.first().ok_or_else(|| {
@@ -148,9 +166,61 @@ pub fn resolve(request: &Request, node: &NodeFacts) -> Result<Plan, String> {
             true,
         ),
     };
+    plan(request, node, (vrf, vnet, subnet), gateway, None)
+}
+
+/// The bridge of a tagged workload: it must exist, be a bridge, and filter VLANs.
+fn tagged_bridge(links: &Links, tagged: &Tagged) -> Result<Interface, String> {
+    let (name, vlan) = (&tagged.bridge, tagged.vlan);
+    let link = links.by_name(name).ok_or_else(|| {
+        format!(
+            "bridge: {name} does not exist on this node; give the VLAN-aware bridge the \
+             tenant's VMs are on (e.g. vmbr1)"
+        )
+    })?;
+    if link.kind.as_deref() != Some("bridge") {
+        return Err(format!(
+            "bridge: {name} is not a bridge ({}); give the VLAN-aware bridge a VM's tag={vlan} \
+             NIC would be a port of",
+            link.kind.as_deref().unwrap_or("plain interface")
+        ));
+    }
+    if link.bridge.and_then(|b| b.vlan_filtering) != Some(true) {
+        return Err(format!(
+            "vlan: {vlan} given, but bridge {name} is not VLAN-aware (vlan_filtering is off); \
+             give a VLAN-aware bridge (bridge-vlan-aware yes), or probe the tenant through its \
+             VRF (vrf)"
+        ));
+    }
+    Ok(Interface::of(link))
+}
+
+/// The plan on `vnet` (in `vrf`, holding `subnet`), with `gateway` (and whether it is the
+/// node's): the targets, sizes and interfaces checked.
+fn plan(
+    request: &Request,
+    node: &NodeFacts,
+    (vrf, vnet, subnet): (Vrf, Interface, IpNet),
+    (gateway, gateway_is_node): (IpAddr, bool),
+    vlan: Option<u16>,
+) -> Result<Plan, String> {
+    let links = &node.links;
+    let mtu = links
+        .by_index(vnet.index)
+        .and_then(|link| link.mtu)
+        .unwrap_or(1500);
     for (i, target) in request.targets.iter().enumerate() {
         let location = format!("targets[{i}]");
         check_target(&location, target, node)?;
+        if let Some(Size::Bytes(size)) = target.size {
+            if u32::from(size) > mtu {
+                return Err(format!(
+                    "{location}.size: {size} is above the MTU of {} ({mtu}); a VM there \
+                     cannot send it: give at most {mtu}, or size: mtu",
+                    vnet.name
+                ));
+            }
+        }
         if subnet.contains(&target.address) {
             // Answered by a neighbour on the same bridge, it never leaves the node: its
             // replies would read as egress.
@@ -184,22 +254,37 @@ pub fn resolve(request: &Request, node: &NodeFacts) -> Result<Plan, String> {
             vnet_forbidden.name
         ));
     }
+    // `size: mtu` is the VNet's, in bytes from here on: the capture tells full-size probes by
+    // their length.
+    let targets = request
+        .targets
+        .iter()
+        .map(|target| Target {
+            size: target.size.map(|size| match size {
+                Size::Mtu => Size::Bytes(mtu.min(u32::from(u16::MAX)) as u16),
+                bytes => bytes,
+            }),
+            ..*target
+        })
+        .collect();
     Ok(Plan {
         vrf,
         address: request.address,
         vnet,
         gateway,
         gateway_is_node,
-        targets: request.targets.clone(),
+        targets,
         count: request.count,
         timeout_secs: request.timeout_secs,
         forbidden,
         egress,
+        mtu,
+        vlan,
     })
 }
 
 /// The bridge to attach to and the subnet on it that holds the address.
-fn vnet_of(request: &Request, node: &NodeFacts, vrf: &Vrf) -> Result<(Interface, Ipv4Net), String> {
+fn vnet_of(request: &Request, node: &NodeFacts, vrf: &Vrf) -> Result<(Interface, IpNet), String> {
     let links = &node.links;
     let host = request.address.addr();
     let subnet_on = |link: &Link| {
@@ -287,7 +372,7 @@ fn check_target(location: &str, target: &Target, node: &NodeFacts) -> Result<(),
     if let Some(subnet) = node
         .addresses
         .iter()
-        .find(|a| a.net.prefix_len() < 31 && a.net.broadcast() == address)
+        .find(|a| a.net.addr().is_ipv4() && a.net.prefix_len() < 31 && a.net.broadcast() == address)
     {
         return Err(format!(
             "{location}.address: {address} is the broadcast address of {} (on {}); probes go \

@@ -30,6 +30,19 @@ pub fn veth_names(pid: u32) -> (String, String) {
     )
 }
 
+/// The veth ends of probe `index` of a run of many (`probes`) with process id `pid`:
+/// `dvp<pid>p<index>` and `dvp<pid>p<index>w`, within the kernel's 15 characters for any
+/// process id (at most 7 digits) and probe index (below MAX_PROBES, 3 digits).
+pub fn probe_veth_names(pid: u32, index: usize) -> (String, String) {
+    (
+        format!("{LISTED_PREFIX}{pid}p{index}"),
+        format!("{LISTED_PREFIX}{pid}p{index}w"),
+    )
+}
+
+/// The prefix of the interfaces of a run of many probes.
+pub const LISTED_PREFIX: &str = "dvp";
+
 /// Who made a probe interface, written into its alias (IFLA_IFALIAS, which only a user with
 /// CAP_NET_ADMIN over the node's namespace can set): enough to tell, later and from another
 /// process, whether that run is over.
@@ -178,24 +191,43 @@ pub struct Namespace {
 }
 
 impl Namespace {
-    /// A new namespace with IPv6 off (the workload sends IPv4 probes and nothing else: no
-    /// router solicitation, no duplicate address detection on the tenant's VNet).
-    pub fn new() -> Result<Namespace, Failure> {
-        std::thread::spawn(|| {
+    /// A new namespace. An IPv4 workload has IPv6 off (it sends IPv4 probes and nothing else:
+    /// no router solicitation, no duplicate address detection on the tenant's VNet). An IPv6
+    /// one (`ipv6`) has it on, but learns nothing from routers (no RA, no autoconf, no router
+    /// solicitation), has no link-local address, and runs one DAD solicitation for its
+    /// address: what it sends is that, its neighbor discovery and the probes.
+    pub fn new(ipv6: bool) -> Result<Namespace, Failure> {
+        std::thread::spawn(move || {
             nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET).map_err(|e| {
                 Failure::new(format!("creating the workload's network namespace: {e}"))
             })?;
+            let settings: &[(&str, &str)] = if ipv6 {
+                &[
+                    ("disable_ipv6", "0"),
+                    ("accept_ra", "0"),
+                    ("autoconf", "0"),
+                    ("router_solicitations", "0"),
+                    ("addr_gen_mode", "1"),
+                    ("accept_dad", "1"),
+                    ("dad_transmits", "1"),
+                ]
+            } else {
+                &[("disable_ipv6", "1")]
+            };
             for key in ["all", "default"] {
-                let path = SysctlKey::ipv6_conf(key, "disable_ipv6").proc_path();
-                match std::fs::write(&path, "1") {
-                    // A kernel without IPv6 has nothing to switch off.
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(Failure::new(format!(
-                            "switching IPv6 off in the workload ({}): {e}",
-                            path.display()
-                        )))
+                for (name, value) in settings {
+                    let path = SysctlKey::ipv6_conf(key, name).proc_path();
+                    match std::fs::write(&path, value) {
+                        // A kernel without IPv6 has nothing to switch off.
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !ipv6 => {}
+                        Err(e) => {
+                            return Err(Failure::new(format!(
+                                "setting IPv6 up in the workload ({}): {e}",
+                                path.display()
+                            )))
+                        }
+                        Ok(()) => {}
                     }
-                    _ => {}
                 }
             }
             File::open("/proc/thread-self/ns/net")
@@ -216,18 +248,31 @@ impl Namespace {
         &self,
         body: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, Failure> {
+        join(self.spawn(body)?)
+    }
+
+    /// Starts `body` on a thread inside the namespace; [`join`] waits for it.
+    pub fn spawn<T: Send + 'static>(
+        &self,
+        body: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<std::thread::JoinHandle<Result<T, Failure>>, Failure> {
         let file = self
             .file
             .try_clone()
             .map_err(|e| Failure::new(format!("sharing the workload's namespace: {e}")))?;
-        std::thread::spawn(move || {
+        Ok(std::thread::spawn(move || {
             nix::sched::setns(&file, nix::sched::CloneFlags::CLONE_NEWNET)
                 .map_err(|e| Failure::new(format!("entering the workload's namespace: {e}")))?;
             Ok(body())
-        })
+        }))
+    }
+}
+
+/// What a thread [`Namespace::spawn`] started returned.
+pub fn join<T>(handle: std::thread::JoinHandle<Result<T, Failure>>) -> Result<T, Failure> {
+    handle
         .join()
         .map_err(|_| Failure::new("the workload's thread panicked"))?
-    }
 }
 
 /// The node end of the workload's veth; deleting it deletes the pair. Dropped on every way

@@ -3,10 +3,10 @@
 //! without one; its exit status and its output both count, because `vtysh -C` can exit 0
 //! and still print `Unknown command` (spec A.4).
 
-use std::io::Read;
+use deevnet_runtime::bounded_command::{self, NotFinished};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// Output that means the staged file was refused even when the exit status is 0.
 const REFUSAL_MARKERS: &[&str] = &[
@@ -19,6 +19,8 @@ const REFUSAL_MARKERS: &[&str] = &[
 
 /// How long a validate command may run before it is killed.
 const TIME_LIMIT: Duration = Duration::from_secs(120);
+/// How much of its output (each stream) is kept: enough for any refusal vtysh prints.
+const MAX_OUTPUT: u64 = 16 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Validator {
@@ -54,49 +56,38 @@ impl Validator {
             .map(|w| w.replace("%s", &staged))
             .collect();
         let program = &words[0];
-        let mut child = Command::new(program)
-            .args(&words[1..])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => format!(
-                    "validate='{}': `{program}` is not installed on this host (not found on PATH); install it (for vtysh: apt-get install frr) or drop validate. Nothing was written",
-                    self.text
-                ),
-                _ => format!("validate='{}': cannot run `{program}`: {e}. Nothing was written", self.text),
-            })?;
-        let stdout = drain(child.stdout.take());
-        let stderr = drain(child.stderr.take());
-        let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if started.elapsed() < TIME_LIMIT => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-                Ok(None) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(format!(
-                        "validate='{}' ran for more than {} s and was stopped. Nothing was written",
-                        self.text,
-                        TIME_LIMIT.as_secs()
-                    ));
-                }
-                Err(e) => {
-                    return Err(format!(
-                        "validate='{}': waiting for it failed: {e}",
-                        self.text
-                    ))
-                }
+        let done = bounded_command::run(
+            Command::new(program).args(&words[1..]),
+            TIME_LIMIT,
+            MAX_OUTPUT,
+        )
+        .map_err(|e| match e {
+            NotFinished::Spawn(e) if e.kind() == std::io::ErrorKind::NotFound => format!(
+                "validate='{}': `{program}` is not installed on this host (not found on PATH); install it (for vtysh: apt-get install frr) or drop validate. Nothing was written",
+                self.text
+            ),
+            NotFinished::Spawn(e) => {
+                format!("validate='{}': cannot run `{program}`: {e}. Nothing was written", self.text)
             }
-        };
+            NotFinished::TimedOut => format!(
+                "validate='{}' ran for more than {} s and was stopped. Nothing was written",
+                self.text,
+                TIME_LIMIT.as_secs()
+            ),
+            NotFinished::Wait(e) => {
+                format!("validate='{}': waiting for it failed: {e}", self.text)
+            }
+            // `run` keeps running past the cap; named for completeness.
+            NotFinished::OverCap => format!(
+                "validate='{}' printed more than {MAX_OUTPUT} bytes. Nothing was written",
+                self.text
+            ),
+        })?;
+        let status = done.status;
         let output = format!(
             "{}{}",
-            stdout.join().unwrap_or_default(),
-            stderr.join().unwrap_or_default()
+            String::from_utf8_lossy(&done.stdout),
+            String::from_utf8_lossy(&done.stderr)
         );
         let output = output.trim();
         if !status.success() {
@@ -113,16 +104,6 @@ impl Validator {
         }
         Ok(())
     }
-}
-
-fn drain<R: Read + Send + 'static>(source: Option<R>) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut source) = source {
-            let _ = source.read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
 }
 
 #[cfg(test)]

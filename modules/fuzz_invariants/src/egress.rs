@@ -37,9 +37,21 @@ pub fn check_frame(data: &[u8]) {
     let (targets, markers) = (targets(), markers());
     let parsed = Packet::parse(bytes);
     if let Some(packet) = parsed {
-        assert!(bytes.len() >= 20 && bytes[0] >> 4 == 4, "{bytes:02x?}");
-        assert_eq!(packet.source.octets(), bytes[12..16]);
-        assert_eq!(packet.destination.octets(), bytes[16..20]);
+        let address = |range: std::ops::Range<usize>| -> std::net::IpAddr {
+            match range.len() {
+                4 => <[u8; 4]>::try_from(&bytes[range]).unwrap().into(),
+                _ => <[u8; 16]>::try_from(&bytes[range]).unwrap().into(),
+            }
+        };
+        if bytes[0] >> 4 == 6 {
+            assert!(bytes.len() >= 40, "{bytes:02x?}");
+            assert_eq!(packet.source, address(8..24));
+            assert_eq!(packet.destination, address(24..40));
+        } else {
+            assert!(bytes.len() >= 20 && bytes[0] >> 4 == 4, "{bytes:02x?}");
+            assert_eq!(packet.source, address(12..16));
+            assert_eq!(packet.destination, address(16..20));
+        }
         assert_eq!(packet.icmp.is_some(), packet.proto == Proto::Icmp);
         assert_eq!(packet.ports.is_some(), packet.proto != Proto::Icmp);
     }
@@ -90,6 +102,7 @@ pub fn check_frame(data: &[u8]) {
             received: 1,
             rtts_ms: vec![1.0],
             error: None,
+            ..ProbeOutcome::default()
         };
         targets.len()
     ];
@@ -126,6 +139,7 @@ pub fn check_icmp(data: &[u8]) {
             id: ICMP_ID,
             sequence,
             nonce: &NONCE,
+            padding: 0,
         };
         match echo_answer(data, &echo) {
             Some(EchoAnswer::Reply) => {
@@ -143,7 +157,7 @@ pub fn check_icmp(data: &[u8]) {
                     "the nonce came back"
                 );
             }
-            Some(EchoAnswer::Unreachable(from)) => {
+            Some(EchoAnswer::Unreachable(from, _)) | Some(EchoAnswer::FragNeeded(from, _)) => {
                 assert_eq!(from.octets(), data[12..16]);
             }
             None => {}
@@ -200,6 +214,8 @@ pub fn run_filter(program: &[Instruction], packet: &[u8], protocol: u16, ifindex
             },
             // ALU AND
             0x04 => a &= i.k,
+            // JA: the long jump past the IPv4 block.
+            0x05 if i.code & 0xf0 == 0x00 => pc += i.k as usize,
             0x05 => {
                 let taken = match i.code & 0xf0 {
                     0x10 => a == i.k,

@@ -1,9 +1,11 @@
 //! The checks, run on what was read ([`evaluate`]), and the slaves whose txvlan to switch off.
 
+use crate::fix;
+use crate::guest_ports::{self, GuestPortFinding, GuestPortsPolicy};
 use crate::observation::Observed;
 use crate::params::Request;
-use crate::report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
-use crate::stack::Stack;
+use crate::report::{Check, GuardReport, HopReport, LostTag, MtuReport, Report, SlaveReport};
+use crate::stack::{ParentKind, Stack};
 use crate::TAG_LEN;
 use deevnet_runtime::netlink::{FdbEntry, FdbState, Link, OperState, PortVlans};
 use std::collections::BTreeMap;
@@ -21,13 +23,52 @@ pub fn evaluate(request: &Request, stack: &Stack, observed: &Observed) -> Report
     check_trunks(request, stack, observed, &mut checks);
     let fdb_vlan1 = check_fdb(request, stack, observed, uplink_port, &mut checks);
     check_ipv6(stack, observed, &mut checks);
+    let guest_ports = check_guest_ports(request, stack, observed, &mut checks);
     Report {
         checks,
         slaves,
         mtu,
         fdb_vlan1,
         configured_slaves: observed.configured_slaves.clone(),
+        guest_ports,
+        guest_vlan_guard: GuardReport {
+            requested: request.guest_vlan_guard,
+            present: observed.ruleset.guard_installed(),
+            changed: observed.guard_changed,
+            commands: guest_ports::guard_commands(),
+        },
     }
+}
+
+/// Guest ports that can tag onto the uplink: always in the report (unless `ignore`), a failed
+/// check each with `fail` (with `warn`, the module warns instead).
+fn check_guest_ports(
+    request: &Request,
+    stack: &Stack,
+    observed: &Observed,
+    checks: &mut Vec<Check>,
+) -> Vec<GuestPortFinding> {
+    if request.guest_ports == GuestPortsPolicy::Ignore {
+        return Vec::new();
+    }
+    let findings = guest_ports::audit(stack, &observed.port_vlans, &observed.ruleset);
+    if request.guest_ports == GuestPortsPolicy::Fail {
+        for finding in &findings {
+            checks.push(
+                Check::new(
+                    format!("guest_port:{}", finding.port),
+                    false,
+                    format!(
+                        "VM {} ({} port on {}) cannot send 802.1Q/802.1ad frames onto the uplink",
+                        finding.vmid, finding.kind, finding.bridge
+                    ),
+                    format!("{}; {}", finding.vlans, finding.nftables),
+                )
+                .fix_with(finding.fix.clone()),
+            );
+        }
+    }
+    findings
 }
 
 fn check_stack(
@@ -49,13 +90,13 @@ fn check_stack(
             up,
             format!(
                 "{} up, a VLAN device with id {} on {}",
-                uplink.name, request.uplink_vlan, stack.bond.name
+                uplink.name, request.uplink_vlan, stack.parent.name
             ),
             format!(
                 "{} {protocol} id {} on {}, {}{}",
                 uplink.name,
                 request.uplink_vlan,
-                stack.bond.name,
+                stack.parent.name,
                 if uplink.admin_up {
                     "admin up"
                 } else {
@@ -64,10 +105,7 @@ fn check_stack(
                 format_args!(", oper {}", uplink.oper_state.name())
             ),
         )
-        .fix_with(format!(
-            "bring it up: ip link set {} up (and {} with its slaves)",
-            uplink.name, stack.bond.name
-        )),
+        .fix_with(fix::bring_up(&stack.parent.name, &uplink.name)),
     );
 
     let controller = uplink.controller;
@@ -84,10 +122,7 @@ fn check_stack(
                 None => "a port of no bridge".into(),
             },
         )
-        .fix_with(format!(
-            "ip link set {} master {}",
-            uplink.name, stack.bridge.name
-        )),
+        .fix_with(fix::bridge_port(&uplink.name, &stack.bridge.name)),
     );
 
     let filtering = stack.bridge.bridge.and_then(|b| b.vlan_filtering);
@@ -99,13 +134,11 @@ fn check_stack(
             match filtering {
                 Some(true) => "vlan_filtering 1".to_string(),
                 Some(false) => "vlan_filtering 0: the bridge ignores the inner tags".to_string(),
-                None => "no VLAN filtering reported: this kernel's bridge has no VLAN filtering".to_string(),
+                None => "no VLAN filtering reported: this kernel's bridge has no VLAN filtering"
+                    .to_string(),
             },
         )
-        .fix_with(format!(
-            "set bridge-vlan-aware yes on {} in /etc/network/interfaces and ifreload -a (or: ip link set {} type bridge vlan_filtering 1)",
-            stack.bridge.name, stack.bridge.name
-        )),
+        .fix_with(fix::vlan_filtering(&stack.bridge.name)),
     );
 
     checks.push(port_vlans_check(
@@ -156,16 +189,10 @@ fn port_vlans_check(
     }
     let mut fixes = Vec::new();
     if !missing.is_empty() {
-        fixes.push(format!(
-            "bridge vlan add dev {} vid {missing} (bridge-vids in /etc/network/interfaces)",
-            port.name
-        ));
+        fixes.push(fix::vlans_missing(&port.name, &missing.to_string()));
     }
     if !untagged.is_empty() {
-        fixes.push(format!(
-            "bridge vlan add dev {} vid {untagged} (tagged: without 'untagged')",
-            port.name
-        ));
+        fixes.push(fix::vlans_untagged(&port.name, &untagged.to_string()));
     }
     Check::new(
         name,
@@ -178,27 +205,28 @@ fn port_vlans_check(
 
 fn check_slaves(stack: &Stack, observed: &Observed, checks: &mut Vec<Check>) -> Vec<SlaveReport> {
     let feature = stack.txvlan_feature();
-    checks.push(
-        Check::new(
-            "bond_slaves",
-            !stack.slaves.is_empty(),
-            format!("{} has at least one slave", stack.bond.name),
-            if stack.slaves.is_empty() {
-                "no slave".to_string()
-            } else {
-                let names: Vec<&str> = stack.slaves.iter().map(|(l, _)| l.name.as_str()).collect();
-                format!(
-                    "{} ({})",
-                    names.join(", "),
-                    stack.bond_mode.as_deref().unwrap_or("mode unknown")
-                )
-            },
-        )
-        .fix_with(format!(
-            "enslave the uplink NICs: ip link set NIC master {}",
-            stack.bond.name
-        )),
-    );
+    // A single NIC is its own (only) NIC: there is no bond to enslave it to.
+    if stack.parent_kind == ParentKind::Bond {
+        checks.push(
+            Check::new(
+                "bond_slaves",
+                !stack.slaves.is_empty(),
+                format!("{} has at least one slave", stack.parent.name),
+                if stack.slaves.is_empty() {
+                    "no slave".to_string()
+                } else {
+                    let names: Vec<&str> =
+                        stack.slaves.iter().map(|(l, _)| l.name.as_str()).collect();
+                    format!(
+                        "{} ({})",
+                        names.join(", "),
+                        stack.bond_mode.as_deref().unwrap_or("mode unknown")
+                    )
+                },
+            )
+            .fix_with(fix::enslave(&stack.parent.name)),
+        );
+    }
     let mut reports = Vec::new();
     for (slave, role) in &stack.slaves {
         let state = observed.slaves.get(&slave.name);
@@ -207,25 +235,35 @@ fn check_slaves(stack: &Stack, observed: &Observed, checks: &mut Vec<Check>) -> 
         let who = format!(
             "{} ({}, driver {})",
             slave.name,
-            role_name.unwrap_or("role unknown"),
+            match stack.parent_kind {
+                ParentKind::Nic => "uplink NIC",
+                ParentKind::Bond => role_name.unwrap_or("role unknown"),
+            },
             driver.as_deref().unwrap_or("unknown")
         );
         let (ok, actual, fix) = match state {
             None => (false, format!("{who}: not read"), String::new()),
             Some(s) if !s.feature.active => (
                 true,
-                format!("{who}: off{}", if s.changed { " (switched off by this run)" } else { "" }),
+                format!(
+                    "{who}: off{}",
+                    if s.changed {
+                        " (switched off by this run)"
+                    } else {
+                        ""
+                    }
+                ),
                 String::new(),
             ),
             Some(s) if s.feature.changeable => (
                 false,
                 format!("{who}: on"),
-                format!("run with fix_txvlan=true, or ethtool -K {} txvlan off (persist it, e.g. in a post-up line)", slave.name),
+                fix::txvlan_off(&slave.name, feature),
             ),
             Some(_) => (
                 false,
                 format!("{who}: on [fixed]"),
-                format!("the driver cannot switch it off: move {} to a NIC whose driver can", slave.name),
+                fix::txvlan_fixed(&slave.name),
             ),
         };
         checks.push(
@@ -266,12 +304,11 @@ fn check_mtu(request: &Request, stack: &Stack, checks: &mut Vec<Check>) -> MtuRe
                     _ => "no MTU reported".to_string(),
                 },
             )
-            .fix_with(format!(
-                "raise the MTU of {} (and {} with its slaves) to {}, or lower zone_mtu to {}",
-                stack.uplink.name,
-                stack.bond.name,
+            .fix_with(fix::zone_mtu(
+                &stack.uplink.name,
+                &stack.parent_phrase(),
                 zone_mtu + TAG_LEN,
-                uplink_allows.unwrap_or(0)
+                uplink_allows.unwrap_or(0),
             )),
         );
     }
@@ -295,10 +332,7 @@ fn check_mtu(request: &Request, stack: &Stack, checks: &mut Vec<Check>) -> MtuRe
                     None => "no MTU reported".to_string(),
                 },
             )
-            .fix_with(format!(
-                "ip link set {} mtu {} (and mtu in /etc/network/interfaces)",
-                hop.link.name, hop.required
-            )),
+            .fix_with(fix::hop_mtu(&hop.link.name, hop.required)),
         );
         hops.insert(
             hop.link.name.clone(),
@@ -331,10 +365,7 @@ fn check_trunks(request: &Request, stack: &Stack, observed: &Observed, checks: &
                     None => "a port of no bridge".to_string(),
                 },
             )
-            .fix_with(format!(
-                "ip link set {} master {}",
-                trunk.name, stack.bridge.name
-            )),
+            .fix_with(fix::bridge_port(&trunk.name, &stack.bridge.name)),
         );
         let vlans = observed.port_vlans.iter().find(|p| p.index == trunk.index);
         checks.push(port_vlans_check(
@@ -388,13 +419,17 @@ fn check_fdb(
             format!(
                 "no MAC learned through {} in VLAN {} or untagged",
                 stack.uplink.name,
-                pvid.filter(|&p| p != 1).map(|p| format!("1/{p}")).unwrap_or_else(|| "1".into())
+                pvid.filter(|&p| p != 1)
+                    .map(|p| format!("1/{p}"))
+                    .unwrap_or_else(|| "1".into())
             ),
-            if listed.is_empty() { "none".to_string() } else { listed.join(", ") },
+            if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            },
         )
-        .fix_with(
-            "the far side's frames arrive without their inner tag: switch txvlan off on every slave of the far host's bond (this module with fix_txvlan=true there)",
-        ),
+        .fix_with(fix::FAR_SIDE_TAG_LOST),
     );
 
     for peer in &request.peers {
@@ -433,13 +468,16 @@ fn check_fdb(
             Check::new(
                 format!("peer:{}", peer.mac),
                 ok,
-                format!("learned through {} in VLAN {}", stack.uplink.name, peer.vlan),
+                format!(
+                    "learned through {} in VLAN {}",
+                    stack.uplink.name, peer.vlan
+                ),
                 actual,
             )
             .fix_with(if on_uplink.iter().any(|e| lost_tag_vlan(e.vlan)) {
-                "its frames arrive without their inner tag: switch txvlan off on the far host's bond slaves"
+                fix::FAR_SIDE_TAG_LOST
             } else {
-                "make the peer send (ping it), then check its VLAN and the uplink's VLANs"
+                fix::PEER_SILENT
             }),
         );
     }
@@ -461,10 +499,7 @@ fn check_ipv6(stack: &Stack, observed: &Observed, checks: &mut Vec<Check>) {
                 Some(v) => format!("net.ipv6.conf.{}.disable_ipv6 = {v}", stack.bridge.name),
             },
         )
-        .fix_with(format!(
-            "sysctl -w net.ipv6.conf.{}.disable_ipv6=1 (persist it in /etc/sysctl.d)",
-            stack.bridge.name
-        )),
+        .fix_with(fix::bridge_ipv6(&stack.bridge.name)),
     );
 }
 

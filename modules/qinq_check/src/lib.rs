@@ -6,6 +6,8 @@
 //! and file side is [`node`].
 
 mod checks;
+pub mod fix;
+pub mod guest_ports;
 pub mod interfaces;
 pub mod node;
 mod observation;
@@ -18,7 +20,7 @@ pub use checks::{evaluate, txvlan_to_switch_off};
 pub use observation::{Observed, SlaveState};
 pub use params::{Params, Peer, Request, SPEC};
 pub use report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
-pub use stack::{Hop, HopRole, Stack};
+pub use stack::{Hop, HopRole, ParentKind, Stack};
 
 /// The inner tag travels as payload inside the outer VLAN.
 pub const TAG_LEN: u32 = 4;

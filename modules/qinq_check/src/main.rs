@@ -15,8 +15,13 @@
 use deevnet_runtime::netlink::ethtool::Ethtool;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, FileDiff, Module, Outcome};
-use qinq_check::node::{observe, read_configured_slaves, switch_txvlan_off};
+use qinq_check::guest_ports::{GuestPortsPolicy, Ruleset, GUARD_TABLE};
+use qinq_check::node::{
+    install_guard, observe, read_configured_slaves, read_ruleset, switch_txvlan_off, NFT,
+};
+use qinq_check::Observed;
 use qinq_check::{evaluate, txvlan_to_switch_off, Params, Report, Request, Stack, SPEC};
+use std::path::Path;
 
 static MODULE: Module = Module {
     name: "qinq_check",
@@ -37,7 +42,25 @@ fn main() {
         }
 
         let mut ethtool = Ethtool::connect()?;
-        let mut observed = observe(&netlink, &mut ethtool, &stack, configured.names)?;
+        // The ruleset is read only when something needs it: the guard, or a guest port to audit.
+        let has_guest_ports = stack
+            .guest_bridge
+            .as_ref()
+            .is_some_and(|g| !g.ports.is_empty());
+        let read_nftables = request.guest_vlan_guard
+            || (request.guest_ports != GuestPortsPolicy::Ignore && has_guest_ports);
+        let mut observed = observe(
+            &netlink,
+            &mut ethtool,
+            &stack,
+            configured.names,
+            read_nftables,
+        )?;
+        let guard_diff = if request.guest_vlan_guard {
+            put_guard_in_place(ctx, &mut observed)?
+        } else {
+            None
+        };
 
         let to_switch = if request.fix_txvlan {
             txvlan_to_switch_off(&stack, &observed)
@@ -54,9 +77,10 @@ fn main() {
             .map(|(name, _)| name.clone())
             .collect();
         let mut outcome = Outcome {
-            changed: !switched.is_empty(),
+            changed: !switched.is_empty() || observed.guard_changed,
             ..Outcome::default()
         };
+        outcome.diff.extend(guard_diff);
         for name in &switched {
             outcome.diff.push(FileDiff {
                 before_header: format!("{name} features"),
@@ -70,8 +94,57 @@ fn main() {
         }
 
         let report = evaluate(&request, &stack, &observed);
+        if request.guest_ports == GuestPortsPolicy::Warn {
+            for finding in &report.guest_ports {
+                ctx.warn(finding.line());
+            }
+        }
         finish(ctx, outcome, &report, &switched)
     })
+}
+
+/// `guest_vlan_guard`: the guard's nftables table put in place unless it already is (in check
+/// mode, only predicted), then read back: a table nft took but the ruleset does not show fails
+/// the run. Its diff, when it changes.
+fn put_guard_in_place(ctx: &Context, observed: &mut Observed) -> Result<Option<FileDiff>, Failure> {
+    if let Ruleset::NotRead(why) = &observed.ruleset {
+        return Err(Failure::new(format!(
+            "guest_vlan_guard: the nftables ruleset cannot be read ({why}), so the guard cannot be put in place or checked; install nftables, or set guest_vlan_guard=false. Nothing was changed"
+        )));
+    }
+    if observed.ruleset.guard_installed() {
+        return Ok(None);
+    }
+    let before = if matches!(&observed.ruleset, Ruleset::Read(v) if v.to_string().contains(&format!("\"{GUARD_TABLE}\"")))
+    {
+        format!("table bridge {GUARD_TABLE}: not the guard's rule alone\n")
+    } else {
+        format!("table bridge {GUARD_TABLE}: absent\n")
+    };
+    if ctx.check_mode {
+        observed.ruleset = observed.ruleset.with_guard();
+    } else {
+        install_guard(Path::new(NFT))
+            .map_err(|e| Failure::new(format!("guest_vlan_guard: {e}. Nothing was changed")))?;
+        observed.ruleset = read_ruleset(Path::new(NFT));
+        if !observed.ruleset.guard_installed() {
+            return Err(Failure::new(format!(
+                "guest_vlan_guard: nft took the guard's table, but the ruleset read back does not show it ({}); check `nft list table bridge {GUARD_TABLE}`",
+                match &observed.ruleset {
+                    Ruleset::NotRead(why) => why.clone(),
+                    Ruleset::Read(_) => "another rule in it, or none".into(),
+                }
+            ))
+            .with("changed", true));
+        }
+    }
+    observed.guard_changed = true;
+    Ok(Some(FileDiff {
+        before_header: format!("nftables table bridge {GUARD_TABLE}"),
+        after_header: format!("nftables table bridge {GUARD_TABLE}"),
+        before,
+        after: format!("{}\n", qinq_check::fix::GUEST_VLAN_RULE),
+    }))
 }
 
 /// The result: every field of the report under its own name, on success and failure alike.
@@ -98,6 +171,14 @@ fn finish(
         return Err(failure);
     }
     outcome.set_report(report);
-    outcome.msg = format!("all {} QinQ checks passed{fixed}", report.checks.len());
+    let guard = if report.guest_vlan_guard.changed {
+        format!("; the guest VLAN guard {would}put in place")
+    } else {
+        String::new()
+    };
+    outcome.msg = format!(
+        "all {} QinQ checks passed{fixed}{guard}",
+        report.checks.len()
+    );
     Ok(outcome)
 }

@@ -2,14 +2,19 @@
 //! driver and txvlan feature, the bridge's IPv6 switch, the bond's configured slaves from the
 //! interfaces file) and the one change the module makes, txvlan switched off on bond slaves.
 
+use crate::guest_ports::{guard_commands, Ruleset};
 use crate::interfaces::{configured_slaves, ConfiguredSlaves};
 use crate::{Observed, Request, SlaveState, Stack};
-use deevnet_runtime::file_policy;
+use deevnet_runtime::bounded_command::{self, NotFinished};
+use deevnet_runtime::file_policy::{self, ProgramRefusal};
 use deevnet_runtime::netlink::ethtool::Ethtool;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::{Context, Failure};
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
 
 /// The slaves the interfaces file lists for the bond, read by the file policy: a file another
 /// user than root could have written is refused (its names reach a root udev rule); a missing
@@ -29,6 +34,7 @@ pub fn observe(
     ethtool: &mut Ethtool,
     stack: &Stack,
     configured_slaves: Vec<String>,
+    read_nftables: bool,
 ) -> Result<Observed, Failure> {
     let feature = stack.txvlan_feature();
     let mut slaves = BTreeMap::new();
@@ -49,7 +55,115 @@ pub fn observe(
         slaves,
         bridge_disable_ipv6: disable_ipv6.read()?,
         configured_slaves,
+        ruleset: if read_nftables {
+            read_ruleset(Path::new(NFT))
+        } else {
+            Ruleset::default()
+        },
+        guard_changed: false,
     })
+}
+
+/// Debian's (and so Proxmox VE's) nft.
+pub const NFT: &str = "/usr/sbin/nft";
+/// How long `nft -j list ruleset` may take, and how much it may print.
+const NFT_TIME_LIMIT: Duration = Duration::from_secs(10);
+const NFT_MAX_OUTPUT: u64 = 16 << 20;
+
+/// The ruleset as `nft -j list ruleset` prints it. nft is run without a shell and with an
+/// empty environment, only when it is root's (the binary and every folder above it owned by
+/// root and writable by nobody else: it runs as root), bounded in time and output. nft rather
+/// than nftables netlink: the JSON is nft's documented, stable form of the whole ruleset
+/// (sets and wildcards resolved), where netlink would need a decoder of nftables expressions
+/// that no dependency of this workspace has. Whatever goes wrong is a reason, not a failure:
+/// the guest ports then count as not covered by a rule.
+pub fn read_ruleset(nft: &Path) -> Ruleset {
+    match run_nft(nft) {
+        Ok(text) => match serde_json::from_str(&text) {
+            Ok(value) => Ruleset::Read(value),
+            Err(e) => Ruleset::NotRead(format!("{} printed no JSON ruleset: {e}", nft.display())),
+        },
+        Err(why) => Ruleset::NotRead(why),
+    }
+}
+
+/// nft's real path, when it may be run as root (the file policy's rule for a program).
+fn trusted_nft(nft: &Path) -> Result<PathBuf, String> {
+    file_policy::trusted_program(nft).map_err(|refusal| match refusal {
+        ProgramRefusal::Missing => format!(
+            "{} is not installed (apt-get install nftables)",
+            nft.display()
+        ),
+        ProgramRefusal::Untrusted(why) => format!(
+            "{} is not run: another user than root could have planted it ({why})",
+            nft.display()
+        ),
+        other => format!("{} is not run: {other}", nft.display()),
+    })
+}
+
+/// Puts the guard's table in place ([`guard_commands`]), in one nft transaction.
+pub fn install_guard(nft: &Path) -> Result<(), String> {
+    let real = trusted_nft(nft)?;
+    let done = bounded_command::run(
+        Command::new(&real).arg(guard_commands()).env_clear(),
+        NFT_TIME_LIMIT,
+        NFT_MAX_OUTPUT,
+    )
+    .map_err(|e| not_finished(nft, "the guard's table", e))?;
+    if !done.status.success() {
+        return Err(format!(
+            "{} refused the guard's table ({}): {}",
+            nft.display(),
+            done.status,
+            String::from_utf8_lossy(&done.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+fn not_finished(nft: &Path, what: &str, e: NotFinished) -> String {
+    match e {
+        NotFinished::Spawn(e) => format!("{} cannot be run: {e}", nft.display()),
+        NotFinished::Wait(e) => format!("waiting for {} failed: {e}", nft.display()),
+        NotFinished::TimedOut => format!(
+            "{} ran for more than {} s on {what} and was stopped",
+            nft.display(),
+            NFT_TIME_LIMIT.as_secs()
+        ),
+        NotFinished::OverCap => format!(
+            "{} printed more than {NFT_MAX_OUTPUT} bytes on {what} and was stopped",
+            nft.display()
+        ),
+    }
+}
+
+fn run_nft(nft: &Path) -> Result<String, String> {
+    let real = trusted_nft(nft)?;
+    let done = bounded_command::run_stopped_over_cap(
+        Command::new(&real)
+            .args(["-j", "list", "ruleset"])
+            .env_clear(),
+        NFT_TIME_LIMIT,
+        NFT_MAX_OUTPUT,
+    )
+    .map_err(|e| not_finished(nft, "-j list ruleset", e))?;
+    if done.over_cap() {
+        return Err(format!(
+            "{} -j list ruleset printed more than {NFT_MAX_OUTPUT} bytes",
+            nft.display()
+        ));
+    }
+    if !done.status.success() {
+        return Err(format!(
+            "{} -j list ruleset failed ({}): {}",
+            nft.display(),
+            done.status,
+            String::from_utf8_lossy(&done.stderr).trim()
+        ));
+    }
+    let out = done.stdout;
+    String::from_utf8(out).map_err(|_| format!("{} printed invalid UTF-8", nft.display()))
 }
 
 /// Switches the feature off on each named slave (in check mode, only records that it would)
@@ -99,6 +213,45 @@ mod tests {
             ..Params::default()
         })
         .unwrap()
+    }
+
+    /// nft runs only when it is root's; a missing one, one another user could have planted,
+    /// or one that prints no JSON is a reason, never a run of it.
+    #[test]
+    fn nft_is_run_only_when_it_is_roots() {
+        if !nix::unistd::geteuid().is_root() {
+            return; // ownership can only be given away as root
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let nft = dir.path().join("nft");
+        let reason = |ruleset: Ruleset| match ruleset {
+            Ruleset::NotRead(why) => why,
+            Ruleset::Read(value) => panic!("read: {value}"),
+        };
+        assert!(reason(read_ruleset(&nft)).ends_with("is not installed (apt-get install nftables)"));
+        let marker = dir.path().join("ran");
+        std::fs::write(
+            &nft,
+            format!(
+                "#!/bin/sh\ntouch {}\necho '{{\"nftables\": []}}'\n",
+                marker.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&nft, std::fs::Permissions::from_mode(0o755)).unwrap();
+        nix::unistd::chown(&nft, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
+        let why = reason(read_ruleset(&nft));
+        assert!(
+            why.contains("another user than root could have planted it"),
+            "{why}"
+        );
+        assert!(!marker.exists(), "a planted nft was run");
+        nix::unistd::chown(&nft, Some(nix::unistd::Uid::from_raw(0)), None).unwrap();
+        assert!(matches!(read_ruleset(&nft), Ruleset::Read(_)));
+        assert!(marker.exists());
+        std::fs::write(&nft, "#!/bin/sh\necho not json\n").unwrap();
+        assert!(reason(read_ruleset(&nft)).contains("printed no JSON ruleset"));
     }
 
     /// The configured slaves come from root's file only; a file another user could have

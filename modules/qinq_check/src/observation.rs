@@ -1,6 +1,7 @@
 //! What the module read from the node beyond the links: bridge VLANs, fdb, each slave's
 //! driver and txvlan feature, the bridge's IPv6 switch, the bond's configured slaves.
 
+use crate::guest_ports::Ruleset;
 use deevnet_runtime::netlink::ethtool::Feature;
 use deevnet_runtime::netlink::{FdbEntry, PortVlans};
 use std::collections::BTreeMap;
@@ -16,6 +17,10 @@ pub struct Observed {
     pub bridge_disable_ipv6: Option<String>,
     /// The slaves `interfaces_file` lists for the bond ([`crate::interfaces`]).
     pub configured_slaves: Vec<String>,
+    /// The bridge-family nftables rules, read when a guest port is to be audited.
+    pub ruleset: Ruleset,
+    /// This run put the guest VLAN guard in place (or would, in check mode).
+    pub guard_changed: bool,
 }
 
 /// One bond slave's driver and the state of the feature that matters.

@@ -1,6 +1,7 @@
 //! What the operator asked for: the module's options, declared once ([`SPEC`], [`Params`]), and,
 //! each checked on its own, the validated [`Request`] ([`Request::from_params`]).
 
+use crate::guest_ports::GuestPortsPolicy;
 use crate::vlan_set::{self, VlanSet};
 use crate::{MIN_MTU, TAG_LEN};
 use deevnet_runtime::ifname;
@@ -19,8 +20,11 @@ static PEER: OptionSpec = OptionSpec::new("peer", Kind::Dict(&PEER_OPTIONS));
 
 /// Every option of the module, in the order `--argument-spec` prints them; serde builds
 /// [`Params`] from the validated arguments.
-pub static SPEC: [OptionSpec; 9] = [
-    OptionSpec::new("bond", Kind::Str).required(),
+pub static SPEC: [OptionSpec; 11] = [
+    // `parent` reads right for a single-NIC uplink (`parent: eno1`).
+    OptionSpec::new("bond", Kind::Str)
+        .required()
+        .aliases(&["parent"]),
     OptionSpec::new("uplink_vlan", Kind::Int).required(),
     OptionSpec::new("bridge", Kind::Str).required(),
     OptionSpec::new("vlans", Kind::List(&VLAN_RANGE)).required(),
@@ -31,6 +35,10 @@ pub static SPEC: [OptionSpec; 9] = [
     OptionSpec::new("fix_txvlan", Kind::Bool).default(DefaultValue::Bool(false)),
     OptionSpec::new("interfaces_file", Kind::Path)
         .default(DefaultValue::Str(DEFAULT_INTERFACES_FILE)),
+    OptionSpec::new("guest_ports", Kind::Str)
+        .choices(GuestPortsPolicy::CHOICES)
+        .default(DefaultValue::Str("fail")),
+    OptionSpec::new("guest_vlan_guard", Kind::Bool).default(DefaultValue::Bool(false)),
 ];
 
 /// Where ifupdown2 (Proxmox VE's network configuration) keeps the bond's configured slaves.
@@ -55,6 +63,8 @@ pub struct Request {
     pub peers: Vec<Peer>,
     pub fix_txvlan: bool,
     pub interfaces_file: PathBuf,
+    pub guest_ports: GuestPortsPolicy,
+    pub guest_vlan_guard: bool,
 }
 
 /// The options as the argument spec validated them (types and defaults), before the checks
@@ -72,6 +82,15 @@ pub struct Params {
     pub peers: Vec<(String, i64)>,
     pub fix_txvlan: bool,
     pub interfaces_file: PathBuf,
+    pub guest_ports: GuestPortsPolicy,
+    pub guest_vlan_guard: bool,
+}
+
+impl Default for GuestPortsPolicy {
+    /// A guest that can tag onto the uplink breaks tenant isolation: the run fails unless told.
+    fn default() -> Self {
+        GuestPortsPolicy::Fail
+    }
 }
 
 /// `peers` entries (`{mac, vlan}`) as (mac, vlan) pairs.
@@ -133,6 +152,8 @@ impl Request {
             peers,
             fix_txvlan: params.fix_txvlan,
             interfaces_file: params.interfaces_file,
+            guest_ports: params.guest_ports,
+            guest_vlan_guard: params.guest_vlan_guard,
         })
     }
 }

@@ -100,6 +100,22 @@ pub struct Report {
     pub fdb_vlan1: Vec<LostTag>,
     /// The slaves `interfaces_file` lists for the bond, in file order.
     pub configured_slaves: Vec<String>,
+    /// Guest ports that can send tagged frames onto the uplink ([`crate::guest_ports`]).
+    pub guest_ports: Vec<crate::guest_ports::GuestPortFinding>,
+    pub guest_vlan_guard: GuardReport,
+}
+
+/// `guest_vlan_guard` in the result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GuardReport {
+    /// The option was set.
+    pub requested: bool,
+    /// The guard's table is in place after this run (would be, in check mode).
+    pub present: bool,
+    /// This run put it in place (would, in check mode).
+    pub changed: bool,
+    /// What nft runs to put it in place; the role persists the same for boot.
+    pub commands: String,
 }
 
 impl Report {

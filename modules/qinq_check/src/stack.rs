@@ -1,6 +1,7 @@
 //! The uplink stack the request names, found in the node's links or refused as bad input
 //! ([`Stack::resolve`]), and the hops of the zone's path.
 
+use crate::guest_ports::GuestBridge;
 use crate::params::Request;
 use crate::TAG_LEN;
 use deevnet_runtime::choices;
@@ -11,29 +12,39 @@ use deevnet_runtime::netlink::{BondRole, Link, Links, VlanProtocol};
 /// the module looks further or changes anything.
 #[derive(Debug, Clone)]
 pub struct Stack {
-    pub bond: Link,
+    /// The device the uplink VLAN device sits on: a bond, or a single NIC.
+    pub parent: Link,
+    pub parent_kind: ParentKind,
     pub uplink: Link,
     pub bridge: Link,
-    /// The bond's ports, with their role.
+    /// The NICs under the uplink, with their role: the bond's ports, or the single NIC itself
+    /// (no role).
     pub slaves: Vec<(Link, Option<BondRole>)>,
     pub trunks: Vec<Link>,
     pub bond_mode: Option<String>,
+    /// The bridge the parent is a port of (`vmbr0` over `bond0`), with its guest ports.
+    pub guest_bridge: Option<GuestBridge>,
 }
 
 impl Stack {
-    /// Finds the bond, its VLAN device with id `uplink_vlan`, the bridge and the trunk ports;
+    /// Finds the parent (a bond, or a single NIC), its VLAN device with id `uplink_vlan`, the bridge and the trunk ports;
     /// refuses a request that names something else, and a `zone_mtu` no hop could ever carry.
     pub fn resolve(request: &Request, links: &Links) -> Result<Stack, String> {
-        let bond = existing(links, "bond", &request.bond)?;
-        let bond_info = bond.bond.as_ref();
-        if bond.kind.as_deref() != Some("bond") {
-            return Err(format!(
-                "bond: {} is {}, not a bond; give the bond that carries the uplink (its slaves are the NICs), e.g. bond0",
-                bond.name,
-                kind_phrase(bond)
-            ));
-        }
-        let uplink = find_uplink(request, links, bond)?;
+        let parent = existing(links, "bond", &request.bond)?;
+        let bond_info = parent.bond.as_ref();
+        let parent_kind = match parent.kind.as_deref() {
+            Some("bond") => ParentKind::Bond,
+            // A physical NIC has no link kind; a veth stands for one in the lab and the tests.
+            None | Some("veth") => ParentKind::Nic,
+            Some(_) => {
+                return Err(format!(
+                    "bond: {} is {}, neither a bond nor a NIC; give the bond (bond0) or the single NIC (eno1) that carries the uplink VLAN device",
+                    parent.name,
+                    kind_phrase(parent)
+                ))
+            }
+        };
+        let uplink = find_uplink(request, links, parent)?;
         let bridge = existing(links, "bridge", &request.bridge)?;
         if bridge.kind.as_deref() != Some("bridge") {
             return Err(format!(
@@ -46,29 +57,34 @@ impl Stack {
         for name in &request.trunk_interfaces {
             trunks.push(existing(links, "trunk_interfaces", name)?.clone());
         }
-        let slaves: Vec<(Link, Option<BondRole>)> = links
-            .ports_of(bond.index)
-            .map(|slave| {
-                let mut role = slave.bond_port.as_ref().and_then(|p| p.role);
-                if role.is_none() {
-                    role = bond_info.and_then(|b| b.active_port).map(|active| {
-                        if active == slave.index {
-                            BondRole::Active
-                        } else {
-                            BondRole::Backup
-                        }
-                    });
-                }
-                (slave.clone(), role)
-            })
-            .collect();
+        let slaves: Vec<(Link, Option<BondRole>)> = match parent_kind {
+            ParentKind::Nic => vec![(parent.clone(), None)],
+            ParentKind::Bond => links
+                .ports_of(parent.index)
+                .map(|slave| {
+                    let mut role = slave.bond_port.as_ref().and_then(|p| p.role);
+                    if role.is_none() {
+                        role = bond_info.and_then(|b| b.active_port).map(|active| {
+                            if active == slave.index {
+                                BondRole::Active
+                            } else {
+                                BondRole::Backup
+                            }
+                        });
+                    }
+                    (slave.clone(), role)
+                })
+                .collect(),
+        };
         let stack = Stack {
-            bond: bond.clone(),
+            parent: parent.clone(),
+            parent_kind,
             uplink: uplink.clone(),
             bridge: bridge.clone(),
             slaves,
             trunks,
             bond_mode: bond_info.and_then(|b| b.mode.clone()),
+            guest_bridge: GuestBridge::find(request.uplink_vlan, parent, links),
         };
         if let Some(zone_mtu) = request.zone_mtu {
             for hop in stack.hops(zone_mtu) {
@@ -92,18 +108,29 @@ impl Stack {
     /// Every hop the zone's frames cross, with the MTU it needs for a zone MTU of `zone_mtu`.
     pub fn hops(&self, zone_mtu: u32) -> Vec<Hop<'_>> {
         let outer = zone_mtu + TAG_LEN;
-        let mut hops = vec![
-            Hop::new(&self.uplink, HopRole::UplinkVlanDevice, outer),
-            Hop::new(&self.bond, HopRole::Bond, outer),
-        ];
-        for (slave, _) in &self.slaves {
-            hops.push(Hop::new(slave, HopRole::BondSlave, outer));
+        let mut hops = vec![Hop::new(&self.uplink, HopRole::UplinkVlanDevice, outer)];
+        match self.parent_kind {
+            ParentKind::Nic => hops.push(Hop::new(&self.parent, HopRole::UplinkNic, outer)),
+            ParentKind::Bond => {
+                hops.push(Hop::new(&self.parent, HopRole::Bond, outer));
+                for (slave, _) in &self.slaves {
+                    hops.push(Hop::new(slave, HopRole::BondSlave, outer));
+                }
+            }
         }
         hops.push(Hop::new(&self.bridge, HopRole::ZoneBridge, zone_mtu));
         for trunk in &self.trunks {
             hops.push(Hop::new(trunk, HopRole::Trunk, zone_mtu));
         }
         hops
+    }
+
+    /// The parent as the fix texts name it: the bond with its slaves, or the NIC.
+    pub fn parent_phrase(&self) -> String {
+        match self.parent_kind {
+            ParentKind::Bond => format!("{} with its slaves", self.parent.name),
+            ParentKind::Nic => self.parent.name.clone(),
+        }
     }
 
     /// The offload that would overwrite the inner tag: 802.1Q insertion for an 802.1Q outer
@@ -122,6 +149,7 @@ choices! {
         UplinkVlanDevice = "uplink VLAN device",
         Bond = "bond",
         BondSlave = "bond slave",
+        UplinkNic = "uplink NIC",
         ZoneBridge = "zone bridge",
         Trunk = "trunk",
     }
@@ -134,9 +162,19 @@ impl HopRole {
             HopRole::UplinkVlanDevice => "zone MTU + 4, the inner tag is payload",
             HopRole::Bond => "it carries the uplink VLAN device",
             HopRole::BondSlave => "it carries the bond",
+            HopRole::UplinkNic => "it carries the uplink VLAN device",
             HopRole::ZoneBridge | HopRole::Trunk => "the zone MTU",
         }
     }
+}
+
+/// What the uplink VLAN device sits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParentKind {
+    /// A bond: its slaves, active and backup, are the NICs.
+    Bond,
+    /// A single NIC (`eno1.40` on `eno1`), a common small-cluster uplink.
+    Nic,
 }
 
 /// One hop of the zone's path and the MTU it needs.
@@ -170,10 +208,10 @@ fn kind_phrase(link: &Link) -> String {
     }
 }
 
-fn find_uplink<'a>(request: &Request, links: &'a Links, bond: &Link) -> Result<&'a Link, String> {
+fn find_uplink<'a>(request: &Request, links: &'a Links, parent: &Link) -> Result<&'a Link, String> {
     let vlan_devices: Vec<&Link> = links
         .iter()
-        .filter(|l| l.kind.as_deref() == Some("vlan") && l.parent == Some(bond.index))
+        .filter(|l| l.kind.as_deref() == Some("vlan") && l.parent == Some(parent.index))
         .collect();
     if let Some(found) = vlan_devices
         .iter()
@@ -181,15 +219,15 @@ fn find_uplink<'a>(request: &Request, links: &'a Links, bond: &Link) -> Result<&
     {
         return Ok(found);
     }
-    let expected = format!("{}.{}", bond.name, request.uplink_vlan);
+    let expected = format!("{}.{}", parent.name, request.uplink_vlan);
     let others: Vec<String> = vlan_devices
         .iter()
         .map(|l| format!("{} (id {})", l.name, l.vlan.map(|v| v.id).unwrap_or(0)))
         .collect();
     let found = if others.is_empty() {
-        format!("{} has no VLAN device at all", bond.name)
+        format!("{} has no VLAN device at all", parent.name)
     } else {
-        format!("{}'s VLAN devices: {}", bond.name, others.join(", "))
+        format!("{}'s VLAN devices: {}", parent.name, others.join(", "))
     };
     let same_name = match links.by_name(&expected) {
         Some(link) => format!("; {expected} exists but is {}", describe_vlan(link, links)),
@@ -197,7 +235,7 @@ fn find_uplink<'a>(request: &Request, links: &'a Links, bond: &Link) -> Result<&
     };
     Err(format!(
         "uplink_vlan: there is no VLAN device with id {} on {} ({found}{same_name}); create it (ip link add link {} name {expected} type vlan id {}) or fix uplink_vlan",
-        request.uplink_vlan, bond.name, bond.name, request.uplink_vlan
+        request.uplink_vlan, parent.name, parent.name, request.uplink_vlan
     ))
 }
 

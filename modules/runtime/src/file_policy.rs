@@ -420,6 +420,74 @@ pub fn untrusted_by_others(
     })
 }
 
+/// Why a program the module would run as root is not run ([`trusted_program`]).
+#[derive(Debug)]
+pub enum ProgramRefusal {
+    /// Nothing at the path (or a dangling link).
+    Missing,
+    /// Not a regular file, or no execute bit.
+    NotAProgram(String),
+    /// Another user than root could have planted or changed it: the reason.
+    Untrusted(String),
+    /// It could not be inspected.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for ProgramRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProgramRefusal::Missing => f.write_str("it does not exist"),
+            ProgramRefusal::NotAProgram(why)
+            | ProgramRefusal::Untrusted(why)
+            | ProgramRefusal::Unreadable(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The rule for a program a module runs as root (vtysh, nft): its real path, when neither the
+/// path given (a link), nor the file it leads to, nor any folder above either could have been
+/// planted or changed by another user than root; it runs as root and its output is acted on.
+pub fn trusted_program(path: &Path) -> Result<PathBuf, ProgramRefusal> {
+    let link = fs::symlink_metadata(path).map_err(|e| match e.kind() {
+        ErrorKind::NotFound => ProgramRefusal::Missing,
+        _ => ProgramRefusal::Unreadable(format!("{} cannot be inspected: {e}", path.display())),
+    })?;
+    if link.file_type().is_symlink() {
+        if let Some(why) = untrusted_by_others("the link", path, &link, true).or_else(|| {
+            // The folder the link sits in, as it really is (a merged /bin is a link too).
+            let folder = absolute(&parent_of(path));
+            untrusted_folders(&fs::canonicalize(&folder).unwrap_or(folder))
+        }) {
+            return Err(ProgramRefusal::Untrusted(why));
+        }
+    }
+    let real = fs::canonicalize(path).map_err(|e| match e.kind() {
+        ErrorKind::NotFound => ProgramRefusal::Missing,
+        _ => ProgramRefusal::Unreadable(format!("{} cannot be resolved: {e}", path.display())),
+    })?;
+    let meta = fs::metadata(&real).map_err(|e| {
+        ProgramRefusal::Unreadable(format!("{} cannot be inspected: {e}", real.display()))
+    })?;
+    if !meta.is_file() {
+        return Err(ProgramRefusal::NotAProgram(format!(
+            "{} is not a regular file",
+            real.display()
+        )));
+    }
+    if meta.mode() & 0o111 == 0 {
+        return Err(ProgramRefusal::NotAProgram(format!(
+            "{} is not executable",
+            real.display()
+        )));
+    }
+    match untrusted_by_others("the program", &real, &meta, false)
+        .or_else(|| untrusted_folders(&parent_of(&real)))
+    {
+        Some(why) => Err(ProgramRefusal::Untrusted(why)),
+        None => Ok(real),
+    }
+}
+
 /// [`untrusted_by_others`] for `folder` (canonical) and every folder above it: what another
 /// user could change in it. A sticky folder passes, since each entry on the way is checked too.
 pub fn untrusted_folders(folder: &Path) -> Option<String> {

@@ -7,6 +7,9 @@
 //! real `[WARNING]` line on stderr (and AWX shows as a warning event), and the task succeeds
 //! with its full result. Outside check mode, and for errors that are not findings (bad input,
 //! a missing device), nothing changes: the task fails.
+//!
+//! `findings`: the same choice outside check mode, for an assertion an operator runs as a report
+//! (the role's `warn` settings): `warn` turns every finding into a warning, in any mode.
 
 use crate::protocol::{Context, Failure, Outcome};
 use crate::spec::{DefaultValue, Kind, OptionSpec};
@@ -20,6 +23,87 @@ crate::choices! {
 pub const CHECK_MODE_FINDINGS: OptionSpec = OptionSpec::new("check_mode_findings", Kind::Str)
     .choices(CheckModeFindings::CHOICES)
     .default(DefaultValue::Str("fail"));
+
+crate::choices! {
+    /// `findings`: fail on the findings, or report them as warnings, in any mode.
+    pub enum Findings { Fail = "fail", Warn = "warn" }
+}
+
+/// The option, declared once for every module that takes it.
+pub const FINDINGS: OptionSpec = OptionSpec::new("findings", Kind::Str)
+    .choices(Findings::CHOICES)
+    .default(DefaultValue::Str("fail"));
+
+impl Findings {
+    /// The run's end when the module found `findings` (non-empty) and would fail with
+    /// `failure`: with `warn`, a success that carries the failure's result keys and message,
+    /// each finding a warning; with `fail`, what `check_mode` says ([`CheckModeFindings::finish`]).
+    pub fn finish<S: AsRef<str>>(
+        self,
+        check_mode: CheckModeFindings,
+        ctx: &mut Context,
+        findings: &[S],
+        failure: Failure,
+    ) -> Result<Outcome, Failure> {
+        if self == Findings::Fail {
+            return check_mode.finish(ctx, findings, failure);
+        }
+        for finding in findings {
+            ctx.warn(finding.as_ref().to_string());
+        }
+        Ok(Outcome {
+            changed: false,
+            msg: format!(
+                "not failed (findings=warn): {} finding{}, see the warnings: {}",
+                findings.len(),
+                if findings.len() == 1 { "" } else { "s" },
+                failure.msg
+            ),
+            diff: failure.diff,
+            data: failure.data,
+        })
+    }
+}
+
+/// What an assertion module does with its findings: `findings` in any mode, then
+/// `check_mode_findings` in check mode.
+#[derive(Debug, Clone, Copy)]
+pub struct FindingsPolicy {
+    pub findings: Findings,
+    pub check_mode: CheckModeFindings,
+}
+
+impl FindingsPolicy {
+    /// The end of an assertion's run, the one place that shapes it: when `passed`, a success
+    /// saying `passed_msg`; else the failure `failed_msg`, which the policy may turn into
+    /// warnings (one per finding). The report's keys are the result's either way, and
+    /// `changed` is false: an assertion changes nothing.
+    pub fn conclude<S: AsRef<str>>(
+        self,
+        ctx: &mut Context,
+        passed: bool,
+        findings: &[S],
+        failed_msg: String,
+        passed_msg: String,
+        report: &impl serde::Serialize,
+    ) -> Result<Outcome, Failure> {
+        if !passed {
+            let failure = Failure::new(failed_msg)
+                .with("changed", false)
+                .with_report(report);
+            return self
+                .findings
+                .finish(self.check_mode, ctx, findings, failure);
+        }
+        let mut outcome = Outcome {
+            changed: false,
+            msg: passed_msg,
+            ..Outcome::default()
+        };
+        outcome.set_report(report);
+        Ok(outcome)
+    }
+}
 
 /// What each warning says before the finding itself.
 pub const WARNING_PREFIX: &str =
@@ -67,6 +151,70 @@ mod tests {
 
     fn findings() -> Vec<String> {
         vec!["a".to_string(), "b".to_string()]
+    }
+
+    #[test]
+    fn conclude_carries_the_report_on_either_side_and_never_changes() {
+        #[derive(serde::Serialize)]
+        struct Checked {
+            verdict: &'static str,
+        }
+        let policy = FindingsPolicy {
+            findings: Findings::Fail,
+            check_mode: CheckModeFindings::Fail,
+        };
+        let mut ctx = Context::default();
+        let passed = policy
+            .conclude(
+                &mut ctx,
+                true,
+                &[] as &[&str],
+                "x".into(),
+                "all well".into(),
+                &Checked { verdict: "passed" },
+            )
+            .unwrap();
+        assert_eq!((passed.changed, passed.msg.as_str()), (false, "all well"));
+        assert_eq!(passed.data["verdict"], "passed");
+        let failed = policy
+            .conclude(
+                &mut ctx,
+                false,
+                &["a"],
+                "a failed".into(),
+                "y".into(),
+                &Checked { verdict: "failed" },
+            )
+            .unwrap_err();
+        assert_eq!(failed.msg, "a failed");
+        assert_eq!(
+            (
+                failed.data["changed"].clone(),
+                failed.data["verdict"].clone()
+            ),
+            (false.into(), "failed".into())
+        );
+    }
+
+    #[test]
+    fn findings_warn_reports_each_finding_as_a_warning_in_any_mode_and_fail_defers() {
+        for check_mode in [false, true] {
+            let mut ctx = Context::default();
+            ctx.check_mode = check_mode;
+            let outcome = Findings::Warn
+                .finish(CheckModeFindings::Fail, &mut ctx, &findings(), failure())
+                .expect("findings=warn does not fail");
+            assert_eq!(ctx.warnings(), ["a", "b"]);
+            assert!(!outcome.changed);
+            assert!(outcome
+                .msg
+                .starts_with("not failed (findings=warn): 2 findings"));
+            assert_eq!(outcome.data["verdict"], "failed");
+        }
+        let mut ctx = Context::default();
+        let failed =
+            Findings::Fail.finish(CheckModeFindings::Warn, &mut ctx, &findings(), failure());
+        assert_eq!(failed.unwrap_err().msg, "a; b");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! ([`ifname`]).
 
 pub mod atomic_file;
+pub mod bounded_command;
 pub mod choice;
 pub mod file_policy;
 pub mod findings;
@@ -22,7 +23,7 @@ pub mod sysctl;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 
-pub use findings::{CheckModeFindings, CHECK_MODE_FINDINGS};
+pub use findings::{CheckModeFindings, Findings, FindingsPolicy, CHECK_MODE_FINDINGS, FINDINGS};
 pub use protocol::{report_keys, Context, Failure, FileDiff, Module, Outcome, SECRET_MASK};
 
 // For `choices!`, so that a module crate's enum needs no serde of its own in scope.

@@ -253,7 +253,7 @@ fn assert_vrf(
             check.name
         ));
     }
-    if check.asymmetric_returns && !v4_exits.is_empty() {
+    if check.asymmetric_returns && (!v4_exits.is_empty() || check.l3vni_bridge.is_some()) {
         let all = kernel.rp_filter("all")?;
         for dev in v4_exits {
             let own = kernel.rp_filter(dev)?;
@@ -263,6 +263,23 @@ fn assert_vrf(
                 all.as_deref(),
                 own.as_deref(),
             ));
+        }
+        // Where returns delivered to another node enter the VRF (the lab measured the drop
+        // there): its L3VNI bridge, a port of the VRF.
+        if let Some(bridge) = &check.l3vni_bridge {
+            let result = match exits::l3vni_bridge_misplaced(links, &view, bridge) {
+                Some(result) => result,
+                None => {
+                    let own = kernel.rp_filter(bridge)?;
+                    exits::check_l3vni_rp_filter(
+                        &check.name,
+                        bridge,
+                        all.as_deref(),
+                        own.as_deref(),
+                    )
+                }
+            };
+            report.checks.push(result);
         }
     }
     report.vrfs.push(state);

@@ -40,7 +40,7 @@ static INTERFACE: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
 /// `forwarding` has no default here: it is on for tenant VRFs and off for the default VRF,
 /// where giving it is refused.
-static VRF_OPTIONS: [OptionSpec; 10] = [
+static VRF_OPTIONS: [OptionSpec; 11] = [
     OptionSpec::new("name", Kind::Str).required(),
     OptionSpec::new("default_via", Kind::Str),
     OptionSpec::new("default_dev", Kind::Str),
@@ -52,6 +52,7 @@ static VRF_OPTIONS: [OptionSpec; 10] = [
     OptionSpec::new("forbidden_interfaces", Kind::List(&INTERFACE))
         .default(DefaultValue::EmptyList),
     OptionSpec::new("asymmetric_returns", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("l3vni_bridge", Kind::Str),
 ];
 static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 
@@ -114,6 +115,7 @@ pub struct VrfParams {
     pub no_fall_through: bool,
     pub forbidden_interfaces: Vec<String>,
     pub asymmetric_returns: bool,
+    pub l3vni_bridge: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -174,6 +176,11 @@ pub struct VrfCheck {
     /// The interfaces the checked routes leave by accept returns that arrive there although
     /// the VRF routes them (rp_filter 0).
     pub asymmetric_returns: bool,
+    /// With `asymmetric_returns`: the VRF's L3VNI bridge, where returns delivered to another
+    /// node enter the VRF; it must be the VRF's port and accept them (rp_filter 0). Named, not
+    /// guessed: a bridge in the VRF with a VXLAN port and no IPv4 address may also be an L2-only
+    /// VNet, whose rp_filter never applies (bridged frames do not reach IP input).
+    pub l3vni_bridge: Option<String>,
 }
 
 impl VrfCheck {
@@ -189,6 +196,7 @@ impl VrfCheck {
             forbidden_interfaces: Vec::new(),
             ipv6: false,
             asymmetric_returns: false,
+            l3vni_bridge: None,
         }
     }
 
@@ -364,6 +372,7 @@ fn short_form(params: Params) -> Result<VrfCheck, String> {
         no_fall_through: params.no_fall_through.unwrap_or(false),
         forbidden_interfaces: Vec::new(),
         asymmetric_returns: false,
+        l3vni_bridge: None,
     };
     // Short-form keys sit at the top level: name them so.
     vrf_check_at(String::new(), entry, |field| match field {
@@ -405,6 +414,15 @@ fn vrf_check_at(
         .map(|text| ipv6_address(&at("ipv6_default_via"), text))
         .transpose()?;
     let ipv6_default_dev = interface("ipv6_default_dev", entry.ipv6_default_dev)?;
+    let l3vni_bridge = interface("l3vni_bridge", entry.l3vni_bridge)?;
+    if let (Some(bridge), false) = (&l3vni_bridge, entry.asymmetric_returns) {
+        return Err(format!(
+            "{}: {bridge} is checked only with asymmetric_returns (its rp_filter must let in the \
+             returns other nodes deliver); set asymmetric_returns: true in this entry, or remove \
+             l3vni_bridge",
+            at("l3vni_bridge")
+        ));
+    }
     let mut defaults = Vec::new();
     if default_via.is_some() || default_dev.is_some() {
         let family = default_via.as_ref().map(Family::of).unwrap_or(Family::V4);
@@ -495,6 +513,7 @@ fn vrf_check_at(
         forbidden_interfaces,
         ipv6,
         asymmetric_returns: entry.asymmetric_returns,
+        l3vni_bridge,
     })
 }
 

@@ -171,7 +171,7 @@ qq j4 '{\"bond\": \"bond0\", \"uplink_vlan\": 40, \"bridge\": \"vmbr1\", \"vlans
 qq j5 '{\"bond\": \"bond0\", \"uplink_vlan\": 40, \"bridge\": \"vmbr1\", \"vlans\": \"199-299\", \"zone_mtu\": 70000, \"fix_txvlan\": true}'
 qq j6 '{\"bond\": \"bond0\", \"uplink_vlan\": 40, \"bridge\": \"vmbr 1\", \"vlans\": \"199-299\", \"fix_txvlan\": true}'
 echo \"j_kernel=\$(txvlan qinq_b)\"")
-check "J: a VLAN device is not a bond" grep -q "^bond: bond0.40 is a vlan device, not a bond" <<<"$(figure j1_msg0 "$out")"
+check "J: a VLAN device is neither a bond nor a NIC" grep -q "^bond: bond0.40 is a vlan device, neither a bond nor a NIC" <<<"$(figure j1_msg0 "$out")"
 check "J: no uplink VLAN device with id 41" grep -q "^uplink_vlan: there is no VLAN device with id 41 on bond0" <<<"$(figure j2_msg0 "$out")"
 check "J: a range written backwards" grep -q "^vlans: the range '299-199' is written backwards" <<<"$(figure j3_msg0 "$out")"
 check "J: a VLAN outside 1-4094" grep -q "^vlans: VLAN 4095 .* is outside 1-4094" <<<"$(figure j4_msg0 "$out")"

@@ -54,7 +54,8 @@ fn answered() -> Vec<ProbeOutcome> {
             sent: 1,
             received: 1,
             rtts_ms: vec![1.5],
-            error: None
+            error: None,
+            ..ProbeOutcome::default()
         };
         4
     ]
@@ -103,7 +104,7 @@ fn other_traffic_is_not_the_probe() {
     let markers = markers();
     let (_, echo) = &recorded()[0];
     let mut packet = Packet::parse(&echo.bytes).unwrap();
-    packet.source = Ipv4Addr::from(SNAT);
+    packet.source = Ipv4Addr::from(SNAT).into();
     packet.icmp = Some((8, 0x1234));
     assert_eq!(
         classify(&packet, &targets(), &markers),
@@ -112,7 +113,7 @@ fn other_traffic_is_not_the_probe() {
     );
     packet.icmp = Some((8, 0x48bc));
     assert!(classify(&packet, &targets(), &markers).unwrap().translated);
-    packet.destination = Ipv4Addr::new(198, 51, 100, 1);
+    packet.destination = Ipv4Addr::new(198, 51, 100, 1).into();
     assert_eq!(
         classify(&packet, &targets(), &markers),
         None,
@@ -192,6 +193,7 @@ fn replies_that_arrive_but_never_reach_the_workload_are_named() {
         received: 0,
         rtts_ms: vec![],
         error: Some("no reply".into()),
+        ..ProbeOutcome::default()
     }];
     let report = build(&targets()[..1], &lost, &captures(&frames), 0, &markers());
     assert_eq!(

@@ -112,8 +112,9 @@ fn only_a_verifiably_dead_run_of_this_boot_and_pid_namespace_is_over() {
 
 #[test]
 fn a_leak_probe_that_sent_nothing_proves_nothing() {
-    let target = |address, expect| Target {
-        address,
+    let target = |address: Ipv4Addr, expect| Target {
+        size: None,
+        address: address.into(),
         proto: Proto::Icmp,
         port: None,
         expect,
@@ -128,12 +129,14 @@ fn a_leak_probe_that_sent_nothing_proves_nothing() {
             received: 2,
             rtts_ms: vec![1.0, 1.0],
             error: None,
+            ..ProbeOutcome::default()
         },
         ProbeOutcome {
             sent: 0,
             received: 0,
             rtts_ms: Vec::new(),
             error: Some("unreachable".into()),
+            ..ProbeOutcome::default()
         },
     ];
     // The reply target's packets left by the uplink; the capture on mgmt saw nothing.
@@ -142,7 +145,7 @@ fn a_leak_probe_that_sent_nothing_proves_nothing() {
     let mut request = vec![0x45, 0, 0, 0, 0, 0, 0, 0, 64, 1, 0, 0];
     request[2..4].copy_from_slice(&((20 + echo.len()) as u16).to_be_bytes());
     request.extend_from_slice(&workload.octets());
-    request.extend_from_slice(&targets[0].address.octets());
+    request.extend_from_slice(&Ipv4Addr::new(203, 0, 113, 8).octets());
     request.extend_from_slice(&echo);
     let captures = [
         Capture {
@@ -164,7 +167,7 @@ fn a_leak_probe_that_sent_nothing_proves_nothing() {
         },
     ];
     let markers = crate::frame::Markers {
-        workload,
+        workload: workload.into(),
         icmp_id: 1,
         local_ports: Vec::new(),
     };

@@ -5,6 +5,7 @@ mod frames;
 mod lifecycle;
 mod params;
 mod probe;
+mod probes;
 mod tenant;
 mod workload;
 
@@ -16,6 +17,7 @@ pub fn target(address: &str) -> TargetParams {
         proto: Proto::Icmp,
         port: None,
         expect: Expect::Reply,
+        size: None,
     }
 }
 
@@ -24,6 +26,7 @@ pub fn params(targets: Vec<TargetParams>) -> Params {
         vrf: "vrf_tdemo".into(),
         address: "10.20.129.250/24".into(),
         targets,
+        probes: None,
         vnet: None,
         gateway: None,
         count: 3,

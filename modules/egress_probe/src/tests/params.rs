@@ -17,10 +17,11 @@ fn a_valid_request_is_parsed_with_its_defaults() {
     assert_eq!(
         request.targets[1],
         Target {
-            address: Ipv4Addr::new(203, 0, 113, 8),
+            address: Ipv4Addr::new(203, 0, 113, 8).into(),
             proto: Proto::Udp,
             port: Some(53),
-            expect: Expect::Reply
+            expect: Expect::Reply,
+            size: None,
         }
     );
     assert_eq!((request.count, request.timeout_secs), (3, 2));
@@ -31,7 +32,10 @@ fn addresses_without_prefix_or_outside_unicast_are_refused() {
     for (address, words) in [
         ("10.20.129.250", "has no prefix length"),
         ("nonsense", "is not an address with prefix length"),
-        ("2001:db8::5/64", "IPv6"),
+        ("2001:db8::5/127", "/127 prefix"),
+        ("2001:db8::/64", "network address"),
+        ("fe80::5/64", "link-local"),
+        ("ff02::5/64", "multicast"),
         ("10.20.129.250/31", "/31 prefix"),
         ("10.20.129.0/24", "network address"),
         ("10.20.129.255/24", "broadcast address"),
@@ -57,7 +61,11 @@ fn targets_in_forbidden_ranges_are_refused() {
             "broadcast address of the workload's subnet",
         ),
         ("10.20.129.250", "workload's own address"),
-        ("example.org", "not an IPv4 address"),
+        ("example.org", "not an IP address"),
+        (
+            "2001:db8::8",
+            "is IPv6 but address 10.20.129.250/24 is IPv4; one probe probes one family",
+        ),
     ] {
         let msg = refused(|p| p.targets = vec![target(address)]);
         assert!(msg.starts_with("targets[0].address"), "{msg}");
@@ -74,6 +82,7 @@ fn ports_follow_the_protocol() {
                 proto,
                 port,
                 expect: Expect::Reply,
+                size: None,
             }]
         })
     };

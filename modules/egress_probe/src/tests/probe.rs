@@ -15,19 +15,20 @@ use std::time::Duration;
 const WORKLOAD: Ipv4Addr = Ipv4Addr::new(10, 20, 129, 250);
 const INTERNET: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 8);
 const MGMT: Ipv4Addr = Ipv4Addr::new(10, 20, 99, 5);
-const NONCE: [u8; 16] = *b"0123456789abcdef";
+pub(super) const NONCE: [u8; 16] = *b"0123456789abcdef";
 
-fn echo(sequence: u16) -> Echo<'static> {
+pub(super) fn echo(sequence: u16) -> Echo<'static> {
     Echo {
         target: INTERNET,
         id: 0x48bc,
         sequence,
         nonce: &NONCE,
+        padding: 0,
     }
 }
 
 /// An IPv4 header from `source` to `destination` for `payload` (protocol ICMP).
-fn ipv4(source: Ipv4Addr, destination: Ipv4Addr, payload: &[u8]) -> Vec<u8> {
+pub(super) fn ipv4(source: Ipv4Addr, destination: Ipv4Addr, payload: &[u8]) -> Vec<u8> {
     let mut packet = vec![0x45, 0, 0, 0, 0, 0, 0, 0, 64, 1, 0, 0];
     packet[2..4].copy_from_slice(&((20 + payload.len()) as u16).to_be_bytes());
     packet.extend_from_slice(&source.octets());
@@ -37,7 +38,7 @@ fn ipv4(source: Ipv4Addr, destination: Ipv4Addr, payload: &[u8]) -> Vec<u8> {
 }
 
 /// The reply a target sends to `request`.
-fn reply_to(request: &[u8]) -> Vec<u8> {
+pub(super) fn reply_to(request: &[u8]) -> Vec<u8> {
     let mut icmp = request.to_vec();
     icmp[0] = 0;
     ipv4(INTERNET, WORKLOAD, &icmp)
@@ -107,7 +108,7 @@ fn a_short_icmp_error_quoting_17_bytes_is_no_answer_and_no_crash() {
     full.extend_from_slice(&request[..8]);
     assert_eq!(
         echo_answer(&full, &echo(7)),
-        Some(EchoAnswer::Unreachable(Ipv4Addr::new(10, 20, 50, 10)))
+        Some(EchoAnswer::Unreachable(Ipv4Addr::new(10, 20, 50, 10), 1))
     );
     for packet in [&frame, &full, &reply_to(&request)] {
         for len in 0..packet.len() {
@@ -125,10 +126,11 @@ fn a_short_icmp_error_quoting_17_bytes_is_no_answer_and_no_crash() {
 #[test]
 fn each_run_has_its_own_nonce_and_planned_ports() {
     let t = |proto, port| Target {
-        address: INTERNET,
+        address: INTERNET.into(),
         proto,
         port,
         expect: Expect::Reply,
+        size: None,
     };
     let targets = [
         t(Proto::Icmp, None),
@@ -136,9 +138,10 @@ fn each_run_has_its_own_nonce_and_planned_ports() {
         t(Proto::Udp, Some(53)),
     ];
     let settings = Settings {
-        workload: WORKLOAD,
+        workload: WORKLOAD.into(),
         count: 3,
         timeout: Duration::from_secs(1),
+        mtu: 1500,
     };
     let first = identity(&targets, settings, 0x48bc).unwrap();
     let second = identity(&targets, settings, 0x48bc).unwrap();
@@ -170,7 +173,7 @@ fn each_run_has_its_own_nonce_and_planned_ports() {
 
 fn markers() -> Markers {
     Markers {
-        workload: WORKLOAD,
+        workload: WORKLOAD.into(),
         icmp_id: 0x48bc,
         local_ports: vec![(Proto::Tcp, 20_001)],
     }
@@ -179,16 +182,18 @@ fn markers() -> Markers {
 fn targets() -> Vec<Target> {
     vec![
         Target {
-            address: INTERNET,
+            address: INTERNET.into(),
             proto: Proto::Icmp,
             port: None,
             expect: Expect::Reply,
+            size: None,
         },
         Target {
-            address: MGMT,
+            address: MGMT.into(),
             proto: Proto::Icmp,
             port: None,
             expect: Expect::None,
+            size: None,
         },
     ]
 }
@@ -280,6 +285,7 @@ fn answered() -> Vec<ProbeOutcome> {
         received: 1,
         rtts_ms: vec![1.0],
         error: None,
+        ..ProbeOutcome::default()
     }]
 }
 

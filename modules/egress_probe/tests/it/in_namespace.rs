@@ -25,10 +25,10 @@ pub(crate) const BLACKHOLE: &str = "198.51.100.9";
 
 pub(crate) struct Lab {
     pub(crate) node: TestNamespace,
+    pub(crate) router: TestNamespace,
+    pub(crate) internet: TestNamespace,
     /// Held so the namespace lives as long as the lab; never read.
-    _router: TestNamespace,
-    _internet: TestNamespace,
-    _mgmt: TestNamespace,
+    pub(crate) mgmt: TestNamespace,
     pub(crate) _vm: TestNamespace,
 }
 
@@ -83,9 +83,9 @@ impl Lab {
         serve(&internet);
         Lab {
             node,
-            _router: router,
-            _internet: internet,
-            _mgmt: mgmt,
+            router,
+            internet,
+            mgmt,
             _vm: vm,
         }
     }
@@ -113,6 +113,28 @@ impl Lab {
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
     }
 
+    /// Runs the module while watching the node: the result, and the most probe workloads that
+    /// existed at one time (how concurrency is seen without timing anything).
+    pub(crate) fn run_counting_workloads(&self, args: Value) -> (Value, usize) {
+        let (mut child, _dir) = self.spawn(&args);
+        // Read while watching: a hundred probes' result is more than a pipe holds.
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut stdout, &mut out).unwrap();
+            out
+        });
+        let mut most = 0;
+        while child.try_wait().unwrap().is_none() {
+            most = most.max(self.probe_links().len());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let stdout = reader.join().unwrap();
+        let result = serde_json::from_slice(&stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&stdout)));
+        (result, most)
+    }
+
     /// Links, IPv4 addresses and routes of the node, and the named namespaces of probes: what
     /// a run must leave as it found it.
     pub(crate) fn state(&self) -> String {
@@ -127,7 +149,7 @@ impl Lab {
             let output = Command::new("ip").args(args).output().unwrap();
             for line in String::from_utf8_lossy(&output.stdout).lines() {
                 // Other tests' namespaces come and go meanwhile.
-                if args[0] == "netns" && !line.starts_with("dvprobe") {
+                if args[0] == "netns" && !line.starts_with("dvp") {
                     continue;
                 }
                 // Queue and counters change with any traffic.
@@ -147,7 +169,8 @@ impl Lab {
             .lines()
             .filter_map(|line| line.split(": ").nth(1))
             .map(|name| name.split('@').next().unwrap().to_string())
-            .filter(|name| name.starts_with("dvprobe"))
+            // dvprobe<pid> for one probe, dvp<pid>p<i> for each of many.
+            .filter(|name| name.starts_with("dvp"))
             .collect()
     }
 }

@@ -4,4 +4,5 @@
 mod cli;
 mod in_namespace;
 mod in_namespace_honesty;
+mod in_namespace_probes;
 mod lifecycle;

@@ -42,6 +42,7 @@ fn the_seeds_are_what_they_are_named() {
         id: egress::ICMP_ID,
         sequence,
         nonce: &egress::NONCE,
+        padding: 0,
     };
     let answer = |name: &str, sequence| echo_answer(&seed("egress_icmp", name), &echo(sequence));
     assert_eq!(answer("echo-reply-with-nonce", 0), Some(EchoAnswer::Reply));
@@ -49,7 +50,7 @@ fn the_seeds_are_what_they_are_named() {
     assert_eq!(answer("unreachable-quoting-17-bytes", 0), None);
     assert!(matches!(
         answer("unreachable-quoting-the-request", 1),
-        Some(EchoAnswer::Unreachable(_))
+        Some(EchoAnswer::Unreachable(_, _))
     ));
 
     let program = filter_program(&egress::markers(), &[7]);

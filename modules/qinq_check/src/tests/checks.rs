@@ -72,8 +72,9 @@ fn the_inner_tag_lost_shows_the_mac_in_vlan_1() {
     let lost = check(&report, "fdb_vlan1");
     assert_eq!(lost.actual, "02:00:00:00:02:01 in VLAN 1");
     assert!(
-        lost.line()
-            .contains("switch txvlan off on every slave of the far host"),
+        lost.line().contains(
+            "switch the tag-insertion offload off on every NIC under the far host's uplink"
+        ),
         "{}",
         lost.line()
     );
@@ -131,7 +132,7 @@ fn txvlan_on_a_backup_slave_is_caught_with_driver_and_role() {
     let line = check(&report, "txvlan:qinq_b").line();
     assert_eq!(
         line,
-        "txvlan:qinq_b: expected tx-vlan-hw-insert off, found qinq_b (backup, driver mlx4_en): on; run with fix_txvlan=true, or ethtool -K qinq_b txvlan off (persist it, e.g. in a post-up line)"
+        "txvlan:qinq_b: expected tx-vlan-hw-insert off, found qinq_b (backup, driver mlx4_en): on; switch it off and keep it off: the role proxmox_node_network with --tags qinq-uplink and fix_txvlan: true (it writes the udev rule /etc/udev/rules.d/70-deevnet-qinq-txvlan-off.rules); now only: this module with fix_txvlan=true, or ethtool -K qinq_b tx-vlan-hw-insert off"
     );
     let stack = node.resolve(&request()).unwrap();
     assert_eq!(txvlan_to_switch_off(&stack, &node.observed), ["qinq_b"]);
@@ -176,7 +177,7 @@ fn an_mtu_one_byte_short_on_one_hop_fails_that_hop() {
     assert_eq!(report.failed_names(), ["mtu:vmbr1"]);
     assert_eq!(
         check(&report, "mtu:vmbr1").line(),
-        "mtu:vmbr1: expected MTU of vmbr1 (zone bridge) at least 1496 (the zone MTU), found 1495; ip link set vmbr1 mtu 1496 (and mtu in /etc/network/interfaces)"
+        "mtu:vmbr1: expected MTU of vmbr1 (zone bridge) at least 1496 (the zone MTU), found 1495; ip link set vmbr1 mtu 1496 now, and mtu 1496 in vmbr1's stanza in /etc/network/interfaces"
     );
     assert_eq!(
         report.mtu.hops["vmbr1"],
@@ -328,4 +329,52 @@ fn peers_not_learned_at_all_say_so() {
     assert!(check(&report, "peer:02:00:00:00:02:01")
         .actual
         .starts_with("not in the forwarding database"));
+}
+
+/// Every fix, with every check failing at once: the change is made now and persisted the way
+/// the role and the Cozystack guide do it; only the interfaces concerned are brought up, never
+/// the whole configuration reloaded, and no `post-up` line.
+#[test]
+fn fix_texts_bring_up_only_the_interfaces_concerned_and_persist_as_the_role_does() {
+    let mut node = Node::healthy();
+    node.link_mut("bond0.40").admin_up = false;
+    node.link_mut("bond0.40").controller = None;
+    node.link_mut("eno2").controller = None;
+    node.link_mut("vmbr1").bridge = Some(BridgeVlanSettings {
+        vlan_filtering: Some(false),
+        ..BridgeVlanSettings::default()
+    });
+    node.link_mut("vmbr1").mtu = Some(1400);
+    for port in &mut node.observed.port_vlans {
+        port.vlans.clear();
+    }
+    node.observed.fdb[0].vlan = Some(1);
+    for state in node.observed.slaves.values_mut() {
+        state.feature.active = true;
+    }
+    node.observed.bridge_disable_ipv6 = Some("0".into());
+    let mut raw = raw();
+    raw.zone_mtu = Some(1500);
+    let report = node.report(&Request::from_params(raw).unwrap());
+    let failed = report.failures();
+    assert!(failed.len() >= 12, "{:?}", report.failed_names());
+    for check in &failed {
+        assert!(!check.fix.is_empty(), "{} has no fix", check.name);
+        for banned in ["ifreload", "post-up", "post_up"] {
+            assert!(!check.fix.contains(banned), "{}: {}", check.name, check.fix);
+        }
+    }
+    assert_eq!(
+        check(&report, "uplink_device").fix,
+        "bring up only these interfaces: ifup bond0 bond0.40"
+    );
+    assert!(check(&report, "txvlan:qinq_a")
+        .fix
+        .contains("--tags qinq-uplink and fix_txvlan: true (it writes the udev rule /etc/udev/rules.d/70-deevnet-qinq-txvlan-off.rules)"));
+    assert!(check(&report, "vlan_filtering")
+        .fix
+        .contains("bridge-vlan-aware yes in vmbr1's stanza"));
+    assert!(check(&report, "bridge_ipv6")
+        .fix
+        .contains("the role's qinq-uplink tag persists it"));
 }

@@ -3,7 +3,9 @@
 //! the checks (that state, then broken one fault at a time), of the request and of the stack.
 
 mod checks;
+mod guest_ports;
 mod params;
+mod single_nic;
 mod stack;
 
 use super::*;
@@ -22,6 +24,7 @@ const UPLINK: u32 = 8;
 const VMBR1: u32 = 9;
 const QVM0: u32 = 10;
 const TRUNK: u32 = 11;
+const ENO1: u32 = 12;
 const PEER_MAC: &str = "02:00:00:00:02:01";
 
 fn link(index: u32, name: &str, kind: Option<&str>, mtu: u32) -> Link {
@@ -133,8 +136,36 @@ impl Node {
             ]),
             bridge_disable_ipv6: Some("1".into()),
             configured_slaves: vec!["qinq_a".into(), "qinq_b".into()],
+            ruleset: Default::default(),
+            guard_changed: false,
         };
         Node { links, observed }
+    }
+
+    /// The same node with a single-NIC uplink: `eno1.40` on the plain NIC `eno1` (no link kind,
+    /// driver e1000e), no bond.
+    fn single_nic() -> Node {
+        let mut node = Node::healthy();
+        node.links
+            .retain(|l| ![BOND, QINQ_A, QINQ_B].contains(&l.index));
+        node.links.push(link(ENO1, "eno1", None, 1500));
+        let uplink = node.link_mut("bond0.40");
+        uplink.name = "eno1.40".into();
+        uplink.parent = Some(ENO1);
+        node.observed.port_vlans[0].name = "eno1.40".into();
+        node.observed.slaves = BTreeMap::from([(
+            "eno1".to_string(),
+            SlaveState {
+                driver: Some("e1000e".into()),
+                feature: Feature {
+                    active: false,
+                    changeable: true,
+                },
+                changed: false,
+            },
+        )]);
+        node.observed.configured_slaves = Vec::new();
+        node
     }
 
     fn link_mut(&mut self, name: &str) -> &mut Link {
@@ -176,6 +207,15 @@ fn raw() -> Params {
 
 fn request() -> Request {
     Request::from_params(raw()).unwrap()
+}
+
+/// The request for [`Node::single_nic`]: the NIC where the bond was.
+fn single_nic_request() -> Request {
+    Request::from_params(Params {
+        bond: "eno1".into(),
+        ..raw()
+    })
+    .unwrap()
 }
 
 fn check<'a>(report: &'a Report, name: &str) -> &'a Check {

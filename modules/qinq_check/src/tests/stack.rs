@@ -12,9 +12,12 @@ fn a_stack_that_is_not_there_is_refused() {
             .unwrap_err()
     };
     assert_eq!(
-        resolve(|r| r.bond = "qinq_a".into()),
-        "bond: qinq_a is a veth device, not a bond; give the bond that carries the uplink (its slaves are the NICs), e.g. bond0"
+        resolve(|r| r.bond = "bond0.40".into()),
+        "bond: bond0.40 is a vlan device, neither a bond nor a NIC; give the bond (bond0) or the single NIC (eno1) that carries the uplink VLAN device"
     );
+    // A NIC (a veth stands for one) is a parent, but this one has no uplink VLAN device.
+    assert!(resolve(|r| r.bond = "qinq_a".into())
+        .starts_with("uplink_vlan: there is no VLAN device with id 40 on qinq_a"));
     assert!(resolve(|r| r.bond = "bond9".into())
         .starts_with("bond: there is no interface bond9 on this node"));
     assert_eq!(

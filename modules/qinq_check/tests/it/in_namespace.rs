@@ -12,7 +12,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// A namespace with two veth pairs, one end of each in the plain bridge br0:
-/// `bond0` (a veth, to stand for a wrong "bond") <-> `far0`, and `port1` <-> `far1`.
+/// `bond0` (a veth, to stand for a single NIC without an uplink VLAN device) <-> `far0`, and `port1` <-> `far1`.
 struct Namespace(TestNamespace);
 
 impl std::ops::Deref for Namespace {
@@ -206,8 +206,13 @@ fn bad_input_fails_with_a_clear_message_and_changes_nothing() {
     };
     let cases = [
         (
+            // A veth stands for a single NIC: accepted as the parent, but it has no VLAN device.
             base.clone(),
-            "bond: bond0 is a veth device, not a bond; give the bond that carries the uplink",
+            "uplink_vlan: there is no VLAN device with id 40 on bond0",
+        ),
+        (
+            with("bond", json!("br0")),
+            "bond: br0 is a bridge device, neither a bond nor a NIC",
         ),
         (
             with("bond", json!("bond7")),
@@ -250,4 +255,183 @@ fn bad_input_fails_with_a_clear_message_and_changes_nothing() {
         "txvlan is still on: nothing was changed"
     );
     assert!(ns.txvlan("port1"));
+}
+
+/// Guests kept off the uplink, on real links and a real ruleset: `br0` over the veth `bond0`
+/// (the uplink's parent; a VLAN device cannot be made on this kernel, so the uplink is that
+/// link with VLAN 40 written in), guest ports named as Proxmox names them (`tap100i0`,
+/// `veth101i0`, veths here) and a plain port. Without a rule both guests are findings naming
+/// the VM; with the bridge-family rule the fix gives, none; with a rule for 802.1Q only, both
+/// again. The ruleset is read from the namespace by `nft -j list ruleset`.
+#[test]
+fn guest_ports_are_read_from_the_links_and_the_namespaces_nftables_ruleset() {
+    use deevnet_runtime::netlink::{Vlan, VlanProtocol};
+    use qinq_check::guest_ports::{audit, GuestBridge};
+    use qinq_check::node::{read_ruleset, NFT};
+    use qinq_check::{ParentKind, Stack};
+    if !std::path::Path::new(NFT).exists() {
+        panic!("{NFT} is missing: make host-deps installs nftables");
+    }
+    let ns = Namespace::new();
+    for args in [
+        "link add tap100i0 type veth peer name vm100",
+        "link add veth101i0 type veth peer name ct101",
+        "link set tap100i0 master br0",
+        "link set veth101i0 master br0",
+        "link set tap100i0 up",
+        "link set veth101i0 up",
+    ] {
+        ns.ip(args);
+    }
+    let audit_now = |ns: &Namespace| {
+        ns.enter(|| {
+            let links = Netlink::connect().unwrap().links().unwrap();
+            let parent = links.by_name("bond0").unwrap().clone();
+            let mut uplink = parent.clone();
+            uplink.vlan = Some(Vlan {
+                id: 40,
+                protocol: Some(VlanProtocol::Dot1Q),
+            });
+            let guest_bridge = GuestBridge::find(40, &parent, &links);
+            let stack = Stack {
+                parent: parent.clone(),
+                parent_kind: ParentKind::Nic,
+                uplink,
+                bridge: links.by_name("br0").unwrap().clone(),
+                slaves: vec![(parent, None)],
+                trunks: Vec::new(),
+                bond_mode: None,
+                guest_bridge,
+            };
+            let port_vlans = Netlink::connect().unwrap().bridge_vlans().unwrap();
+            let ruleset = read_ruleset(std::path::Path::new(NFT));
+            audit(&stack, &port_vlans, &ruleset)
+                .into_iter()
+                .map(|f| (f.bridge, f.port, f.vmid, f.nftables))
+                .collect::<Vec<_>>()
+        })
+    };
+    let none = "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it";
+    assert_eq!(
+        audit_now(&ns),
+        [
+            ("br0".into(), "tap100i0".into(), 100, none.into()),
+            ("br0".into(), "veth101i0".into(), 101, none.into())
+        ]
+    );
+
+    let nft = |rules: &str| {
+        let mut child = ns
+            .command(NFT)
+            .args(["-f", "-"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(rules.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "nft -f: {rules}");
+    };
+    nft(&format!("{}\n", qinq_check::fix::GUEST_VLAN_RULE));
+    assert_eq!(audit_now(&ns), []);
+
+    nft("flush ruleset\ntable bridge t { chain c { type filter hook forward priority 0; iifname \"tap*\" ether type 8021q drop; iifname \"veth*\" ether type 8021q drop; }; }\n");
+    let only_q = "the bridge-family nftables rules drop only 802.1Q frames from it";
+    assert_eq!(
+        audit_now(&ns),
+        [
+            ("br0".into(), "tap100i0".into(), 100, only_q.into()),
+            ("br0".into(), "veth101i0".into(), 101, only_q.into())
+        ]
+    );
+}
+
+/// Sends three frames from `vm100` (the guest's end of `tap100i0`) with outer tag `outer_type`
+/// 40 and inner 802.1Q tag 201, and counts how many reach `far0` (the wire behind the parent
+/// `bond0`), by a marker in their payload; raw packet sockets, in Python (the standard
+/// library has them; nothing here needs a VLAN device).
+fn double_tagged_frames_through(ns: &Namespace, outer_type: u16) -> u32 {
+    const SCRIPT: &str = r#"
+import select, socket, struct, sys, time
+outer = int(sys.argv[1])
+marker = b"deevnet-qinq-guard-probe"
+rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+rx.bind(("far0", 0))
+tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+tx.bind(("vm100", 0))
+frame = (b"\xff" * 6 + b"\x02\x00\x00\x00\x01\x00" + struct.pack("!HH", outer, 40)
+         + struct.pack("!HH", 0x8100, 201) + struct.pack("!H", 0x88b5) + marker + bytes(20))
+for _ in range(3):
+    tx.send(frame)
+seen, end = 0, time.time() + 1.0
+while time.time() < end:
+    ready, _, _ = select.select([rx], [], [], 0.1)
+    if ready and marker in rx.recv(65535):
+        seen += 1
+print(seen)
+"#;
+    let output = ns
+        .command("python3")
+        .args(["-c", SCRIPT, &outer_type.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The guard, actively: a guest port on the bridge over the parent sends frames with outer tag
+/// 40 (802.1Q, then 802.1ad) and inner tag 201; before the guard they reach the wire, after
+/// it they do not. Putting the guard in place twice leaves one table, recognised as the guard.
+#[test]
+fn the_guard_drops_a_guests_double_tagged_frames_that_passed_before() {
+    use qinq_check::guest_ports::GUARD_TABLE;
+    use qinq_check::node::{install_guard, read_ruleset, NFT};
+    let ns = Namespace::new();
+    for args in [
+        "link add tap100i0 type veth peer name vm100",
+        "link set tap100i0 master br0",
+        "link set tap100i0 up",
+        "link set vm100 up",
+    ] {
+        ns.ip(args);
+    }
+    for outer in [0x8100, 0x88a8] {
+        assert_eq!(
+            double_tagged_frames_through(&ns, outer),
+            3,
+            "{outer:#x} before"
+        );
+    }
+    let installed = ns.enter(|| {
+        let before = read_ruleset(std::path::Path::new(NFT)).guard_installed();
+        install_guard(std::path::Path::new(NFT)).unwrap();
+        install_guard(std::path::Path::new(NFT)).unwrap();
+        (
+            before,
+            read_ruleset(std::path::Path::new(NFT)).guard_installed(),
+        )
+    });
+    assert_eq!(installed, (false, true));
+    let listed = ns.command(NFT).args(["list", "tables"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout).trim(),
+        format!("table bridge {GUARD_TABLE}")
+    );
+    for outer in [0x8100, 0x88a8] {
+        assert_eq!(
+            double_tagged_frames_through(&ns, outer),
+            0,
+            "{outer:#x} after"
+        );
+    }
 }

@@ -155,6 +155,19 @@ pub fn fdb_entry_from_message(message: &NeighbourMessage) -> Option<FdbEntry> {
     })
 }
 
+/// The AF_BRIDGE link message naming VLAN `vid` on `port` (as `bridge vlan` sends it), with
+/// the PVID and untagged flags when `pvid_untagged`.
+pub fn port_vlan_message(port: u32, vid: u16, pvid_untagged: bool) -> LinkMessage {
+    let flags = if pvid_untagged {
+        BridgeVlanInfoFlags::Pvid | BridgeVlanInfoFlags::Untagged
+    } else {
+        BridgeVlanInfoFlags::empty()
+    };
+    rtnetlink::LinkBridgeVlan::new(port)
+        .vlan(vid, flags)
+        .build()
+}
+
 impl Netlink {
     /// The VLANs of every bridge port and bridge of the namespace (`bridge vlan show`). On a
     /// kernel without bridge VLAN filtering every port has an empty list.
@@ -170,6 +183,41 @@ impl Netlink {
             .execute();
         let messages = self.collect("listing the VLANs of the bridge ports", request)?;
         Ok(messages.iter().map(port_vlans_from_message).collect())
+    }
+
+    /// Makes VLAN `vid` the port's untagged PVID (`bridge vlan add dev PORT vid VID pvid
+    /// untagged`): what the port's untagged frames belong to, as a VM's `tag=VID` NIC.
+    pub fn bridge_port_vlan_add_pvid(&self, port: u32, vid: u16) -> Result<(), NetlinkError> {
+        self.bridge_port_vlan_add(port, vid, true, "as its pvid")
+    }
+
+    /// Adds VLAN `vid` to the port, tagged (`bridge vlan add dev PORT vid VID`), as a guest's
+    /// trunk port carries it.
+    pub fn bridge_port_vlan_add_tagged(&self, port: u32, vid: u16) -> Result<(), NetlinkError> {
+        self.bridge_port_vlan_add(port, vid, false, "tagged")
+    }
+
+    fn bridge_port_vlan_add(
+        &self,
+        port: u32,
+        vid: u16,
+        pvid_untagged: bool,
+        how: &str,
+    ) -> Result<(), NetlinkError> {
+        let message = port_vlan_message(port, vid, pvid_untagged);
+        self.block_on(self.handle().link().set(message).execute())
+            .map_err(|e| {
+                NetlinkError::from_rtnetlink(format!("adding VLAN {vid} to port {port} {how}"), e)
+            })
+    }
+
+    /// Removes VLAN `vid` from the port (`bridge vlan del dev PORT vid VID`).
+    pub fn bridge_port_vlan_del(&self, port: u32, vid: u16) -> Result<(), NetlinkError> {
+        let message = port_vlan_message(port, vid, false);
+        self.block_on(self.handle().link().del_with_message(message).execute())
+            .map_err(|e| {
+                NetlinkError::from_rtnetlink(format!("removing VLAN {vid} from port {port}"), e)
+            })
     }
 
     /// The forwarding database entries of one bridge (`bridge fdb show br BRIDGE`).
@@ -252,6 +300,19 @@ mod tests {
         0x06, 0x00, 0x05, 0x00, 0xc9, 0x00, 0x00, 0x00, // NDA_VLAN 201
         0x08, 0x00, 0x09, 0x00, // NDA_MASTER
     ];
+
+    #[test]
+    fn a_port_vlan_message_is_what_bridge_vlan_sends() {
+        let message = port_vlan_message(42, 201, true);
+        assert_eq!(message.header.index, 42);
+        assert_eq!(message.header.interface_family, AddressFamily::Bridge);
+        let port = port_vlans_from_message(&message);
+        assert_eq!(port.pvid(), Some(201));
+        assert!(port.find(201).is_some_and(|v| v.untagged));
+        let plain = port_vlans_from_message(&port_vlan_message(42, 1, false));
+        assert_eq!(plain.pvid(), None);
+        assert!(plain.find(1).is_some_and(|v| !v.untagged));
+    }
 
     #[test]
     fn learned_entries_keep_their_vlan_and_bridge() {

@@ -43,6 +43,7 @@ fn entry(name: &str, lookups: Vec<LookupParams>) -> VrfParams {
         no_fall_through: false,
         forbidden_interfaces: Vec::new(),
         asymmetric_returns: false,
+        l3vni_bridge: None,
     }
 }
 
@@ -373,4 +374,25 @@ fn undeclared_vrfs_reads_exactly_the_choices_the_spec_declares() {
         serde_json::json!({"undeclared_vrfs": "fial", "settle_timeout": 0, "check_mode_findings": "fail"}),
     );
     assert!(typo.is_err(), "a typo must not read as ignore");
+}
+
+#[test]
+fn l3vni_bridge_is_an_interface_name_checked_with_asymmetric_returns_only() {
+    let mut given = entry("vrf_tdemo", vec![]);
+    given.l3vni_bridge = Some("vrfbr_tdemo".into());
+    assert_eq!(
+        error_of(vec![given]),
+        "vrfs[0].l3vni_bridge: vrfbr_tdemo is checked only with asymmetric_returns (its \
+         rp_filter must let in the returns other nodes deliver); set asymmetric_returns: true \
+         in this entry, or remove l3vni_bridge"
+    );
+    let mut given = entry("vrf_tdemo", vec![]);
+    given.asymmetric_returns = true;
+    given.l3vni_bridge = Some("vrfbr_a_name_too_long".into());
+    assert!(error_of(vec![given]).starts_with("vrfs[0].l3vni_bridge: "));
+    let mut given = entry("vrf_tdemo", vec![]);
+    given.asymmetric_returns = true;
+    given.l3vni_bridge = Some("vrfbr_tdemo".into());
+    let checks = checks_of(vec![given]).unwrap();
+    assert_eq!(checks[0].l3vni_bridge.as_deref(), Some("vrfbr_tdemo"));
 }

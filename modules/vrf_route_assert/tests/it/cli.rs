@@ -62,8 +62,8 @@ fn an_unknown_key_in_a_vrfs_entry_is_refused_with_the_supported_ones() {
         msg,
         "Unsupported parameters for (deevnet.net.vrf_route_assert) module: default_gw found in \
          vrfs[0]. Supported parameters include: asymmetric_returns, default_dev, default_via, \
-         forbidden_interfaces, forwarding, ipv6_default_dev, ipv6_default_via, lookups, name, \
-         no_fall_through."
+         forbidden_interfaces, forwarding, ipv6_default_dev, ipv6_default_via, l3vni_bridge, \
+         lookups, name, no_fall_through."
     );
 }
 

@@ -15,7 +15,8 @@
 #               the IPv4 and IPv6 defaults originated; inet0 203.0.113.1 to the internet
 #   internet    203.0.113.8 (namespace; ping, tcp/443, udp/53)
 #   mgmt5       198.51.100.5, the management gateway (namespace; routes nowhere)
-#   wl1..wl3    the tenant workloads 192.0.2.11..13 (namespaces) on tdemo0 of hv01..hv03
+#   wl1..wl3    the tenant workloads 192.0.2.11..13 and 2001:db8:2::11..13 (namespaces) on tdemo0
+#               of hv01..hv03
 #
 # The core's return to workload N goes to the NEXT hypervisor (a /32 more specific than the
 # tenant aggregate: 192.0.2.11 via hv02, .12 via hv03, .13 via hv01), so every return is a
@@ -34,6 +35,7 @@ CONTAINERS=(hv01 hv02 hv03 core)
 NAMESPACES=(internet mgmt5 wl1 wl2 wl3)
 
 install -m 755 "$here/all-exit-probe" /usr/local/sbin/all-exit-probe
+install -m 755 "$here/all-exit-faults" /usr/local/sbin/all-exit-faults
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
 
 # ---------------------------------------------------------------- clean slate
@@ -97,6 +99,11 @@ hv() {
   ip -n "$n" link set "tap10${i}i0" master tdemo0
   ip -n "wl$i" addr add "192.0.2.1$i/24" dev eth0
   ip -n "wl$i" route add default via 192.0.2.1
+  # The tenant's IPv6 subnet (issue 27: the /128 host routes EVPN learns are what must not reach
+  # the core): the same anycast gateway on every node, as Proxmox's vnet gateway, so no DAD.
+  ip -n "$n" addr add 2001:db8:2::1/64 dev tdemo0 nodad
+  ip -n "wl$i" addr add "2001:db8:2::1$i/64" dev eth0 nodad
+  ip -n "wl$i" route add default via 2001:db8:2::1
 }
 for i in 1 2 3; do hv "$i"; done
 
@@ -118,10 +125,17 @@ for c in "${CONTAINERS[@]}"; do
 done
 wait
 # Under heavy load frrinit.sh can give up waiting before it loads the configuration (`vtysh -b`),
-# leaving the daemons up with none ("% BGP instance not found"): load it then.
+# leaving the daemons up with none ("% BGP instance not found"), or with part of it (seen at load
+# ~12: `router bgp` without its neighbors, `vrf` without its `vni`): load it again (it only adds)
+# until every top-level stanza of the file is running.
+loaded() { # CONTAINER: every stanza header of its frr.conf is in the running configuration
+  podman exec "$1" sh -c "vtysh -c 'show running-config' >/tmp/running.conf 2>/dev/null &&
+    grep -E '^(router|vrf|route-map|ip|ipv6|interface) ' /etc/frr/frr.conf | grep -vxF -f /tmp/running.conf | grep -q . && exit 1
+    grep -q '^router bgp' /tmp/running.conf && grep -Eq '^ *(neighbor .* (remote-as|interface)|vni) ' /tmp/running.conf"
+}
 for c in "${CONTAINERS[@]}"; do
   for _ in $(seq 30); do
-    podman exec "$c" vtysh -c 'show running-config' 2>/dev/null | grep -q '^router bgp' && continue 2
+    loaded "$c" && continue 2
     podman exec "$c" vtysh -b >>"/tmp/frr-start-$c.log" 2>&1 || true
     sleep 2
   done
@@ -141,7 +155,10 @@ done
 
 step 'waiting for BGP and EVPN'
 /usr/local/sbin/all-exit-probe wait-fabric 240
-# Each workload announces itself (ARP for its gateway), so EVPN carries its MAC/IP.
-for i in 1 2 3; do ip netns exec "wl$i" ping -c 1 -W 1 192.0.2.1 >/dev/null 2>&1 || true; done
+# Each workload announces itself (ARP and ND for its gateway), so EVPN carries its MAC/IPs.
+for i in 1 2 3; do
+  ip netns exec "wl$i" ping -c 1 -W 1 192.0.2.1 >/dev/null 2>&1 || true
+  ip netns exec "wl$i" ping -6 -c 1 -W 1 2001:db8:2::1 >/dev/null 2>&1 || true
+done
 step finished
 echo "provisioned: all-exit fabric up (hv01-hv03, core, internet, wl1-wl3), the field report's faults present"

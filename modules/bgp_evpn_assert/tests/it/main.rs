@@ -1,0 +1,3 @@
+//! One integration-test binary (ARCHITECTURE.md): each file a module.
+
+mod vtysh;

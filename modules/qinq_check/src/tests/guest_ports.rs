@@ -1,0 +1,383 @@
+//! Guests kept off the uplink: the lab node with `vmbr0` over `bond0` and guest ports on it,
+//! each way a port is kept off (VLAN filtering, an nftables rule) and each way it is not.
+
+use super::*;
+use crate::guest_ports::{guest_name, GuestName, GuestPortsPolicy, Ruleset};
+use serde_json::json;
+
+const VMBR0: u32 = 20;
+const TAP: u32 = 21;
+const VETH: u32 = 22;
+const FWPR: u32 = 23;
+const MGMT: u32 = 24;
+const VMBR0_50: u32 = 25;
+
+/// The lab node, plus `vmbr0` (not VLAN-aware) over `bond0` with a VM's tap, a container's
+/// veth, a firewalled VM's fwpr port and a plain NIC, and `vmbr0.50` on it.
+fn with_guests(node: &mut Node, parent: u32) {
+    node.links.push(link(VMBR0, "vmbr0", Some("bridge"), 1500));
+    node.links
+        .iter_mut()
+        .find(|l| l.index == VMBR0)
+        .unwrap()
+        .bridge = Some(BridgeVlanSettings::default());
+    node.links
+        .iter_mut()
+        .find(|l| l.index == parent)
+        .unwrap()
+        .controller = Some(VMBR0);
+    for (index, name, kind) in [
+        (TAP, "tap100i0", Some("tun")),
+        (VETH, "veth101i1", Some("veth")),
+        (FWPR, "fwpr102p0", Some("veth")),
+        (MGMT, "eno3", None),
+    ] {
+        let mut port = link(index, name, kind, 1500);
+        port.controller = Some(VMBR0);
+        node.links.push(port);
+    }
+    let mut vlan50 = link(VMBR0_50, "vmbr0.50", Some("vlan"), 1500);
+    vlan50.parent = Some(VMBR0);
+    vlan50.vlan = Some(Vlan {
+        id: 50,
+        protocol: Some(VlanProtocol::Dot1Q),
+    });
+    node.links.push(vlan50);
+}
+
+fn guest_node() -> Node {
+    let mut node = Node::healthy();
+    with_guests(&mut node, BOND);
+    node
+}
+
+fn report_with(node: &Node, ruleset: Ruleset, policy: GuestPortsPolicy) -> Report {
+    let mut node_observed = node.observed.clone();
+    node_observed.ruleset = ruleset;
+    let request = Request::from_params(Params {
+        guest_ports: policy,
+        ..raw()
+    })
+    .unwrap();
+    let stack = node.resolve(&request).unwrap();
+    evaluate(&request, &stack, &node_observed)
+}
+
+fn ports(report: &Report) -> Vec<(&str, u32)> {
+    report
+        .guest_ports
+        .iter()
+        .map(|f| (f.port.as_str(), f.vmid))
+        .collect()
+}
+
+/// A bridge-family ruleset with one base chain holding `rules` (each a list of expressions).
+fn ruleset(hook: &str, rules: Vec<Value>) -> Ruleset {
+    let mut items = vec![
+        json!({"metainfo": {"json_schema_version": 1}}),
+        json!({"table": {"family": "bridge", "name": "t"}}),
+        json!({"chain": {"family": "bridge", "table": "t", "name": "c", "type": "filter", "hook": hook, "prio": -300, "policy": "accept"}}),
+    ];
+    for expr in rules {
+        items.push(json!({"rule": {"family": "bridge", "table": "t", "chain": "c", "expr": expr}}));
+    }
+    Ruleset::Read(json!({ "nftables": items }))
+}
+
+fn iifname(op: &str, right: Value) -> Value {
+    json!({"match": {"op": op, "left": {"meta": {"key": "iifname"}}, "right": right}})
+}
+
+fn ether_type(right: Value) -> Value {
+    json!({"match": {"op": "==", "left": {"payload": {"protocol": "ether", "field": "type"}}, "right": right}})
+}
+
+/// The rule the fix text gives, as `nft -j list ruleset` prints it.
+fn guide_rule() -> Value {
+    json!([
+        iifname("==", json!({"set": ["fwln*", "fwpr*", "tap*", "veth*"]})),
+        ether_type(json!({"set": ["8021q", "8021ad"]})),
+        {"drop": null}
+    ])
+}
+
+use serde_json::Value;
+
+#[test]
+fn proxmox_guest_port_names_give_the_kind_and_the_vm() {
+    let name = |n| guest_name(n).map(|g: GuestName| (g.kind, g.vmid));
+    assert_eq!(name("tap100i0"), Some(("tap", 100)));
+    assert_eq!(name("veth101i1"), Some(("veth", 101)));
+    assert_eq!(name("fwpr102p0"), Some(("fwpr", 102)));
+    assert_eq!(name("fwln102i0"), Some(("fwln", 102)));
+    assert_eq!(name("fwln102o0"), Some(("fwln", 102)));
+    for other in [
+        "tap",
+        "tapi0",
+        "tap100",
+        "tap100i",
+        "tap100x0",
+        "vethab12",
+        "fwpr102i0",
+        "eno1",
+        "veth101i0x",
+    ] {
+        assert_eq!(name(other), None, "{other}");
+    }
+}
+
+#[test]
+fn every_guest_port_on_a_bridge_over_the_bond_is_a_finding_naming_bridge_port_vm_and_fix() {
+    let node = guest_node();
+    let report = report_with(
+        &node,
+        Ruleset::NotRead("/usr/sbin/nft is not installed".into()),
+        GuestPortsPolicy::Fail,
+    );
+    assert_eq!(
+        ports(&report),
+        [("tap100i0", 100), ("veth101i1", 101), ("fwpr102p0", 102)]
+    );
+    assert_eq!(
+        report.failed_names(),
+        [
+            "guest_port:tap100i0",
+            "guest_port:veth101i1",
+            "guest_port:fwpr102p0"
+        ]
+    );
+    let tap = check(&report, "guest_port:tap100i0");
+    assert_eq!(
+        tap.expected,
+        "VM 100 (tap port on vmbr0) cannot send 802.1Q/802.1ad frames onto the uplink"
+    );
+    assert_eq!(
+        tap.actual,
+        "vmbr0 does not filter VLANs; nftables not read: /usr/sbin/nft is not installed"
+    );
+    // The host's VLANs on that bridge: the uplink VLAN and vmbr0.50.
+    assert!(
+        tap.fix.contains("table bridge deevnet_guest_vlan")
+            && tap.fix.ends_with("or make vmbr0 VLAN-aware (bridge-vlan-aware yes) with bridge-vids that exclude VLAN 40, 50"),
+        "{}",
+        tap.fix
+    );
+    assert!(!tap.fix.contains("ifreload"));
+
+    // The bond in no bridge: nothing to audit.
+    let report = report_with(&Node::healthy(), Ruleset::default(), GuestPortsPolicy::Fail);
+    assert!(report.guest_ports.is_empty() && report.failed_names().is_empty());
+}
+
+#[test]
+fn a_single_nic_parent_in_a_bridge_is_audited_too() {
+    let mut node = Node::single_nic();
+    with_guests(&mut node, ENO1);
+    let request = Request::from_params(Params {
+        bond: "eno1".into(),
+        ..raw()
+    })
+    .unwrap();
+    let stack = node.resolve(&request).unwrap();
+    let report = evaluate(&request, &stack, &node.observed);
+    assert_eq!(report.guest_ports.len(), 3);
+    assert!(report.guest_ports.iter().all(|f| f.bridge == "vmbr0"));
+}
+
+#[test]
+fn an_nftables_rule_dropping_both_tag_types_from_the_port_keeps_it_off() {
+    let node = guest_node();
+    for hook in ["prerouting", "forward"] {
+        let report = report_with(
+            &node,
+            ruleset(hook, vec![guide_rule()]),
+            GuestPortsPolicy::Fail,
+        );
+        assert_eq!(ports(&report), [], "{hook}");
+    }
+    // Two rules by number, one per type, for the tap alone; no interface match covers all.
+    let report = report_with(
+        &node,
+        ruleset(
+            "prerouting",
+            vec![
+                json!([iifname("==", json!("tap100i0")), ether_type(json!(33024)), {"counter": null}, {"drop": null}]),
+                json!([iifname("==", json!("tap100i0")), ether_type(json!(34984)), {"drop": null}]),
+                json!([iifname("!=", json!("tap*")), ether_type(json!({"set": ["8021q", "8021ad"]})), {"drop": null}]),
+            ],
+        ),
+        GuestPortsPolicy::Fail,
+    );
+    assert_eq!(ports(&report), [], "{:?}", report.guest_ports);
+}
+
+#[test]
+fn rules_that_do_not_drop_both_types_from_the_port_leave_it_counted() {
+    let node = guest_node();
+    let cases = [
+        // 802.1Q only.
+        (
+            ruleset(
+                "prerouting",
+                vec![
+                    json!([iifname("==", json!("tap*")), ether_type(json!("8021q")), {"drop": null}]),
+                ],
+            ),
+            "the bridge-family nftables rules drop only 802.1Q frames from it",
+        ),
+        // Another port's name; a literal star is not a wildcard.
+        (
+            ruleset(
+                "prerouting",
+                vec![
+                    json!([iifname("==", json!({"set": ["tap9*", "tap100i0\\*"]})), ether_type(json!({"set": ["8021q", "8021ad"]})), {"drop": null}]),
+                ],
+            ),
+            "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
+        ),
+        // An accept before the drop lets the frame through first.
+        (
+            ruleset(
+                "prerouting",
+                vec![
+                    json!([iifname("==", json!("tap*")), {"accept": null}]),
+                    guide_rule(),
+                ],
+            ),
+            "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
+        ),
+        // A drop narrowed by a match this does not read drops some frames only.
+        (
+            ruleset(
+                "prerouting",
+                vec![
+                    json!([guide_rule()[0].clone(), guide_rule()[1].clone(), {"match": {"op": "==", "left": {"payload": {"protocol": "ether", "field": "saddr"}}, "right": "02:00:00:00:00:01"}}, {"drop": null}]),
+                ],
+            ),
+            "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
+        ),
+        // The input hook sees only frames for the host, not those forwarded to the bond.
+        (
+            ruleset("input", vec![guide_rule()]),
+            "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
+        ),
+    ];
+    for (ruleset, why) in cases {
+        let report = report_with(&node, ruleset, GuestPortsPolicy::Fail);
+        let tap = report.guest_ports.iter().find(|f| f.port == "tap100i0");
+        assert_eq!(
+            tap.map(|f| f.nftables.as_str()),
+            Some(why),
+            "{:?}",
+            report.guest_ports
+        );
+    }
+}
+
+#[test]
+fn vlan_filtering_that_keeps_the_port_off_the_host_vlans_keeps_it_off() {
+    let mut node = guest_node();
+    node.link_mut("vmbr0").bridge = Some(BridgeVlanSettings {
+        vlan_filtering: Some(true),
+        vlan_protocol: Some(VlanProtocol::Dot1Q),
+        default_pvid: Some(1),
+    });
+    let port = |index, name: &str, vlans| PortVlans {
+        index,
+        name: name.into(),
+        controller: Some(VMBR0),
+        vlans,
+    };
+    node.observed.port_vlans.extend([
+        // A VM on VLAN 10 only: kept off.
+        port(TAP, "tap100i0", vec![entry(10, 10, true, true)]),
+        // Proxmox's default trunk for an untagged NIC on a VLAN-aware bridge: reaches 40 and 50.
+        port(
+            VETH,
+            "veth101i1",
+            vec![entry(1, 1, true, true), entry(2, 4094, false, false)],
+        ),
+        // VLAN 50 only, the host's transit: counted.
+        port(FWPR, "fwpr102p0", vec![entry(50, 50, true, true)]),
+    ]);
+    let report = report_with(&node, Ruleset::default(), GuestPortsPolicy::Fail);
+    let found: Vec<(&str, &str)> = report
+        .guest_ports
+        .iter()
+        .map(|f| (f.port.as_str(), f.vlans.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("veth101i1", "it carries host VLAN 40, 50"),
+            ("fwpr102p0", "it carries host VLAN 50")
+        ]
+    );
+    // Filtering of the other tag protocol does not see the uplink's tags at all.
+    node.link_mut("vmbr0")
+        .bridge
+        .as_mut()
+        .unwrap()
+        .vlan_protocol = Some(VlanProtocol::Dot1Ad);
+    let report = report_with(&node, Ruleset::default(), GuestPortsPolicy::Fail);
+    assert_eq!(report.guest_ports.len(), 3);
+    assert_eq!(
+        report.guest_ports[0].vlans,
+        "vmbr0 filters 802.1ad tags, the uplink's are 802.1Q"
+    );
+}
+
+#[test]
+fn warn_reports_without_failing_and_ignore_does_not_look() {
+    let node = guest_node();
+    let report = report_with(&node, Ruleset::default(), GuestPortsPolicy::Warn);
+    assert_eq!(report.guest_ports.len(), 3);
+    assert!(report.failed_names().is_empty());
+    assert!(report.guest_ports[0]
+        .line()
+        .starts_with("guest port tap100i0 (VM 100) on vmbr0 can send 802.1Q/802.1ad frames onto the uplink (vmbr0 does not filter VLANs; nftables not read: not asked for); drop guests'"));
+    let report = report_with(&node, Ruleset::default(), GuestPortsPolicy::Ignore);
+    assert!(report.guest_ports.is_empty() && report.failed_names().is_empty());
+}
+
+#[test]
+fn the_guard_is_recognised_by_what_it_drops_and_predicted_in_check_mode() {
+    use crate::guest_ports::GUARD_TABLE;
+    let guard = |extra: Vec<Value>| {
+        let mut items = vec![
+            json!({"table": {"family": "bridge", "name": GUARD_TABLE}}),
+            json!({"chain": {"family": "bridge", "table": GUARD_TABLE, "name": "prerouting", "type": "filter", "hook": "prerouting", "prio": -300, "policy": "accept"}}),
+            json!({"rule": {"family": "bridge", "table": GUARD_TABLE, "chain": "prerouting", "handle": 2, "expr": guide_rule()}}),
+        ];
+        items.extend(extra);
+        Ruleset::Read(json!({ "nftables": items }))
+    };
+    assert!(guard(vec![]).guard_installed());
+    // A second rule in the table, or the table without its rule, is not the guard.
+    assert!(!guard(vec![json!({"rule": {"family": "bridge", "table": GUARD_TABLE, "chain": "prerouting", "expr": [{"accept": null}]}})]).guard_installed());
+    assert!(!Ruleset::Read(json!({"nftables": [
+        {"table": {"family": "bridge", "name": GUARD_TABLE}}
+    ]}))
+    .guard_installed());
+    // The same rule in another table is someone else's: it protects, but it is not the guard.
+    assert!(!ruleset("prerouting", vec![guide_rule()]).guard_installed());
+    assert!(!Ruleset::default().guard_installed());
+
+    // Check mode: the guard replaces a table of its name and leaves the others.
+    let predicted = ruleset("input", vec![json!([{"accept": null}])]).with_guard();
+    assert!(predicted.guard_installed());
+    let Ruleset::Read(value) = &predicted else {
+        unreachable!()
+    };
+    assert!(value.to_string().contains("\"table\":\"t\""), "{value}");
+    assert!(guard(vec![json!({"rule": {"family": "bridge", "table": GUARD_TABLE, "chain": "prerouting", "expr": [{"accept": null}]}})]).with_guard().guard_installed());
+    // And the audit then sees the guest ports kept off.
+    let node = guest_node();
+    let report = report_with(
+        &node,
+        Ruleset::default().with_guard(),
+        GuestPortsPolicy::Fail,
+    );
+    assert!(report.guest_ports.is_empty(), "{:?}", report.guest_ports);
+    assert!(report.guest_vlan_guard.present);
+}
