@@ -127,7 +127,7 @@ def test_an_exit_node_of_the_static_design():
         "exit_node": True,
         "transit_interface": "vmbr0.50",
         "tenants": [{"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "198.51.100.65", "gateway6": "",
-                     "management_probes": ["198.51.100.5", "198.51.100.11"], "probe": None, "leak": "static",
+                     "management_probes": ["198.51.100.5", "198.51.100.11"], "isolation_exempt": [], "probe": None, "leak": "static",
                      "l3vni_bridge": "vrfbr_tdemo", "exit": True}],
         "declared_vrfs": [{"name": "vrf_tdemo", "forwarding": False}],
         "forbidden_interfaces": ["vmbr0"],
@@ -141,7 +141,7 @@ def test_an_exit_node_of_the_static_design():
                               "forbidden_interfaces": ["vmbr0"],
                               "default_via": "198.51.100.65"}],
         "undeclared_vrfs": "fail",
-        "probes": [],
+        "egress_probe": {},
         "control_plane": {},
         "sdn": NO_SDN,
     }
@@ -161,7 +161,7 @@ def test_an_exit_node_of_the_static_design_with_ipv6_and_a_probed_tenant():
         "transit_interface": "vmbr0.50",
         "tenants": [{"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "10.20.50.1", "gateway6": "2001:db8:50::1",
                      "management_probes": ["10.20.99.5", "10.20.99.1"],
-                     "probe": {"count": 3, "address": "10.20.129.250/24",
+                     "isolation_exempt": [], "probe": {"count": 3, "address": "10.20.129.250/24",
                                "targets": [{"address": "203.0.113.8"},
                                            {"address": "203.0.113.8", "proto": "tcp", "port": 443},
                                            {"address": "203.0.113.8", "proto": "udp"}]},
@@ -181,13 +181,16 @@ def test_an_exit_node_of_the_static_design_with_ipv6_and_a_probed_tenant():
                               "default_via": "10.20.50.1",
                               "ipv6_default_via": "2001:db8:50::1"}],
         "undeclared_vrfs": "fail",
-        "probes": [{"tenant": "tdemo", "vrf": "vrf_tdemo", "address": "10.20.129.250/24",
-                    "targets": [{"address": "203.0.113.8"},
-                                {"address": "203.0.113.8", "proto": "tcp", "port": 443},
-                                {"address": "203.0.113.8", "proto": "udp"},
-                                {"address": "10.20.99.5", "expect": "none"},
-                                {"address": "10.20.99.1", "expect": "none"}],
-                    "count": 3, "forbidden_interfaces": ["vmbr0"], "expect_egress_interface": "vmbr0.50"}],
+        # One run; the management probes are isolation targets of a tenant the node is the exit of.
+        "egress_probe": {"probes": [{"name": "tdemo", "vrf": "vrf_tdemo", "address": "10.20.129.250/24",
+                                     "targets": [{"address": "203.0.113.8"},
+                                                 {"address": "203.0.113.8", "proto": "tcp", "port": 443},
+                                                 {"address": "203.0.113.8", "proto": "udp"},
+                                                 {"address": "10.20.99.5", "expect": "blocked"},
+                                                 {"address": "10.20.99.1", "expect": "blocked"}],
+                                     "expect_egress_interface": "vmbr0.50"}],
+                         "count": 3, "forbidden_interfaces": ["vmbr0"],
+                         "origins": {"tdemo": {"10.20.99.5": "a management address", "10.20.99.1": "a management address"}}},
         "control_plane": {},
         "sdn": NO_SDN,
     }
@@ -204,10 +207,10 @@ def test_a_tenant_s_own_vrf_gateway_probes_and_probe_count_win_over_the_node_s()
                   frr_mode="merge")
     assert result["tenants"] == [
         {"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "10.20.50.1", "gateway6": "", "management_probes": [],
-         "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": True},
+         "isolation_exempt": [], "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": True},
         {"name": "acme", "vrf": "vrf_acme_prod", "gateway": "10.20.50.9", "gateway6": "",
          "management_probes": ["10.20.99.7"],
-         "probe": {"count": 5, "address": "10.20.131.250/24", "targets": [{"address": "203.0.113.8"}]},
+         "isolation_exempt": [], "probe": {"count": 5, "address": "10.20.131.250/24", "targets": [{"address": "203.0.113.8"}]},
          "leak": "static", "l3vni_bridge": "vrfbr_acme_prod", "exit": True}]
     assert result["forbidden_interfaces"] == ["vmbr0", "vmbr9"]
     assert result["frr_stanzas"] == [
@@ -218,10 +221,12 @@ def test_a_tenant_s_own_vrf_gateway_probes_and_probe_count_win_over_the_node_s()
         {"name": "vrf_acme_prod",
          "lookups": [{"dst": "10.20.99.7", "dev": "vmbr0.50", "via": "10.20.50.9", "not_dev": "vmbr0"}],
          "forbidden_interfaces": ["vmbr0", "vmbr9"], "default_via": "10.20.50.9"}]
-    assert result["probes"] == [
-        {"tenant": "acme", "vrf": "vrf_acme_prod", "address": "10.20.131.250/24",
-         "targets": [{"address": "203.0.113.8"}, {"address": "10.20.99.7", "expect": "none"}],
-         "count": 5, "forbidden_interfaces": ["vmbr0", "vmbr9"], "expect_egress_interface": "vmbr0.50"}]
+    assert result["egress_probe"] == {
+        "probes": [{"name": "acme", "vrf": "vrf_acme_prod", "address": "10.20.131.250/24",
+                    "targets": [{"address": "203.0.113.8"}, {"address": "10.20.99.7", "expect": "blocked"}],
+                    "expect_egress_interface": "vmbr0.50"}],
+        "count": 5, "forbidden_interfaces": ["vmbr0", "vmbr9"],
+        "origins": {"acme": {"10.20.99.7": "a management address"}}}
     assert "asn" not in result
 
 
@@ -243,7 +248,7 @@ def test_an_all_exit_node_of_the_import_design():
         "exit_node": True,
         "transit_interface": "nic5",
         "tenants": [{"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "", "gateway6": "", "management_probes": [],
-                     "probe": None, "leak": "import", "l3vni_bridge": "vrfbr_tdemo", "exit": True}],
+                     "isolation_exempt": [], "probe": None, "leak": "import", "l3vni_bridge": "vrfbr_tdemo", "exit": True}],
         "declared_vrfs": [{"name": "vrf_tdemo", "forwarding": False}],
         "forbidden_interfaces": ["vmbr0"],
         "rp_filter": {"all": 0, "default": 0, "nic5": 0, "vrfbr_tdemo": 0},
@@ -263,7 +268,7 @@ def test_an_all_exit_node_of_the_import_design():
                               "default_dev": "nic5", "asymmetric_returns": True,
                               "l3vni_bridge": "vrfbr_tdemo"}],
         "undeclared_vrfs": "fail",
-        "probes": [],
+        "egress_probe": {},
         # The control plane asserted in FRR: the core session in both families the IPv6-only fabric
         # carries, the IPv4 default received (the import design's), aggregates only out; no VNI
         # without the SDN, no remote AS without core_asn.
@@ -386,10 +391,10 @@ def test_an_exit_node_with_tenants_of_both_designs():
         {"name": "vrf_imp", "lookups": [{"dst": "10.20.99.5", "dev": "vmbr0.50", "not_dev": "vmbr0"}],
          "forbidden_interfaces": ["vmbr0"], "default_dev": "vmbr0.50", "asymmetric_returns": True,
          "l3vni_bridge": "vrfbr_imp"}]
-    assert result["probes"] == [
-        {"tenant": "imp", "vrf": "vrf_imp", "address": "10.20.140.250/24",
-         "targets": [{"address": "203.0.113.8"}, {"address": "10.20.99.5", "expect": "none"}],
-         "count": 3, "forbidden_interfaces": ["vmbr0"], "expect_egress_interface": "vmbr0.50"}]
+    assert result["egress_probe"]["probes"] == [
+        {"name": "imp", "vrf": "vrf_imp", "address": "10.20.140.250/24",
+         "targets": [{"address": "203.0.113.8"}, {"address": "10.20.99.5", "expect": "blocked"}],
+         "expect_egress_interface": "vmbr0.50"}]
 
 
 def test_an_import_node_with_a_static_tenant():
@@ -413,7 +418,7 @@ def test_a_member_node():
         "exit_node": False,
         "transit_interface": None,
         "tenants": [{"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "", "gateway6": "", "management_probes": [],
-                     "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": False}],
+                     "isolation_exempt": [], "probe": None, "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": False}],
         "declared_vrfs": [{"name": "vrf_tdemo", "forwarding": False}],
         "forbidden_interfaces": ["vmbr0"],
         "rp_filter": {},
@@ -421,7 +426,7 @@ def test_a_member_node():
         "route_assertions": [{"name": "vrf_tdemo", "lookups": [], "forbidden_interfaces": ["vmbr0"],
                               "no_fall_through": True, "forwarding": False}],
         "undeclared_vrfs": "ignore",
-        "probes": [],
+        "egress_probe": {},
         "control_plane": {},
         "sdn": NO_SDN,
     }
@@ -441,11 +446,13 @@ def test_a_member_node_with_probes_ipv6_and_an_asn():
          "forbidden_interfaces": ["vmbr0", "vmbr9"], "no_fall_through": True, "forwarding": False},
         {"name": "vrf_acme_prod", "lookups": [{"dst": "10.20.99.5", "not_dev": "vmbr0"}, {"dst": "10.20.99.7", "not_dev": "vmbr0"}],
          "forbidden_interfaces": ["vmbr0", "vmbr9"], "no_fall_through": True, "forwarding": False}]
-    # No transit interface to expect the probe's packets on.
-    assert result["probes"] == [
-        {"tenant": "tdemo", "vrf": "vrf_tdemo", "address": "10.20.129.250/24",
-         "targets": [{"address": "10.20.129.1"}, {"address": "10.20.99.5", "expect": "none"}],
-         "count": 3, "forbidden_interfaces": ["vmbr0", "vmbr9"]}]
+    # No transit interface to expect the probe's packets on, and no isolation target: a member's
+    # tenant traffic rightly leaves toward its exit node; the management probes are leak probes.
+    assert result["egress_probe"] == {
+        "probes": [{"name": "tdemo", "vrf": "vrf_tdemo", "address": "10.20.129.250/24",
+                    "targets": [{"address": "10.20.129.1"}, {"address": "10.20.99.5", "expect": "none"}]}],
+        "count": 3, "forbidden_interfaces": ["vmbr0", "vmbr9"],
+        "origins": {"tdemo": {"10.20.99.5": "a management address"}}}
 
 
 def test_a_member_node_is_held_to_no_exit_rule():
@@ -457,7 +464,7 @@ def test_a_qinq_only_node_plans_no_tenant_egress():
     # main.yml skips the section when the settings are empty; the plan of nothing is nothing.
     assert plan({}) == {"exit_node": False, "transit_interface": None, "tenants": [], "declared_vrfs": [],
                         "forbidden_interfaces": [], "rp_filter": {}, "frr_stanzas": [], "route_assertions": [],
-                        "undeclared_vrfs": "ignore", "probes": [], "control_plane": {},
+                        "undeclared_vrfs": "ignore", "egress_probe": {}, "control_plane": {},
                         "sdn": NO_SDN}
 
 
@@ -574,10 +581,10 @@ def test_discover_builds_the_tenants_from_the_sdn_with_each_zone_s_exit_role():
     assert result["exit_node"] is True
     assert result["tenants"] == [
         {"name": "tdemo", "vrf": "vrf_tdemo", "gateway": "10.20.50.9", "gateway6": "", "management_probes": ["10.20.99.5"],
-         "probe": {"count": 3, "address": "10.20.129.250/24", "targets": [{"address": "203.0.113.8"}]},
+         "isolation_exempt": [], "probe": {"count": 3, "address": "10.20.129.250/24", "targets": [{"address": "203.0.113.8"}]},
          "leak": "static", "l3vni_bridge": "vrfbr_tdemo", "exit": True},
         {"name": "acme", "vrf": "vrf_acme", "gateway": "10.20.50.1", "gateway6": "",
-         "management_probes": ["10.20.99.5", "10.20.99.7"], "probe": None, "leak": "static",
+         "management_probes": ["10.20.99.5", "10.20.99.7"], "isolation_exempt": [], "probe": None, "leak": "static",
          "l3vni_bridge": "vrfbr_acme", "exit": False}]
     assert result["frr_stanzas"] == [
         {"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.9 nexthop-vrf default"], "mode": "exact"}]
@@ -587,7 +594,7 @@ def test_discover_builds_the_tenants_from_the_sdn_with_each_zone_s_exit_role():
         {"name": "vrf_acme", "lookups": [{"dst": "10.20.99.5", "not_dev": "vmbr0"}, {"dst": "10.20.99.7", "not_dev": "vmbr0"}],
          "forbidden_interfaces": ["vmbr0"], "no_fall_through": True, "forwarding": False}]
     assert result["declared_vrfs"] == [{"name": "vrf_tdemo", "forwarding": False}, {"name": "vrf_acme", "forwarding": False}]
-    assert result["probes"][0]["expect_egress_interface"] == "vmbr0.50"
+    assert result["egress_probe"]["probes"][0]["expect_egress_interface"] == "vmbr0.50"
     assert result["sdn"] == {"mode": "fail", "tenants_from": "sdn", "disagreements": [], "drift": [], "failure": "",
                              "warnings": []}
 
@@ -676,11 +683,11 @@ def test_tenants_is_a_list_or_discover_and_zones_is_checked():
     assert sdn_error({**EXIT, "zones": {"tdemo": {"gateway": "10.20.50.9"}}}, intent(zone("tdemo", True))).startswith(
         "proxmox_node_network_tenant_egress.zones is set but tenants is a list: zones holds the settings of "
         "discovered tenants (tenants: discover); with a tenant list, put gateway, gateway6, leak, management_probes, "
-        "probe on each tenant instead")
+        "probe, isolation_exempt on each tenant instead")
     sdn = intent(zone("tdemo", True))
     assert sdn_error({**EXIT_DISCOVER, "zones": {"tdemo": {"vrf": "vrf_x"}}}, sdn) == (
         "proxmox_node_network_tenant_egress.zones.tdemo: {'vrf': 'vrf_x'} is not a dict of gateway, gateway6, leak, "
-        "management_probes, probe (unknown: vrf; the zone's name, VRF, L3VNI bridge and exit role are the SDN's)")
+        "management_probes, probe, isolation_exempt (unknown: vrf; the zone's name, VRF, L3VNI bridge and exit role are the SDN's)")
     assert sdn_error({**EXIT_DISCOVER, "zones": {"tdemo": {"leak": "imported"}}}, sdn) == (
         "proxmox_node_network_tenant_egress.zones.tdemo.leak: 'imported' is neither static nor import")
     assert "needs address and targets" in sdn_error({**EXIT_DISCOVER, "zones": {"tdemo": {"probe": {"address": "x"}}}}, sdn)
@@ -924,3 +931,151 @@ def test_in_check_mode_the_installed_reapply_decision_says_so_as_a_warning(ansib
     passed = {**LOST_DEFAULT, "failed": False, "checks": []}
     quiet = _debug(ansible_env, expression % (json.dumps(passed), exit_plan, "true"))
     assert quiet.returncode == 0 and "[WARNING]" not in quiet.stdout + quiet.stderr
+
+
+# --- the egress probes: one run, isolation derived ------------------------------------------------
+
+def probed(name, address, targets=None, **extra):
+    return {"name": name, "probe": {"address": address, "targets": targets or [{"address": "203.0.113.8"}],
+                                    **extra.pop("probe", {})}, **extra}
+
+
+EXIT_FOUR = {"transit_interface": "vmbr0.50", "transit_gateway": "10.20.50.1", "management_interface": "vmbr0",
+             "management_probes": ["10.20.99.5"]}
+
+
+def blocked(run, name):
+    probe = next(probe for probe in run["probes"] if probe["name"] == name)
+    return [target["address"] for target in probe["targets"] if target.get("expect") == "blocked"]
+
+
+def test_each_tenant_must_not_reach_the_next_ones_round_the_ring():
+    tenants = [probed(f"t{i}", f"10.20.{130 + i}.250/24") for i in range(5)]
+    run = plan({**EXIT_FOUR, "tenants": tenants, "isolation_peers": 2})["egress_probe"]
+    assert [probe["name"] for probe in run["probes"]] == ["t0", "t1", "t2", "t3", "t4"]
+    # Every tenant probes the next two and is probed by the two before it.
+    assert blocked(run, "t0") == ["10.20.131.250", "10.20.132.250", "10.20.99.5"]
+    assert blocked(run, "t3") == ["10.20.134.250", "10.20.130.250", "10.20.99.5"]
+    assert blocked(run, "t4") == ["10.20.130.250", "10.20.131.250", "10.20.99.5"]
+    assert run["origins"]["t4"] == {"10.20.130.250": "tenant t0's workload", "10.20.131.250": "tenant t1's workload",
+                                    "10.20.99.5": "a management address"}
+    # The default is 3, never more peers than there are other tenants, and 0 probes none.
+    assert len(blocked(plan({**EXIT_FOUR, "tenants": tenants})["egress_probe"], "t0")) == 3 + 1
+    assert blocked(plan({**EXIT_FOUR, "tenants": tenants[:2]})["egress_probe"], "t0") == ["10.20.131.250", "10.20.99.5"]
+    assert blocked(plan({**EXIT_FOUR, "tenants": tenants, "isolation_peers": 0})["egress_probe"], "t0") == ["10.20.99.5"]
+    # A lone tenant has no peer: only the management side.
+    assert blocked(plan({**EXIT_FOUR, "tenants": tenants[:1]})["egress_probe"], "t0") == ["10.20.99.5"]
+
+
+def test_isolation_targets_ranges_and_exemptions():
+    tenants = [probed("ta", "10.20.130.250/24", isolation_exempt=["tb", "10.0.0.1"]),
+               probed("tb", "10.20.131.250/24", isolation_exempt=["10.20.99.5"]),
+               {"name": "tc"}]
+    run = plan({**EXIT_FOUR, "tenants": tenants,
+                "isolation_targets": ["10.0.0.0/8", "172.16.0.0/12", "192.168.7.9", "192.168.8.0/31"]})["egress_probe"]
+    # ta: tb's workload exempt by name, 10.0.0.1 by address; an unprobed tenant has no workload to reach.
+    assert blocked(run, "ta") == ["10.20.99.5", "172.16.0.1", "192.168.7.9", "192.168.8.0"]
+    # tb: the exempt management probe stays a leak probe, judged by its path.
+    tb = run["probes"][1]
+    assert {"address": "10.20.99.5", "expect": "none"} in tb["targets"]
+    assert blocked(run, "tb") == ["10.20.130.250", "10.0.0.1", "172.16.0.1", "192.168.7.9", "192.168.8.0"]
+    assert run["origins"]["tb"]["172.16.0.1"] == "the private range 172.16.0.0/12"
+    with pytest.raises(AnsibleFilterError) as raised:
+        plan({**EXIT_FOUR, "tenants": tenants, "isolation_targets": ["10.0.0.0/33"]})
+    assert str(raised.value) == ("proxmox_node_network_tenant_egress.isolation_targets[0]: '10.0.0.0/33' is neither an "
+                                 "address nor a range; give one such as 10.0.0.0/8 or 172.16.0.1")
+    for peers in (-1, "3", True):
+        with pytest.raises(AnsibleFilterError, match=r"^proxmox_node_network_tenant_egress.isolation_peers: "):
+            plan({**EXIT_FOUR, "tenants": tenants, "isolation_peers": peers})
+
+
+def test_the_run_takes_the_largest_count_and_one_run_holds_every_tenant():
+    tenants = [probed("ta", "10.20.130.250/24", probe={"count": 2}), probed("tb", "10.20.131.250/24", probe={"count": 5})]
+    run = plan({**EXIT_FOUR, "tenants": tenants})["egress_probe"]
+    assert run["count"] == 5
+    assert len(run["probes"]) == 2
+    assert plan({**EXIT_FOUR, "tenants": [{"name": "ta"}]})["egress_probe"] == {}
+
+
+def test_both_families_with_address6_each_probe_isolated_within_its_family():
+    tenants = [probed("ta", "10.20.130.250/24", [{"address": "203.0.113.8"}, {"address": "2001:db8:113::8"}],
+                      probe={"address6": "fd00:130::250/64"}),
+               probed("tb", "10.20.131.250/24", [{"address": "203.0.113.8"}, {"address": "2001:db8:113::8", "proto": "tcp",
+                                                                               "port": 443}],
+                      probe={"address6": "fd00:131::250/64"}),
+               probed("tc", "10.20.132.250/24")]
+    run = plan({**EXIT_FOUR, "transit_gateway6": "2001:db8:50::1", "management_probes": ["10.20.99.5", "fd00:99::5"],
+                "tenants": tenants}, ipv6=True)["egress_probe"]
+    assert [probe["name"] for probe in run["probes"]] == ["ta", "ta/ipv6", "tb", "tb/ipv6", "tc"]
+    ta6 = run["probes"][1]
+    assert ta6 == {"name": "ta/ipv6", "vrf": "vrf_ta", "address": "fd00:130::250/64",
+                   "targets": [{"address": "2001:db8:113::8"}, {"address": "fd00:131::250", "expect": "blocked"},
+                               {"address": "fd00:99::5", "expect": "blocked"}],
+                   "expect_egress_interface": "vmbr0.50"}
+    assert blocked(run, "ta") == ["10.20.131.250", "10.20.132.250", "10.20.99.5"]
+    assert run["origins"]["tb/ipv6"] == {"fd00:130::250": "tenant ta's workload", "fd00:99::5": "a management address"}
+
+
+@pytest.mark.parametrize("tenant, ipv6, message", [
+    (probed("ta", "10.20.130.250/24", [{"address": "2001:db8:113::8"}]), True,
+     "proxmox_node_network_tenant_egress.tenants[0] (ta).probe.targets: 2001:db8:113::8 is IPv6 but the probe has no "
+     "address6; set address6 to an unused IPv6 address of the tenant's subnet (with proxmox_node_network_ipv6: true)"),
+    (probed("ta", "10.20.130.250/24", probe={"address6": "fd00:130::250/64"}), False,
+     "proxmox_node_network_tenant_egress.tenants[0] (ta).probe.address6: 'fd00:130::250/64' is set but "
+     "proxmox_node_network_ipv6 is false; set proxmox_node_network_ipv6: true to probe both families, or remove address6"),
+    (probed("ta", "10.20.130.250/24", probe={"address6": "10.20.130.251/24"}), True,
+     "proxmox_node_network_tenant_egress.tenants[0] (ta).probe.address6: '10.20.130.251/24' is not IPv6; give one "
+     "such as fd00:129::250/64"),
+    (probed("ta", "10.20.130.250/24", probe={"address6": "fd00:130::250/64"}), True,
+     "proxmox_node_network_tenant_egress.tenants[0] (ta).probe.targets: no IPv6 target for address6 fd00:130::250/64; "
+     "add one, such as {address: '2001:db8:113::8'}"),
+    (probed("ta", "fd00:130::250/64"), True,
+     "proxmox_node_network_tenant_egress.tenants[0] (ta).probe.address: 'fd00:130::250/64' is IPv6; address is the "
+     "IPv4 workload, address6 the IPv6 one"),
+    (probed("ta", "10.20.130.250/24", [{"address": "example.org"}]), False,
+     "proxmox_node_network_tenant_egress.tenants[0] (ta).probe.targets[0].address: 'example.org' is not an IP "
+     "address; give one such as 10.20.129.250/24 or fd00:129::250/64"),
+    (probed("ta", "10.20.130.250/24", [{"address": "2001:db8:113::8"}], probe={"address6": "fd00:130::250/64"}), True,
+     "proxmox_node_network_tenant_egress.tenants[0] (ta).probe.targets: no IPv4 target for address 10.20.130.250/24; "
+     "add one, such as {address: 203.0.113.8}"),
+])
+def test_a_probe_s_families_are_checked_naming_the_tenant_and_key(tenant, ipv6, message):
+    with pytest.raises(AnsibleFilterError) as raised:
+        plan({**EXIT_FOUR, "transit_gateway6": "2001:db8:50::1", "tenants": [tenant]}, ipv6=ipv6)
+    assert str(raised.value) == message
+
+
+RUN = {"origins": {"tdemo": {"10.20.130.250": "tenant tacme's workload", "10.20.99.5": "a management address"}}}
+
+
+def probe_result(verdict, answered_by=None):
+    return {"name": "tdemo", "verdict": verdict, "targets": [
+        {"address": "203.0.113.8", "expect": "reply", "passed": True},
+        {"address": "10.20.130.250", "expect": "blocked", "passed": answered_by is None,
+         "blocked_by": None if answered_by else "dropped beyond the node", "answered_by": answered_by},
+        {"address": "10.20.99.5", "expect": "blocked", "passed": True, "blocked_by": "icmp net-unreachable"}]}
+
+
+def test_the_summary_says_per_tenant_how_each_isolation_target_was_blocked():
+    result = {"verdict": "passed", "failed": False, "msg": "2 probes passed", "probes": [probe_result("passed")]}
+    assert node_plan.egress_probe_summary(result, RUN) == {
+        "lines": ["tdemo: passed; egress 1/1 targets answered; isolation: 10.20.130.250 (tenant tacme's workload) "
+                  "blocked: dropped beyond the node; 10.20.99.5 (a management address) blocked: icmp net-unreachable"],
+        "failed": False, "msg": "2 probes passed"}
+
+
+def test_the_summary_names_whose_address_answered_and_fails_but_in_check_mode():
+    msg = "tdemo: 10.20.130.250 icmp: answered by 10.20.130.250 (3/3 probes) though it must be blocked"
+    # failed_when replaces `failed`: the verdict decides.
+    result = {"verdict": "failed", "failed": False, "msg": msg, "probes": [probe_result("failed", "10.20.130.250")]}
+    summary = node_plan.egress_probe_summary(result, RUN)
+    assert summary["failed"] is True
+    assert summary["msg"] == msg + "\ntdemo: 10.20.130.250 is tenant tacme's workload"
+    assert "10.20.130.250 (tenant tacme's workload) NOT blocked: answered by 10.20.130.250" in summary["lines"][0]
+    assert node_plan.egress_probe_summary(result, RUN, check_mode=True)["failed"] is False
+    # A refusal has no verdict: it fails in check mode too.
+    refused = {"failed": False, "msg": "probes[0] (tdemo): address: 10.20.129.10 is in use on tdemo0"}
+    assert node_plan.egress_probe_summary(refused, RUN, check_mode=True) == {
+        "lines": [refused["msg"]], "failed": True, "msg": refused["msg"]}
+    with pytest.raises(AnsibleFilterError):
+        node_plan.egress_probe_summary("not a result", RUN)

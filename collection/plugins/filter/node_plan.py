@@ -17,12 +17,13 @@ otherwise the declared tenants are compared with it, and each disagreement, and 
 module found, is named with its fix (``sdn_mode``: fail or warn). The decision whether a failed
 final assertion calls for FRR to be applied again (``frr_reapply``) is here too.
 
-The documentation of the filters is in tenant_egress_plan.yml and frr_reapply.yml, next to this
-file (ansible-doc reads it from there: a filter file may hold several filters, so each has its
-own sidecar)."""
+The documentation of the filters is in tenant_egress_plan.yml, frr_reapply.yml and
+egress_probe_summary.yml, next to this file (ansible-doc reads it from there: a filter file may
+hold several filters, so each has its own sidecar)."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from ansible.errors import AnsibleFilterError
@@ -38,7 +39,7 @@ SDN_MODES = ("fail", "warn", "ignore")
 DISCOVER = "discover"
 # What `zones.<zone>` may set for a discovered tenant; its name, VRF, L3VNI bridge and exit
 # role are the SDN's.
-ZONE_KEYS = ("gateway", "gateway6", "leak", "management_probes", "probe")
+ZONE_KEYS = ("gateway", "gateway6", "leak", "management_probes", "probe", "isolation_exempt")
 
 # A declared tenant's options, as meta/argument_specs.yml documents them under `tenants` (a test
 # holds the two equal, defaults aside: they are the role's, applied by the plan). The role's
@@ -52,8 +53,10 @@ TENANT_SPEC = {
     "gateway": {"type": "str"},
     "gateway6": {"type": "str"},
     "management_probes": {"type": "list", "elements": "str"},
+    "isolation_exempt": {"type": "list", "elements": "str"},
     "probe": {"type": "dict", "options": {
         "address": {"type": "str", "required": True},
+        "address6": {"type": "str"},
         "targets": {"type": "list", "elements": "dict", "required": True},
         "count": {"type": "int"},
     }},
@@ -121,6 +124,7 @@ def normalised_tenants(node: dict, tenant_defaults: dict, given_tenants: list, e
             "gateway": tenant.get("gateway") or node.get("transit_gateway") or "",
             "gateway6": tenant.get("gateway6") or node.get("transit_gateway6") or "",
             "management_probes": list(node["management_probes"]) + list(tenant["management_probes"]),
+            "isolation_exempt": list(tenant["isolation_exempt"]),
             "probe": _with_defaults(probe, probe_defaults) if probe else None,
             "leak": tenant.get("leak") or node["leak"],
             "l3vni_bridge": tenant.get("l3vni_bridge") or l3vni_bridge_of(vrf),
@@ -354,29 +358,196 @@ def route_assertions(node: dict, tenants: list[dict], ipv6: bool) -> list[dict]:
     return entries
 
 
-def egress_probes(node: dict, tenants: list[dict]) -> list[dict]:
-    """egress_probe's arguments, one entry per tenant with a `probe` (`tenant` names it): its
-    targets plus the management probes as leak probes (expect none), the forbidden interfaces, and
-    where the node is the tenant's exit the transit interface its packets must leave by."""
-    transit = node.get("transit_interface")
-    probes = []
-    for tenant in tenants:
+def _family(address: str, where: str) -> int:
+    """4 or 6, of an address with or without its prefix length."""
+    try:
+        return ipaddress.ip_interface(address).version
+    except ValueError:
+        raise AnsibleFilterError(f"{where}: {address!r} is not an IP address; give one such as 10.20.129.250/24 "
+                                 f"or fd00:129::250/64") from None
+
+
+def _host(address: str) -> str:
+    """The address without its prefix length."""
+    return str(ipaddress.ip_interface(address).ip)
+
+
+def isolation_range_target(given: str, where: str) -> str:
+    """The address a listed private range is probed at: an address as it is, a range's first host
+    (its network address for a /31, /32, /127 or /128)."""
+    try:
+        network = ipaddress.ip_network(given, strict=False)
+    except ValueError:
+        raise AnsibleFilterError(f"{where}: {given!r} is neither an address nor a range; give one such as "
+                                 f"10.0.0.0/8 or 172.16.0.1") from None
+    if "/" not in given or network.num_addresses <= 2:
+        return str(ipaddress.ip_interface(given).ip)
+    return str(network.network_address + 1)
+
+
+def _exempt(address: str, origin_tenant, exempt: list[str]) -> bool:
+    """Whether a tenant opted out of an isolation target: by the address, a range holding it, or
+    the name of the tenant it belongs to."""
+    for entry in exempt:
+        if origin_tenant is not None and entry == origin_tenant:
+            return True
+        try:
+            if ipaddress.ip_address(address) in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def _probe_units(tenants: list[dict], ipv6: bool) -> list[dict]:
+    """One unit per probed tenant and family: `name` (the tenant's, `<tenant>/ipv6` for its IPv6
+    probe), the tenant, the workload's address and its own targets of that family."""
+    units = []
+    for index, tenant in enumerate(tenants):
         probe = tenant["probe"]
         if not probe:
             continue
+        where = f"{VARIABLE}.tenants[{index}] ({tenant['name']}).probe"
+        if _family(probe["address"], f"{where}.address") != 4:
+            raise AnsibleFilterError(f"{where}.address: {probe['address']!r} is IPv6; address is the IPv4 "
+                                     f"workload, address6 the IPv6 one")
+        address6 = probe.get("address6")
+        if _given(address6):
+            if _family(address6, f"{where}.address6") != 6:
+                raise AnsibleFilterError(f"{where}.address6: {address6!r} is not IPv6; give one such as "
+                                         f"fd00:129::250/64")
+            if not ipv6:
+                raise AnsibleFilterError(f"{where}.address6: {address6!r} is set but proxmox_node_network_ipv6 is "
+                                         f"false; set proxmox_node_network_ipv6: true to probe both families, or "
+                                         f"remove address6")
+        by_family = {4: [], 6: []}
+        for number, target in enumerate(probe["targets"]):
+            if not isinstance(target, dict) or not _given(target.get("address")):
+                raise AnsibleFilterError(f"{where}.targets[{number}]: {target!r} has no address; e.g. "
+                                         f"{{address: 203.0.113.8}}")
+            by_family[_family(target["address"], f"{where}.targets[{number}].address")].append(target)
+        if by_family[6] and not _given(address6):
+            raise AnsibleFilterError(f"{where}.targets: {by_family[6][0]['address']} is IPv6 but the probe has no "
+                                     f"address6; set address6 to an unused IPv6 address of the tenant's subnet "
+                                     f"(with proxmox_node_network_ipv6: true)")
+        if not by_family[4]:
+            raise AnsibleFilterError(f"{where}.targets: no IPv4 target for address {probe['address']}; add one, "
+                                     f"such as {{address: 203.0.113.8}}")
+        units.append({"name": tenant["name"], "tenant": tenant, "family": 4,
+                      "address": probe["address"], "targets": by_family[4]})
+        if _given(address6):
+            if not by_family[6]:
+                raise AnsibleFilterError(f"{where}.targets: no IPv6 target for address6 {address6}; add one, such "
+                                         f"as {{address: '2001:db8:113::8'}}")
+            units.append({"name": tenant["name"] + "/ipv6", "tenant": tenant, "family": 6,
+                          "address": address6, "targets": by_family[6]})
+    return units
+
+
+def isolation_targets(unit: dict, units: list[dict], node: dict, peers: int) -> list[tuple[dict, str]]:
+    """The blocked targets of one probe, each with where it comes from: up to `peers` other
+    tenants' workloads of the same family (the next ones in the run, round the ring, so every
+    tenant is both prober and probed while a run of N tenants has N × peers targets, not N²), the
+    management probes (on-link addresses the tenant must never reach) and the operator's
+    isolation targets. A tenant's isolation_exempt takes any of them out (a management probe then
+    stays a leak probe, judged by its path only)."""
+    tenant = unit["tenant"]
+    exempt = tenant["isolation_exempt"]
+    same_family = [other for other in units if other["family"] == unit["family"]]
+    position = same_family.index(unit)
+    ring = [same_family[(position + step) % len(same_family)] for step in range(1, len(same_family))]
+    found = []
+    for other in ring[:peers]:
+        address = _host(other["address"])
+        if not _exempt(address, other["tenant"]["name"], exempt):
+            found.append(({"address": address, "expect": "blocked"}, f"tenant {other['tenant']['name']}'s workload"))
+    for address in tenant["management_probes"]:
+        if _family(address, f"{VARIABLE}.management_probes") != unit["family"]:
+            continue
+        expect = "none" if _exempt(address, None, exempt) else "blocked"
+        found.append(({"address": address, "expect": expect}, "a management address"))
+    for index, given in enumerate(node["isolation_targets"]):
+        address = isolation_range_target(given, f"{VARIABLE}.isolation_targets[{index}]")
+        if _family(address, "") == unit["family"] and not _exempt(address, None, exempt):
+            found.append(({"address": address, "expect": "blocked"}, f"the private range {given}"))
+    return found
+
+
+def egress_probe_run(node: dict, tenants: list[dict], ipv6: bool) -> dict:
+    """egress_probe's arguments for one run of every probed tenant at once (`probes`, `count` the
+    largest a tenant asks for, the run's `forbidden_interfaces`), and `origins`: per probe, where
+    each of its isolation targets comes from (the summary names who answered). A tenant the node
+    is the exit of gets its isolation targets (isolation_targets) and the transit interface its
+    packets must leave by; elsewhere the tenant's packets rightly leave toward its exit node, so
+    its management probes stay leak probes and no target is blocked. Empty without a probe."""
+    units = _probe_units(tenants, ipv6)
+    if not units:
+        return {}
+    peers = node["isolation_peers"]
+    if not isinstance(peers, int) or isinstance(peers, bool) or peers < 0:
+        raise AnsibleFilterError(f"{VARIABLE}.isolation_peers: {peers!r} is not a whole number of 0 or more; it is "
+                                 f"how many other tenants each probed tenant must not reach (0: none)")
+    probes, origins = [], {}
+    for unit in units:
+        if unit["tenant"]["exit"]:
+            isolation = isolation_targets(unit, units, node, peers)
+        else:
+            isolation = [({"address": address, "expect": "none"}, "a management address")
+                         for address in unit["tenant"]["management_probes"]
+                         if _family(address, f"{VARIABLE}.management_probes") == unit["family"]]
         entry = {
-            "tenant": tenant["name"],
-            "vrf": tenant["vrf"],
-            "address": probe["address"],
-            "targets": list(probe["targets"]) + [{"address": address, "expect": "none"}
-                                                 for address in tenant["management_probes"]],
-            "count": probe["count"],
-            "forbidden_interfaces": forbidden_interfaces(node),
+            "name": unit["name"],
+            "vrf": unit["tenant"]["vrf"],
+            "address": unit["address"],
+            "targets": list(unit["targets"]) + [target for target, _ in isolation],
         }
-        if tenant["exit"]:
-            entry["expect_egress_interface"] = transit
+        if unit["tenant"]["exit"]:
+            entry["expect_egress_interface"] = node["transit_interface"]
         probes.append(entry)
-    return probes
+        origins[unit["name"]] = {target["address"]: origin for target, origin in isolation}
+    return {
+        "probes": probes,
+        "count": max(unit["tenant"]["probe"]["count"] for unit in units),
+        "forbidden_interfaces": forbidden_interfaces(node),
+        "origins": origins,
+    }
+
+
+def egress_probe_summary(result, run, check_mode=False) -> dict:
+    """What the role's probe step says per probed tenant, from egress_probe's result and the plan's
+    run: `lines`, one per probe (its verdict, the targets that answered, and each isolation target
+    with how it was blocked, or who answered and whose it is), `failed` and `msg` (the module's
+    message, each address that answered though it must be blocked named with its origin).
+    Judged from the verdict, since the role's failed_when replaces the registered `failed`: a
+    result without one (a refusal, an error) fails; a failed or inconclusive verdict fails, but in
+    check mode, where the module reported its findings as warnings (nothing was fixed yet)."""
+    if not isinstance(result, dict):
+        raise AnsibleFilterError(f"egress_probe_summary: expected egress_probe's result, got {result!r}")
+    origins = (run or {}).get("origins") or {}
+    lines, named = [], []
+    for probe in result.get("probes") or []:
+        whose = origins.get(probe.get("name"), {})
+        targets = probe.get("targets") or []
+        answering = [target for target in targets if target.get("expect") == "reply"]
+        answered = sum(1 for target in answering if target.get("passed"))
+        blocked = []
+        for target in (target for target in targets if target.get("expect") == "blocked"):
+            origin = whose.get(target.get("address"), "a target of the inventory")
+            if target.get("passed"):
+                blocked.append(f"{target['address']} ({origin}) blocked: {target.get('blocked_by')}")
+            else:
+                who = target.get("answered_by") or "nobody (its probes left the node by another interface)"
+                blocked.append(f"{target['address']} ({origin}) NOT blocked: answered by {who}")
+                named.append(f"{probe.get('name')}: {target['address']} is {origin}")
+        isolation = "; ".join(blocked) if blocked else "no isolation target"
+        lines.append(f"{probe.get('name')}: {probe.get('verdict')}; egress {answered}/{len(answering)} targets "
+                     f"answered; isolation: {isolation}")
+    msg = result.get("msg", "")
+    if named:
+        msg = "\n".join([msg] + named)
+    verdict = result.get("verdict")
+    failed = verdict is None or (verdict != "passed" and not boolean(check_mode, strict=True))
+    return {"lines": lines or [msg], "failed": failed, "msg": msg}
 
 
 # --- the SDN: discovered tenants, disagreements, drift -------------------------------------------
@@ -597,7 +768,7 @@ def tenant_egress_plan(settings: dict, defaults: dict, ipv6=False, frr_mode: str
         "frr_stanzas": frr_stanzas(node, tenants, exit_node, ipv6, frr_mode),
         "route_assertions": route_assertions(node, tenants, ipv6),
         "undeclared_vrfs": undeclared_vrfs if exit_node else "ignore",
-        "probes": egress_probes(node, tenants),
+        "egress_probe": egress_probe_run(node, tenants, ipv6),
         "control_plane": control_plane(node, tenants, exit_node, ipv6, intent),
         "sdn": report,
     }
@@ -649,7 +820,8 @@ def _tenant_egress_plan_warned(*args, **kwargs) -> dict:
 
 
 class FilterModule:
-    """deevnet.net.tenant_egress_plan and deevnet.net.frr_reapply."""
+    """deevnet.net.tenant_egress_plan, deevnet.net.frr_reapply and deevnet.net.egress_probe_summary."""
 
     def filters(self):
-        return {"tenant_egress_plan": _tenant_egress_plan_warned, "frr_reapply": _frr_reapply_warned}
+        return {"tenant_egress_plan": _tenant_egress_plan_warned, "frr_reapply": _frr_reapply_warned,
+                "egress_probe_summary": egress_probe_summary}
