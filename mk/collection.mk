@@ -34,6 +34,9 @@ $(NOTICES_DIR)/crates.json: $(ROOT)/Cargo.lock $(ROOT)/Cargo.toml $(wildcard $(R
 	@cargo about --version 2>/dev/null | grep -qx 'cargo-about $(CARGO_ABOUT_VERSION)' || \
 	  { echo "== installing cargo-about $(CARGO_ABOUT_VERSION)"; cargo install cargo-about --locked --version $(CARGO_ABOUT_VERSION); }
 	@mkdir -p $(NOTICES_DIR)
+	@# cargo-about reads every package of the lock file, also those of other platforms (r-efi),
+	@# which no build here downloads; --frozen forbids it, so they are fetched first.
+	cd $(ROOT) && cargo fetch --locked --quiet
 	cd $(ROOT) && cargo about generate --frozen --workspace --manifest-path Cargo.toml -c mk/notices/about.toml \
 	  --format json -o $@.tmp && mv $@.tmp $@
 $(NOTICES): $(NOTICES_DIR)/crates.json $(ROOT)/mk/notices/render.py $(VENV)/.installed

@@ -9,11 +9,11 @@ node's tenants, with the default VRF standing in for the tenant's) as an extra v
 outranks the role's set_fact."""
 from __future__ import annotations
 
-import json
 import textwrap
 
 from conftest import VENV_BIN, local_playbook
 from test_egress_probe import vnet_node  # noqa: F401 (the fixture)
+from test_role_probe_step import probe_part, role_run
 
 PREFIX = "[WARNING]: would still be wrong unless a task before this one fixes it (check mode): "
 NO_DEFAULT = "default: table main has no IPv4 default route; expected default via 10.20.50.1"
@@ -81,42 +81,17 @@ def test_a_check_mode_run_of_the_role_prints_its_findings_as_warnings(vnet_node,
     """The role's own tasks in check mode (tasks/tenant_egress.yml): the final assertion and the
     egress probe find what a real run would still have to fix; both come back as [WARNING] lines
     on stderr, the run succeeds, and no debug task repeats them on stdout."""
-    frr_local = tmp_path / "frr.conf.local"
-    frr_local.write_text("")
-    plan = {
-        "exit_node": False, "transit_interface": None, "tenants": [], "declared_vrfs": [],
-        "forbidden_interfaces": [], "rp_filter": {}, "frr_stanzas": [], "undeclared_vrfs": "ignore",
-        "route_assertions": [{"name": "default", "default_via": "10.20.50.1"}], "control_plane": {},
-        "egress_probe": {"probes": [{"name": "tdemo", "vrf": "default", "address": "10.20.129.250/24",
-                                     "targets": [{"address": "198.51.100.9"}]}],
-                         "count": 1, "forbidden_interfaces": [], "origins": {"tdemo": {}}},
-        "sdn": {"mode": "ignore", "tenants_from": "inventory", "disagreements": [], "drift": [], "failure": "",
-                "warnings": []},
-    }
-    extra = tmp_path / "plan.json"
-    extra.write_text(json.dumps({"__proxmox_node_network_plan": plan}))
-    site = tmp_path / "site.yml"
-    site.write_text(textwrap.dedent(f"""\
-        - hosts: localhost
-          connection: local
-          gather_facts: false
-          vars:
-            # No Proxmox SDN here: the role's SDN comparison is off (tested in test_node_plan.py).
-            proxmox_node_network_sdn: ignore
-            proxmox_node_network_tenant_egress:
-              tenants: [{{name: tdemo}}]
-            proxmox_node_network_frr_local_path: {frr_local}
-            proxmox_node_network_frr_owner_record: {tmp_path / "owners.json"}
-            proxmox_node_network_sysctl_path: {tmp_path / "90-deevnet-tenant-fabric.conf"}
-          roles:
-            - {ROLE}
-        """))
-    proc = playbook(vnet_node, ansible_env, site, "--check", "-e", f"@{extra}", "--tags", "tenant-egress")
+    parts = {"route_assertions": [{"name": "default", "default_via": "10.20.50.1"}],
+             "egress_probe": probe_part([{"address": "198.51.100.9"}], {})}
+    proc = role_run(vnet_node, ansible_env, tmp_path, parts, "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     stderr = one_line(proc.stderr)
     assert PREFIX + NO_DEFAULT in stderr, proc.stderr
-    assert PREFIX + "198.51.100.9" in stderr, proc.stderr
+    # The role's one probe run names each finding's tenant first.
+    assert PREFIX + "tdemo: 198.51.100.9" in stderr, proc.stderr
     assert "would still be wrong" not in proc.stdout, proc.stdout
+    # The summary task reports the failed verdict without failing the check run.
+    assert "tdemo: failed; egress 0/1 targets answered; isolation: no isolation target" in proc.stdout, proc.stdout
     assert "failed=0" in proc.stdout and "ignored=0" in proc.stdout, proc.stdout
 
 
