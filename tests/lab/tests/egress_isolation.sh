@@ -153,7 +153,8 @@ echo "rp_filter=\$(sysctl -n net.ipv4.conf.all.rp_filter)/\$(sysctl -n net.ipv4.
 snapshot >/tmp/egi-before
 # tacme: its VRF and VNet as an SDN zone's, a VM on it (tacme-1, tap102i0), the node's SNAT for
 # its subnet, its default leaked from the main table, its subnet leaked back into main (what
-# bgp 'import vrf' does for tdemo: the return route of SNATed replies).
+# bgp 'import vrf' does for tdemo: the return route of SNATed replies; without it the de-NATed
+# reply follows main's default back to the transit, and tacme-1 gets no answer).
 ip link add vrf_tacme type vrf table 1002
 ip link set vrf_tacme up
 ip link add tacme0 type bridge stp_state 0 forward_delay 0
