@@ -34,7 +34,10 @@ description:
     the echo identifier and ports."
   - One packet capture (AF_PACKET) on every interface of the node starts before the first
     probe - O(forbidden_interfaces), O(expect_egress_interface) and every other interface a
-    packet could leave by (not C(lo), the VNet, its ports or the workload's own veth). A filter
+    packet could leave by (not C(lo), the VNet, its ports or the workload's own veth; a workload
+    on a VLAN-aware bridge, O(probes[].bridge), has its router off the node, so there the
+    bridge's other ports are watched, and a frame tagged with the workload's VLAN counts on
+    them as the workload's - a trunk toward its router carries it tagged). A filter
     in the kernel passes only what can be the probe's, and a frame counts only once recognized
     as one of the probe's packets, so other traffic, however much, neither fills the capture
     nor hides a leak. Each target gets O(count) probes - an ICMP echo, a completed TCP
@@ -286,7 +289,8 @@ options:
         (no VRF) with an address, but C(lo), the VNet and O(expect_egress_interface), so
         the management bridge C(vmbr0) among them.
       - Frames tagged for a VLAN device on top of an interface count for that device, not for
-        the interface (capture the VLAN device itself to judge it).
+        the interface (capture the VLAN device itself to judge it) - but on a port of a tagged
+        workload's bridge (O(probes[].bridge)), frames tagged with its VLAN count for the port.
     type: list
     elements: str
   expect_egress_interface:

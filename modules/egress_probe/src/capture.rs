@@ -32,6 +32,8 @@ const MAX_FILTERED_INTERFACES: usize = 1_000;
 /// and every other interface a packet could leave the node by (role `Other`). Not watched: the
 /// loopback, the VNet, its ports and the probe's own veth (the probe's path, not its egress),
 /// VRF devices, and the ports of forbidden interfaces (a leak shows on the interface itself).
+/// A tagged workload's bridge is no VNet of a VRF: its router is off the node, beyond one of
+/// the bridge's ports, so those ports are watched (see [`tagged_ports`]).
 pub fn watched(plan: &Plan, links: &Links, probe_index: u32) -> Vec<(Interface, Role)> {
     let mut watched: Vec<(Interface, Role)> = plan
         .forbidden
@@ -49,7 +51,7 @@ pub fn watched(plan: &Plan, links: &Links, probe_index: u32) -> Vec<(Interface, 
         .filter(|link| link.index != plan.vnet.index && link.index != probe_index)
         .filter(|link| {
             link.controller
-                .is_none_or(|c| c != plan.vnet.index && !forbidden(c))
+                .is_none_or(|c| (c != plan.vnet.index || plan.vlan.is_some()) && !forbidden(c))
         })
         .map(|link| {
             (
@@ -63,6 +65,19 @@ pub fn watched(plan: &Plan, links: &Links, probe_index: u32) -> Vec<(Interface, 
         .collect();
     watched.extend(others);
     watched
+}
+
+/// A tagged workload's VLAN and the ports of its bridge but the workload's own veth: a frame
+/// tagged with that VLAN there (a trunk carries it so) is the workload's, leaving the node
+/// toward its router or arriving from it. `None` for a workload in a VRF's VNet.
+pub fn tagged_ports(plan: &Plan, links: &Links, probe_index: u32) -> Option<(u16, Vec<u32>)> {
+    let vlan = plan.vlan?;
+    let ports = links
+        .ports_of(plan.vnet.index)
+        .map(|link| link.index)
+        .filter(|index| *index != probe_index)
+        .collect();
+    Some((vlan, ports))
 }
 
 /// The node's interfaces that are not watched (from the same dump as [`watched`]).
@@ -354,6 +369,8 @@ pub struct Running {
 /// What the reading thread needs to recognize one probe's frames.
 pub struct Recognizer {
     pub watched: Vec<(Interface, Role)>,
+    /// A tagged workload's VLAN and its bridge's ports ([`tagged_ports`]).
+    pub tagged_ports: Option<(u16, Vec<u32>)>,
     pub targets: Vec<Target>,
     pub markers: Markers,
 }
@@ -398,7 +415,12 @@ fn recognized(
     frame: &Frame,
 ) -> Option<usize> {
     let position = *positions.get(&interface)?;
-    if frame.is_tagged() {
+    let workload_vlan = recognizer
+        .tagged_ports
+        .as_ref()
+        .filter(|(_, ports)| ports.contains(&interface))
+        .map(|(vlan, _)| *vlan);
+    if frame.is_tagged() && !workload_vlan.is_some_and(|vlan| frame.is_tagged_only_with(vlan)) {
         return None;
     }
     Packet::parse(&frame.bytes)
@@ -413,9 +435,11 @@ pub fn keep(
     positions: &HashMap<u32, usize>,
     recognizer: &Recognizer,
     interface: u32,
-    frame: Frame,
+    mut frame: Frame,
 ) {
     if let Some(position) = recognized(positions, recognizer, interface, &frame) {
+        // Its tag, if any, was the workload's VLAN: the frame is the workload's as sent.
+        frame.metadata_tag = None;
         let capture = &mut captures[position];
         if capture.frames.len() < MAX_FRAMES {
             capture.frames.push(frame);
@@ -438,10 +462,11 @@ fn attribute(
     recognizers: &[Recognizer],
     budget: usize,
     interface: u32,
-    frame: Frame,
+    mut frame: Frame,
 ) {
     for (probe, recognizer) in probes.iter_mut().zip(recognizers) {
         if let Some(position) = recognized(&probe.positions, recognizer, interface, &frame) {
+            frame.metadata_tag = None;
             let capture = &mut probe.captures[position];
             if probe.kept < budget {
                 probe.kept += 1;
@@ -533,7 +558,7 @@ fn receive(fd: &OwnedFd) -> std::io::Result<Option<(u32, Frame)>> {
         Frame {
             protocol: received.protocol,
             packet_type: received.packet_type,
-            tag_in_metadata: received.tag.is_some(),
+            metadata_tag: received.tag.map(|(_, tci)| tci & 0x0fff),
             bytes: buffer[..len].to_vec(),
         },
     )))

@@ -30,8 +30,8 @@ pub struct Frame {
     pub protocol: u16,
     /// `sll_pkttype`.
     pub packet_type: u8,
-    /// The kernel kept a VLAN tag beside the frame (`TP_STATUS_VLAN_VALID`).
-    pub tag_in_metadata: bool,
+    /// The VLAN id of a tag the kernel kept beside the frame (`TP_STATUS_VLAN_VALID`).
+    pub metadata_tag: Option<u16>,
     pub bytes: Vec<u8>,
 }
 
@@ -39,7 +39,15 @@ impl Frame {
     /// A frame of a VLAN device on top of the captured one: it belongs to that device, which is
     /// captured on its own when it matters.
     pub fn is_tagged(&self) -> bool {
-        self.tag_in_metadata || self.protocol == ETH_P_8021Q || self.protocol == ETH_P_8021AD
+        self.metadata_tag.is_some() || self.protocol == ETH_P_8021Q || self.protocol == ETH_P_8021AD
+    }
+
+    /// Tagged with `vlan` beside the frame only (no tag left in it): on a port of a tagged
+    /// workload's bridge, the workload's own frame as it crosses a trunk.
+    pub fn is_tagged_only_with(&self, vlan: u16) -> bool {
+        self.metadata_tag == Some(vlan)
+            && self.protocol != ETH_P_8021Q
+            && self.protocol != ETH_P_8021AD
     }
 
     pub fn is_outgoing(&self) -> bool {

@@ -213,6 +213,7 @@ pub fn probe(
         .zip(&identities)
         .map(|((plan, workload), identity)| capture::Recognizer {
             watched: capture::watched(plan, &node.links, workload.index),
+            tagged_ports: capture::tagged_ports(plan, &node.links, workload.index),
             targets: plan.targets.clone(),
             markers: identity.markers.clone(),
         })

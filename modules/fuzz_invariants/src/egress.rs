@@ -30,7 +30,7 @@ pub fn check_frame(data: &[u8]) {
     let frame = Frame {
         protocol: ETH_P_IP,
         packet_type: if kind & 1 == 1 { 4 } else { 0 },
-        tag_in_metadata: kind & 2 == 2,
+        metadata_tag: (kind & 2 == 2).then_some(201),
         bytes: bytes.to_vec(),
     };
     let interface = [FORBIDDEN, EGRESS, VNET][usize::from(kind >> 2) % 3];
@@ -80,6 +80,7 @@ pub fn check_frame(data: &[u8]) {
             (interface_named(FORBIDDEN, "mgmt"), Role::Forbidden),
             (interface_named(EGRESS, "uplink"), Role::Egress),
         ],
+        tagged_ports: None,
         targets: targets.clone(),
         markers: markers.clone(),
     };

@@ -45,6 +45,7 @@ ip route del default 2>/dev/null || true
 install -m 755 "$here/lab-sdn-apply" /usr/local/sbin/lab-sdn-apply
 install -m 755 "$here/lab-sdn-ifaces" /usr/local/sbin/lab-sdn-ifaces
 install -m 755 "$here/lab-reset-faults" /usr/local/sbin/lab-reset-faults
+install -m 755 "$here/lab-fix-faults" /usr/local/sbin/lab-fix-faults
 install -m 755 "$here/lab-qinq-peer" /usr/local/sbin/lab-qinq-peer
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
 install -m 755 "$here/lab-probe" /usr/local/sbin/lab-probe

@@ -22,8 +22,7 @@ check "SNAT counter climbed by one per ping flow" is_ge "$(figure snat_counter_d
 echo "== state 2: forwarding fixed by hand, still no VRF default"
 out=$("$LAB" run bash -s <<GUEST
 set -e
-printf 'net.ipv4.conf.vmbr0/50.forwarding = 1\n' >/etc/sysctl.d/90-deevnet-tenant-fabric.conf
-sysctl -q -p /etc/sysctl.d/90-deevnet-tenant-fabric.conf
+lab-fix-faults forwarding
 lab-probe state
 lab-probe leak $PINGS
 GUEST
@@ -36,14 +35,7 @@ check "tenant packets leak onto vmbr0 unSNATed (>= $PINGS)" \
 echo "== state 3: both fixes (VRF default through frr.conf.local and the SDN apply)"
 out=$("$LAB" run bash -s <<GUEST
 set -e
-cat >/etc/frr/frr.conf.local <<'LOCAL'
-vrf vrf_tdemo
- ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default
-exit
-LOCAL
-lab-sdn-apply
-# zebra installs the route asynchronously.
-for _ in \$(seq 30); do [ -n "\$(ip route show vrf vrf_tdemo default)" ] && break; sleep 1; done
+lab-fix-faults --verbose vrf-default
 echo "folded_vrf_block=\$(awk '/^vrf vrf_tdemo\$/,/^exit-vrf\$/' /etc/frr/frr.conf | paste -sd'|')"
 lab-probe state
 lab-probe internet $PINGS

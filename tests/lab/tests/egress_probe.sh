@@ -86,21 +86,14 @@ check "state 1: the transit translated the source" test "$(figure m_transit_tran
 check "state 1: the leak is named" grep -q "$PINGS tenant packets left by vmbr0 untranslated" <<<"$(figure m_msg "$out")"
 
 echo "== state 2: forwarding fixed by hand, still no VRF default"
-out=$(run_state "printf 'net.ipv4.conf.vmbr0/50.forwarding = 1\n' >/etc/sysctl.d/90-deevnet-tenant-fabric.conf
-sysctl -q -p /etc/sysctl.d/90-deevnet-tenant-fabric.conf")
+out=$(run_state "lab-fix-faults forwarding")
 sed 's/^/  | /' <<<"$out"
 state_checks "state 2" "$out"
 check "state 2: verdict failed, only for the leak" \
   test "$(figure m_verdict "$out"):$(figure m_msg "$out")" = "failed:$PINGS tenant packets left by vmbr0 untranslated"
 
 echo "== state 3: both fixes"
-out=$(run_state "cat >/etc/frr/frr.conf.local <<'LOCAL'
-vrf vrf_tdemo
- ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default
-exit
-LOCAL
-lab-sdn-apply >/dev/null
-for _ in \$(seq 30); do [ -n \"\$(ip route show vrf vrf_tdemo default)\" ] && break; sleep 1; done")
+out=$(run_state "lab-fix-faults vrf-default")
 sed 's/^/  | /' <<<"$out"
 state_checks "state 3" "$out"
 check "state 3: verdict passed" test "$(figure m_verdict "$out")" = passed

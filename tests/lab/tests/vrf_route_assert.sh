@@ -121,14 +121,7 @@ echo "== C: the leaked default through frr.conf.local and the SDN apply; forward
 out=$("$LAB" run bash -s <<GUEST
 set -e
 $GUEST_HELPER
-cat >/etc/frr/frr.conf.local <<'LOCAL'
-vrf vrf_tdemo
- ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default
-exit
-LOCAL
-lab-sdn-apply >/dev/null
-# zebra installs the route asynchronously.
-for _ in \$(seq 30); do [ -n "\$(ip route show vrf vrf_tdemo default)" ] && break; sleep 1; done
+lab-fix-faults vrf-default
 vra c '$MISSION'
 GUEST
 )

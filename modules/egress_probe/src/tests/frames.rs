@@ -24,7 +24,7 @@ fn recorded() -> Vec<(String, Frame)> {
             let frame = Frame {
                 protocol: ETH_P_IP,
                 packet_type: fields[1].parse().unwrap(),
-                tag_in_metadata: false,
+                metadata_tag: None,
                 bytes: hex(fields[2]),
             };
             (fields[0].to_string(), frame)
@@ -227,7 +227,7 @@ fn tagged_frames_belong_to_their_vlan_device() {
         .collect();
     frames
         .iter_mut()
-        .for_each(|(_, frame)| frame.tag_in_metadata = true);
+        .for_each(|(_, frame)| frame.metadata_tag = Some(201));
     let report = build(&targets(), &answered(), &captures(&frames), 0, &markers());
     assert_eq!(report.interfaces[0].packets, 0);
 }

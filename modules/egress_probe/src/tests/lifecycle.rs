@@ -160,7 +160,7 @@ fn a_leak_probe_that_sent_nothing_proves_nothing() {
             frames: vec![crate::frame::Frame {
                 protocol: crate::frame::ETH_P_IP,
                 packet_type: crate::frame::PACKET_OUTGOING,
-                tag_in_metadata: false,
+                metadata_tag: None,
                 bytes: request,
             }],
             overflowed: false,

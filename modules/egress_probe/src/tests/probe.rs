@@ -202,7 +202,7 @@ fn outgoing(bytes: Vec<u8>) -> Frame {
     Frame {
         protocol: ETH_P_IP,
         packet_type: PACKET_OUTGOING,
-        tag_in_metadata: false,
+        metadata_tag: None,
         bytes,
     }
 }
@@ -223,6 +223,7 @@ fn unrelated_traffic_toward_a_target_never_fills_the_cap() {
             (interface(3, "mgmt"), Role::Forbidden),
             (interface(4, "uplink"), Role::Egress),
         ],
+        tagged_ports: None,
         targets: targets(),
         markers: markers(),
     };

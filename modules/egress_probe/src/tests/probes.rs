@@ -193,14 +193,129 @@ fn bad_probes_are_refused_naming_the_entry_value_and_fix() {
     }
 }
 
-#[test]
-fn a_tagged_probe_is_checked_against_the_bridge_on_the_node() {
+/// A run of one probe on the VLAN-aware bridge vmbr1, VLAN 201.
+fn tagged_run() -> Run {
     let mut tagged = probe("tvlan", "10.20.201.250/24");
     tagged.vrf = None;
     tagged.bridge = Some("vmbr1".into());
     tagged.vlan = Some(201);
     tagged.gateway = Some("10.20.201.1".into());
-    let run = Run::from_params(run_params(vec![tagged])).unwrap();
+    Run::from_params(run_params(vec![tagged])).unwrap()
+}
+
+/// A tagged workload's router is off the node, beyond a port of its bridge: a trunk carries
+/// the workload's VLAN tagged (the tag beside the frame, as the bridge leaves it). Its frames
+/// there prove egress; another VLAN's, or a tag on an interface that is no port of the bridge,
+/// are not the workload's. Before, the bridge's ports were not watched and tagged frames were
+/// dropped, so a tagged probe could never show its packets leaving the node.
+#[test]
+fn a_tagged_workloads_frames_leave_by_a_trunk_port_of_its_bridge() {
+    use crate::capture::{empty_captures, keep, tagged_ports, watched, Recognizer};
+    use crate::frame::{Frame, PACKET_OUTGOING};
+    use deevnet_runtime::netlink::{BridgeVlanSettings, Link, Links};
+    let run = tagged_run();
+    let link = |index: u32, name: &str, controller: Option<u32>| Link {
+        index,
+        name: name.into(),
+        controller,
+        ..Default::default()
+    };
+    let mut vmbr1 = link(5, "vmbr1", None);
+    vmbr1.kind = Some("bridge".into());
+    vmbr1.bridge = Some(BridgeVlanSettings {
+        vlan_filtering: Some(true),
+        ..Default::default()
+    });
+    let links = Links::new(vec![
+        link(1, "lo", None),
+        link(3, "bond0", None),
+        vmbr1,
+        link(6, "bond0.40", Some(5)),
+        link(7, "vrtr-port", Some(5)),
+        link(8, "dvp42p0", Some(5)),
+    ]);
+    let node = crate::tenant::NodeFacts {
+        links,
+        addresses: Vec::new(),
+    };
+    let plan = crate::tenant::resolve(&run.probes[0].1, &node).unwrap();
+    let recognizer = Recognizer {
+        watched: watched(&plan, &node.links, 8),
+        tagged_ports: tagged_ports(&plan, &node.links, 8),
+        targets: plan.targets.clone(),
+        markers: Markers {
+            workload: Ipv4Addr::new(10, 20, 201, 250).into(),
+            icmp_id: 0x48bc,
+            local_ports: Vec::new(),
+        },
+    };
+    let names: Vec<&str> = recognizer
+        .watched
+        .iter()
+        .map(|(i, _)| i.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["bond0", "bond0.40", "vrtr-port"],
+        "not the bridge, not its own veth"
+    );
+    assert_eq!(recognizer.tagged_ports, Some((201, vec![6, 7])));
+    let request = ipv4(
+        Ipv4Addr::new(10, 20, 201, 250),
+        INTERNET,
+        &crate::probe::echo_request(0x48bc, 0, &NONCE),
+    );
+    let frame = |tag: Option<u16>| Frame {
+        protocol: crate::frame::ETH_P_IP,
+        packet_type: PACKET_OUTGOING,
+        metadata_tag: tag,
+        bytes: request.clone(),
+    };
+    let (mut captures, positions) = empty_captures(&recognizer.watched);
+    for (interface, tag) in [
+        (7, Some(201)),
+        (7, Some(202)),
+        (3, Some(201)),
+        (6, Some(202)),
+    ] {
+        keep(
+            &mut captures,
+            &positions,
+            &recognizer,
+            interface,
+            frame(tag),
+        );
+    }
+    let kept: Vec<(&str, usize)> = captures
+        .iter()
+        .map(|c| (c.interface.as_str(), c.frames.len()))
+        .collect();
+    assert_eq!(kept, [("bond0", 0), ("bond0.40", 0), ("vrtr-port", 1)]);
+    let answered = ProbeOutcome {
+        sent: 1,
+        received: 1,
+        ..ProbeOutcome::default()
+    };
+    let report = build(
+        &plan.targets,
+        &[answered],
+        &captures,
+        0,
+        &recognizer.markers,
+    );
+    assert_eq!(report.verdict, Verdict::Passed, "{:?}", report.problems);
+    assert_eq!(report.targets[0].left_by, ["vrtr-port"]);
+    // A workload in a VRF's VNet: its bridge's ports are its path, not its egress.
+    let untagged = crate::tenant::Plan {
+        vlan: None,
+        ..plan.clone()
+    };
+    assert_eq!(tagged_ports(&untagged, &node.links, 8), None);
+}
+
+#[test]
+fn a_tagged_probe_is_checked_against_the_bridge_on_the_node() {
+    let run = tagged_run();
     let request = &run.probes[0].1;
     assert_eq!(
         request.tagged,
@@ -366,7 +481,7 @@ fn outgoing(bytes: Vec<u8>) -> crate::frame::Frame {
     crate::frame::Frame {
         protocol: crate::frame::ETH_P_IP,
         packet_type: crate::frame::PACKET_OUTGOING,
-        tag_in_metadata: false,
+        metadata_tag: None,
         bytes,
     }
 }
@@ -654,7 +769,7 @@ fn ipv6_frames_are_classified_also_after_translation() {
     let tagged = crate::frame::Frame {
         protocol: crate::frame::ETH_P_IPV6,
         packet_type: crate::frame::PACKET_OUTGOING,
-        tag_in_metadata: true,
+        metadata_tag: Some(201),
         bytes: ipv6(WORKLOAD6, INTERNET6, 58, &echo6(0)),
     };
     assert!(tagged.is_tagged());
