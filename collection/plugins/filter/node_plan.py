@@ -499,7 +499,7 @@ def egress_probe_run(node: dict, tenants: list[dict], ipv6: bool) -> dict:
             "name": unit["name"],
             "vrf": unit["tenant"]["vrf"],
             "address": unit["address"],
-            "targets": list(unit["targets"]) + [target for target, _ in isolation],
+            "targets": list(unit["targets"]) + [target for target, _origin in isolation],
         }
         if unit["tenant"]["exit"]:
             entry["expect_egress_interface"] = node["transit_interface"]
