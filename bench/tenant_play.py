@@ -18,10 +18,16 @@ For each tenant count N:
     frr.conf.local under its own name for these runs, so they do not undo each other, and the
     FRR apply command becomes `false`: a run that wanted to reload FRR would fail loudly.
 Every run counts its module executions (a loop item is one, a handler is one) with the
-callback bench/baseline/callback_plugins/task_results.py.
+callback bench/baseline/callback_plugins/task_results.py, which also times each task.
+
+The probe step (issue 25, --probe-sizes, before the tenant counts): for N probed tenants, each
+with a VNet bridge in its VRF and a `probe` in the inventory, the role's one egress_probe task:
+its wall time, how many times the module ran (one, whatever N), the whole play; steady-state
+rounds interleaved over the counts; then the module alone in the guest with its phases.
 
 Standalone:  bench/tenant_play.py [--tenant-sizes 1,100,1000] [--tenant-rounds 3]
              [--baseline-max-tenants 100] [--baseline-steady-max-tenants 100]
+             [--probe-sizes 1,10,100|none]
              [--update BENCHMARKS.md]   (replaces this benchmark's section in that file)
              bench/tenant_play.py --from-results [--update BENCHMARKS.md]   (re-report, measure nothing)
 From make bench: make bench BENCH_ARGS=--tenant-play (bench/run.py appends the section).
