@@ -413,7 +413,7 @@ def direct_probe_run(vm: LabVM, probed: int) -> dict:
     configured, deleted). The module reports no timing of its own."""
     args = json.dumps(probe_plan(probed))
     out = vm.script(f"""
-module=$(find /root/.ansible/deevnet.net -type f -name 'egress_probe*' -perm -u+x | head -1)
+module=$(ls -t /root/.ansible/deevnet.net/egress_probe-* 2>/dev/null | head -1)
 [ -n "$module" ] || {{ echo "no cached egress_probe binary in the guest" >&2; exit 1; }}
 work=$(mktemp -d)
 cat >"$work/args.json" <<'ARGS'
