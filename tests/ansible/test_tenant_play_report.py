@@ -94,3 +94,11 @@ def test_the_inventory_gives_the_role_one_probe_per_tenant_with_its_isolation_ta
     assert [t["address"] for t in first["targets"]] == [tenant_play.PROBE_TARGET, "10.64.1.250", "10.64.2.250",
                                                          "10.64.3.250", tenant_play.MANAGEMENT_PROBE]
     assert args["probes"][99]["address"] == "10.64.99.250/24"
+
+
+@pytest.mark.parametrize("probed", [1, 2, 10])
+def test_the_reported_targets_per_probe_are_the_roles(probed):
+    probes = tenant_play.probe_plan(probed)["probes"]
+    targets = {len(probe["targets"]) for probe in probes}
+    blocked = {sum(target.get("expect") == "blocked" for target in probe["targets"]) for probe in probes}
+    assert (targets, blocked) == ({tenant_play.probe_targets(probed)[0]}, {tenant_play.probe_targets(probed)[1]})
