@@ -630,11 +630,13 @@ def median_seconds(runs: list[PlayRun]) -> float:
     return statistics.median(run.seconds for run in runs)
 
 
-def seconds_summary(runs: list[PlayRun]) -> str:
+def seconds_summary(runs: list[PlayRun], rounds: int = 0) -> str:
+    """Median (min-max); the number of runs when fewer than `rounds` ran (a run cut short)."""
     times = [run.seconds for run in runs]
     if len(times) == 1:
         return f"{times[0]:.1f} s (1 run)"
-    return f"{statistics.median(times):.1f} s ({min(times):.1f}-{max(times):.1f})"
+    fewer = f", {len(times)} runs" if len(times) < rounds else ""
+    return f"{statistics.median(times):.1f} s ({min(times):.1f}-{max(times):.1f}{fewer})"
 
 
 def ratio_cells(size: SizeResult) -> str:
@@ -683,7 +685,7 @@ def report_section(measured: Measured, settings: Settings, date: str) -> str:
             steady_counts = "/".join(str(c) for c in sorted({run.task_results for run in steady})) or "-"
             lines.append(f"| {size.tenants:,} | {name} | {size.converge[name].task_results} / {steady_counts} | "
                          f"{size.converge[name].seconds:.1f} s | "
-                         f"{seconds_summary(steady) if steady else 'not run'} | "
+                         f"{seconds_summary(steady, settings.rounds) if steady else 'not run'} | "
                          f"{ratio_cells(size) if name == BASELINE else ''} |")
     lines += [""] + goal_lines(results, settings)
     not_rerun = [n for n in DEFAULT_SIZES if n not in settings.sizes]
