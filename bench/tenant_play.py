@@ -631,8 +631,11 @@ def median_seconds(runs: list[PlayRun]) -> float:
 
 
 def seconds_summary(runs: list[PlayRun], rounds: int = 0) -> str:
+    return times_summary([run.seconds for run in runs], rounds)
+
+
+def times_summary(times: list[float], rounds: int = 0) -> str:
     """Median (min-max); the number of runs when fewer than `rounds` ran (a run cut short)."""
-    times = [run.seconds for run in runs]
     if len(times) == 1:
         return f"{times[0]:.1f} s (1 run)"
     fewer = f", {len(times)} runs" if len(times) < rounds else ""
@@ -694,7 +697,7 @@ def report_section(measured: Measured, settings: Settings, date: str) -> str:
                   f"counts are {', '.join(f'{n:,}' for n in DEFAULT_SIZES)}; this run measured "
                   f"{', '.join(f'{n:,}' for n in settings.sizes)}). No figure is given for them here."]
     if settings.probe_sizes:
-        lines += [""] + probe_report(measured)
+        lines += [""] + probe_report(measured, settings.rounds)
     return "\n".join(lines) + "\n"
 
 
@@ -706,13 +709,7 @@ def probe_targets(probed: int) -> tuple[int, int]:
     return 1 + blocked, blocked
 
 
-def probe_seconds_summary(values: list[float]) -> str:
-    if len(values) == 1:
-        return f"{values[0]:.1f} s (1 run)"
-    return f"{statistics.median(values):.1f} s ({min(values):.1f}-{max(values):.1f})"
-
-
-def probe_report(measured: Measured) -> list[str]:
+def probe_report(measured: Measured, rounds: int) -> list[str]:
     """The probe step's subsection: the table, both goals marked, and where the time goes."""
     setup = measured.probe_setup
     lines = [PROBE_TITLE, "",
@@ -743,8 +740,8 @@ def probe_report(measured: Measured) -> list[str]:
         runs = "/".join(str(n) for n in sorted({run.probe_runs for run in size.steady}))
         results = "/".join(str(n) for n in sorted({run.task_results for run in size.steady}))
         lines.append(f"| {size.probed:,} | {targets} | {runs} | "
-                     f"{probe_seconds_summary([r.probe_seconds for r in size.steady])} | "
-                     f"{probe_seconds_summary([r.seconds for r in size.steady])} | {results} |")
+                     f"{times_summary([r.probe_seconds for r in size.steady], rounds)} | "
+                     f"{seconds_summary(size.steady, rounds)} | {results} |")
     lines.append("")
     measured_sizes = [size for size in measured.probes if size.steady]
     every_run = [run for size in measured_sizes for run in ([size.first] if size.first else []) + size.steady]
