@@ -1,11 +1,13 @@
 # -*- coding: utf-8 -*-
 # Counts what a play really ran, for bench/tenant_play.py: every module execution on a host
-# (each loop item is one, a handler is one), and the tasks that produced them. Writes JSON to
-# the file named by DEEVNET_BENCH_TASK_RESULTS when the play ends. Prints nothing.
+# (each loop item is one, a handler is one), the tasks that produced them, and each task's wall
+# time (from its start to its last result: one host). Writes JSON to the file named by
+# DEEVNET_BENCH_TASK_RESULTS when the play ends. Prints nothing.
 from __future__ import annotations
 
 import json
 import os
+import time
 
 from ansible.plugins.callback import CallbackBase
 
@@ -14,8 +16,11 @@ name: task_results
 type: aggregate
 short_description: Count module executions and tasks of a play (deevnet.net benchmarks)
 description:
-  - Writes C({"task_results", "tasks", "changed", "failed"}) to the file named by
+  - Writes C({"task_results", "tasks", "changed", "failed", "task_list"}) to the file named by
     E(DEEVNET_BENCH_TASK_RESULTS) when the play ends. A loop counts one result per item.
+  - C(task_list) has one entry per task that produced a result, in the order they started, with
+    its C(action), C(name), C(results), C(skipped) (of those results) and C(seconds) (from the
+    task's start to its last result).
 requirements:
   - enabled with ANSIBLE_CALLBACKS_ENABLED=task_results
 '''
@@ -33,10 +38,24 @@ class CallbackModule(CallbackBase):
         self.changed = 0
         self.failed = 0
         self.tasks: set[str] = set()
+        self.started: dict[str, float] = {}  # task uuid -> when it started
+        self.task_list: dict[str, dict] = {}  # task uuid -> its entry, in start order
 
-    def _count(self, result, failed: bool) -> None:
+    def v2_playbook_on_task_start(self, task, is_conditional):
+        self.started[task._uuid] = time.monotonic()
+
+    def v2_playbook_on_handler_task_start(self, task):
+        self.started[task._uuid] = time.monotonic()
+
+    def _count(self, result, failed: bool, skipped: bool = False) -> None:
         self.task_results += 1
-        self.tasks.add(result._task._uuid)
+        task = result._task
+        self.tasks.add(task._uuid)
+        entry = self.task_list.setdefault(task._uuid, {"action": task.action, "name": task.get_name(),
+                                                       "results": 0, "skipped": 0, "seconds": 0.0})
+        entry["results"] += 1
+        entry["skipped"] += 1 if skipped else 0
+        entry["seconds"] = round(time.monotonic() - self.started.get(task._uuid, time.monotonic()), 3)
         self.changed += 1 if result._result.get("changed") else 0
         self.failed += 1 if failed else 0
 
@@ -53,7 +72,7 @@ class CallbackModule(CallbackBase):
         self._count(result, failed=True)
 
     def v2_runner_item_on_skipped(self, result):
-        self._count(result, failed=False)
+        self._count(result, failed=False, skipped=True)
 
     def v2_runner_on_ok(self, result):
         if not self._is_loop(result):
@@ -65,7 +84,7 @@ class CallbackModule(CallbackBase):
 
     def v2_runner_on_skipped(self, result):
         if not self._is_loop(result):
-            self._count(result, failed=False)
+            self._count(result, failed=False, skipped=True)
 
     def v2_runner_on_unreachable(self, result):
         self._count(result, failed=True)
@@ -76,4 +95,5 @@ class CallbackModule(CallbackBase):
             return
         with open(path, "w", encoding="utf-8") as f:
             json.dump({"task_results": self.task_results, "tasks": len(self.tasks),
-                       "changed": self.changed, "failed": self.failed}, f)
+                       "changed": self.changed, "failed": self.failed,
+                       "task_list": list(self.task_list.values())}, f)
