@@ -444,15 +444,33 @@ def _probe_units(tenants: list[dict], ipv6: bool) -> list[dict]:
     return units
 
 
-def isolation_targets(unit: dict, units: list[dict], node: dict, peers: int) -> list[tuple[dict, str]]:
+def _management_targets(unit: dict, isolated: bool) -> list[tuple[dict, str]]:
+    """The tenant's management probes of the unit's family: isolation targets where it is
+    `isolated` (but those it exempts), else leak probes, judged by their path only."""
+    tenant = unit["tenant"]
+    return [({"address": address,
+              "expect": "blocked" if isolated and not _exempt(address, None, tenant["isolation_exempt"]) else "none"},
+             "a management address")
+            for address in tenant["management_probes"]
+            if _family(address, f"{VARIABLE}.management_probes") == unit["family"]]
+
+
+def _range_targets(node: dict) -> list[tuple[str, str]]:
+    """The node's isolation_targets, each as the address it is probed at and the range it stands
+    for; read once per run."""
+    return [(isolation_range_target(given, f"{VARIABLE}.isolation_targets[{index}]"), given)
+            for index, given in enumerate(node["isolation_targets"])]
+
+
+def isolation_targets(unit: dict, units: list[dict], ranges: list[tuple[str, str]],
+                      peers: int) -> list[tuple[dict, str]]:
     """The blocked targets of one probe, each with where it comes from: up to `peers` other
     tenants' workloads of the same family (the next ones in the run, round the ring, so every
     tenant is both prober and probed while a run of N tenants has N × peers targets, not N²), the
     management probes (on-link addresses the tenant must never reach) and the operator's
-    isolation targets. A tenant's isolation_exempt takes any of them out (a management probe then
-    stays a leak probe, judged by its path only)."""
-    tenant = unit["tenant"]
-    exempt = tenant["isolation_exempt"]
+    isolation targets (`ranges`, _range_targets). A tenant's isolation_exempt takes any of them
+    out (a management probe then stays a leak probe, judged by its path only)."""
+    exempt = unit["tenant"]["isolation_exempt"]
     same_family = [other for other in units if other["family"] == unit["family"]]
     position = same_family.index(unit)
     ring = [same_family[(position + step) % len(same_family)] for step in range(1, len(same_family))]
@@ -461,13 +479,8 @@ def isolation_targets(unit: dict, units: list[dict], node: dict, peers: int) -> 
         address = _host(other["address"])
         if not _exempt(address, other["tenant"]["name"], exempt):
             found.append(({"address": address, "expect": "blocked"}, f"tenant {other['tenant']['name']}'s workload"))
-    for address in tenant["management_probes"]:
-        if _family(address, f"{VARIABLE}.management_probes") != unit["family"]:
-            continue
-        expect = "none" if _exempt(address, None, exempt) else "blocked"
-        found.append(({"address": address, "expect": expect}, "a management address"))
-    for index, given in enumerate(node["isolation_targets"]):
-        address = isolation_range_target(given, f"{VARIABLE}.isolation_targets[{index}]")
+    found += _management_targets(unit, isolated=True)
+    for address, given in ranges:
         if _family(address, "") == unit["family"] and not _exempt(address, None, exempt):
             found.append(({"address": address, "expect": "blocked"}, f"the private range {given}"))
     return found
@@ -487,21 +500,19 @@ def egress_probe_run(node: dict, tenants: list[dict], ipv6: bool) -> dict:
     if not isinstance(peers, int) or isinstance(peers, bool) or peers < 0:
         raise AnsibleFilterError(f"{VARIABLE}.isolation_peers: {peers!r} is not a whole number of 0 or more; it is "
                                  f"how many other tenants each probed tenant must not reach (0: none)")
+    ranges = _range_targets(node) if any(unit["tenant"]["exit"] for unit in units) else []
     probes, origins = [], {}
     for unit in units:
-        if unit["tenant"]["exit"]:
-            isolation = isolation_targets(unit, units, node, peers)
-        else:
-            isolation = [({"address": address, "expect": "none"}, "a management address")
-                         for address in unit["tenant"]["management_probes"]
-                         if _family(address, f"{VARIABLE}.management_probes") == unit["family"]]
+        exit_here = unit["tenant"]["exit"]
+        isolation = (isolation_targets(unit, units, ranges, peers) if exit_here
+                     else _management_targets(unit, isolated=False))
         entry = {
             "name": unit["name"],
             "vrf": unit["tenant"]["vrf"],
             "address": unit["address"],
             "targets": list(unit["targets"]) + [target for target, _origin in isolation],
         }
-        if unit["tenant"]["exit"]:
+        if exit_here:
             entry["expect_egress_interface"] = node["transit_interface"]
         probes.append(entry)
         origins[unit["name"]] = {target["address"]: origin for target, origin in isolation}
