@@ -6,7 +6,7 @@
 //! the kernel still dropped (`PACKET_STATISTICS`) and a reached cap are reported: a capture that
 //! lost frames proves nothing.
 
-use crate::frame::{classify, Frame, Markers, Packet, ETH_P_IP, ETH_P_IPV6};
+use crate::frame::{classify, Frame, Markers, Packet};
 use crate::params::Target;
 use crate::report::{Capture, Role, MAX_FRAMES};
 use crate::sock;
@@ -24,6 +24,9 @@ const SO_ATTACH_FILTER: i32 = 26;
 /// IP and transport headers are all the classification reads.
 const KEEP_BYTES: usize = 96;
 const RECEIVE_BUFFER: i32 = 8 << 20;
+/// Tagged workloads' VLANs the kernel filter names one by one at most (two instructions each,
+/// within the 255 a short jump spans).
+const MAX_FILTERED_VLANS: usize = 100;
 /// Interfaces the kernel filter names one by one at most (two instructions each, within the
 /// kernel's 4,096); beyond it, the frames of the rest are dropped after reading instead.
 const MAX_FILTERED_INTERFACES: usize = 1_000;
@@ -99,12 +102,16 @@ impl CaptureSocket {
     /// filtered in the kernel to what can be the probe's.
     /// `unwatched`: interface indexes whose frames the kernel drops right away (the VNet's
     /// side, which carries every frame of the workload, and whatever anybody there sends it).
-    pub fn open(markers: &[Markers], unwatched: &[u32]) -> Result<CaptureSocket, String> {
+    pub fn open(
+        markers: &[Markers],
+        unwatched: &[u32],
+        tagged_vlans: &[u16],
+    ) -> Result<CaptureSocket, String> {
         let fail = |what: &str, e: std::io::Error| format!("{what} the capture: {e}");
         // Protocol 0 receives nothing until bind: the filter is in place before the first frame.
         let fd = sock::socket(libc::AF_PACKET, libc::SOCK_DGRAM | libc::SOCK_NONBLOCK, 0)
             .map_err(|e| fail("opening", e))?;
-        attach_filter(&fd, &filter_program_for(markers, unwatched))
+        attach_filter(&fd, &filter_program_for(markers, unwatched, tagged_vlans))
             .map_err(|e| fail("filtering", e))?;
         // Room for bursts while the reading thread waits for a busy CPU; as root the node's
         // rmem_max does not cap it. A refusal leaves the default, and drops are counted anyway.
@@ -149,8 +156,6 @@ const BPF_JGE: u16 = 0x30;
 const BPF_JSET: u16 = 0x40;
 const BPF_JA: u16 = 0x00;
 const BPF_K: u16 = 0x00;
-/// `SKF_AD_OFF + SKF_AD_PROTOCOL`: the frame's link-level protocol.
-const SKF_AD_PROTOCOL: u32 = 0xffff_f000;
 /// `SKF_AD_OFF + SKF_AD_IFINDEX`: the index of the interface the frame crossed.
 const SKF_AD_IFINDEX: u32 = 0xffff_f008;
 const ACCEPT: u32 = 0xffff;
@@ -185,7 +190,7 @@ const fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Instruction {
 
 /// The kernel filter of a run of one probe: see [`filter_program_for`].
 pub fn filter_program(markers: &Markers, unwatched: &[u32]) -> Vec<Instruction> {
-    filter_program_for(std::slice::from_ref(markers), unwatched)
+    filter_program_for(std::slice::from_ref(markers), unwatched, &[])
 }
 
 /// The kernel filter: not on an unwatched interface, and IPv4 (no later fragment) from or to
@@ -193,22 +198,61 @@ pub fn filter_program(markers: &Markers, unwatched: &[u32]) -> Vec<Instruction> 
 /// TCP/UDP with a port in the probes' range. Its size grows with the probes' count only (four
 /// instructions a workload, at most [`crate::params::MAX_PROBES`]), not with the targets, and
 /// every jump is short. Everything it passes is still classified before it is kept.
-pub fn filter_program_for(markers: &[Markers], unwatched: &[u32]) -> Vec<Instruction> {
+///
+/// `tagged_vlans`: the VLANs of tagged workloads (see [`not_ip_block`]).
+pub fn filter_program_for(
+    markers: &[Markers],
+    unwatched: &[u32],
+    tagged_vlans: &[u16],
+) -> Vec<Instruction> {
     let reject = op(BPF_RET | BPF_K, 0);
     let mut program = vec![op(BPF_LD | BPF_W | BPF_ABS, SKF_AD_IFINDEX)];
     for &index in unwatched.iter().take(MAX_FILTERED_INTERFACES) {
         program.extend([jump(BPF_JEQ, index, 0, 1), reject]);
     }
+    // Dispatched on the IP version in the packet, not on the link protocol the kernel keeps
+    // beside it: a VLAN device that is a bridge port (a QinQ zone's bond0.40) sends with
+    // 802.1Q there though the tag is off the frame, and its packets were all dropped here.
+    let not_ip = not_ip_block(tagged_vlans);
     let v4_block = v4_filter(markers);
     program.extend([
-        op(BPF_LD | BPF_H | BPF_ABS, SKF_AD_PROTOCOL),
-        jump(BPF_JEQ, u32::from(ETH_P_IP), 1, 0),
-        // Anything else goes to the IPv6 block, past the IPv4 one (a long jump).
-        op(BPF_JMP | BPF_JA, v4_block.len() as u32),
+        op(BPF_LD | BPF_B | BPF_ABS, 0),
+        op(BPF_ALU | BPF_AND | BPF_K, 0xf0),
+        // Long jumps: the blocks grow with the probes.
+        jump(BPF_JEQ, 0x40, 0, 1),
+        op(BPF_JMP | BPF_JA, 2 + not_ip.len() as u32),
+        jump(BPF_JEQ, 0x60, 0, 1),
+        op(BPF_JMP | BPF_JA, (not_ip.len() + v4_block.len()) as u32),
     ]);
+    program.extend(not_ip);
     program.extend(v4_block);
     program.extend(v6_filter(markers));
     program
+}
+
+/// Neither IPv4 nor IPv6 at the start: a frame with a tagged workload's 802.1Q tag still in it
+/// passes whole (the classification reads behind the tag); anything else is dropped. More
+/// VLANs than short jumps span: every such frame passes, the classification sorts.
+fn not_ip_block(tagged_vlans: &[u16]) -> Vec<Instruction> {
+    let (reject, accept) = (op(BPF_RET | BPF_K, 0), op(BPF_RET | BPF_K, ACCEPT));
+    let mut vlans = tagged_vlans.to_vec();
+    vlans.sort_unstable();
+    vlans.dedup();
+    if vlans.is_empty() {
+        return vec![reject];
+    }
+    if vlans.len() > MAX_FILTERED_VLANS {
+        return vec![accept];
+    }
+    let mut block = vec![
+        op(BPF_LD | BPF_H | BPF_ABS, 0),
+        op(BPF_ALU | BPF_AND | BPF_K, 0x0fff),
+    ];
+    for vlan in vlans {
+        block.extend([jump(BPF_JEQ, u32::from(vlan), 0, 1), accept]);
+    }
+    block.push(reject);
+    block
 }
 
 /// IPv4 (no later fragment): a workload's address, an echo identifier of the probes, a port
@@ -264,8 +308,6 @@ fn v6_filter(markers: &[Markers]) -> Vec<Instruction> {
         return vec![reject];
     }
     let mut program = vec![
-        jump(BPF_JEQ, u32::from(ETH_P_IPV6), 1, 0),
-        reject,
         op(BPF_LD | BPF_B | BPF_ABS, 0),
         op(BPF_ALU | BPF_AND | BPF_K, 0xf0),
         jump(BPF_JEQ, 0x60, 1, 0),
@@ -407,25 +449,40 @@ impl Running {
 }
 
 /// Where `frame` goes among `captures` (the position of its interface) if it is one of the
-/// probe's packets on an interface the probe watches.
+/// probe's packets on an interface the probe watches, with the workload's VLAN when the frame
+/// may carry its tag.
 fn recognized(
     positions: &HashMap<u32, usize>,
     recognizer: &Recognizer,
     interface: u32,
     frame: &Frame,
-) -> Option<usize> {
+) -> Option<(usize, Option<u16>)> {
     let position = *positions.get(&interface)?;
     let workload_vlan = recognizer
         .tagged_ports
         .as_ref()
         .filter(|(_, ports)| ports.contains(&interface))
         .map(|(vlan, _)| *vlan);
-    if frame.is_tagged() && !workload_vlan.is_some_and(|vlan| frame.is_tagged_only_with(vlan)) {
-        return None;
-    }
-    Packet::parse(&frame.bytes)
+    let bytes = match workload_vlan {
+        _ if !frame.is_tagged() => &frame.bytes[..],
+        Some(vlan) if frame.is_tagged_only_with(vlan) => &frame.bytes[..],
+        Some(vlan) => frame.tagged_in_frame_with(vlan)?.1,
+        None => return None,
+    };
+    Packet::parse(bytes)
         .and_then(|p| classify(&p, &recognizer.targets, &recognizer.markers))
-        .map(|_| position)
+        .map(|_| (position, workload_vlan))
+}
+
+/// A recognized frame as its workload sent it: its tag, if any, was the workload's VLAN.
+fn as_sent(frame: Frame, vlan: Option<u16>) -> Frame {
+    match vlan {
+        Some(vlan) => frame.without_tag_of(vlan),
+        None => Frame {
+            metadata_tag: None,
+            ..frame
+        },
+    }
 }
 
 /// Per watched interface: its capture; keeps `frame` if it is one of the probe's packets. The
@@ -435,11 +492,10 @@ pub fn keep(
     positions: &HashMap<u32, usize>,
     recognizer: &Recognizer,
     interface: u32,
-    mut frame: Frame,
+    frame: Frame,
 ) {
-    if let Some(position) = recognized(positions, recognizer, interface, &frame) {
-        // Its tag, if any, was the workload's VLAN: the frame is the workload's as sent.
-        frame.metadata_tag = None;
+    if let Some((position, vlan)) = recognized(positions, recognizer, interface, &frame) {
+        let frame = as_sent(frame, vlan);
         let capture = &mut captures[position];
         if capture.frames.len() < MAX_FRAMES {
             capture.frames.push(frame);
@@ -462,11 +518,12 @@ fn attribute(
     recognizers: &[Recognizer],
     budget: usize,
     interface: u32,
-    mut frame: Frame,
+    frame: Frame,
 ) {
     for (probe, recognizer) in probes.iter_mut().zip(recognizers) {
-        if let Some(position) = recognized(&probe.positions, recognizer, interface, &frame) {
-            frame.metadata_tag = None;
+        if let Some((position, vlan)) = recognized(&probe.positions, recognizer, interface, &frame)
+        {
+            let frame = as_sent(frame, vlan);
             let capture = &mut probe.captures[position];
             if probe.kept < budget {
                 probe.kept += 1;

@@ -9,7 +9,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 pub const ETH_P_IP: u16 = 0x0800;
 pub const ETH_P_IPV6: u16 = 0x86dd;
-const ETH_P_8021Q: u16 = 0x8100;
+pub const ETH_P_8021Q: u16 = 0x8100;
 const ETH_P_8021AD: u16 = 0x88a8;
 /// `PACKET_OUTGOING`: the node sent it (it left by the interface).
 pub const PACKET_OUTGOING: u8 = 4;
@@ -48,6 +48,30 @@ impl Frame {
         self.metadata_tag == Some(vlan)
             && self.protocol != ETH_P_8021Q
             && self.protocol != ETH_P_8021AD
+    }
+
+    /// Tagged with `vlan` in the frame itself (the kernel left the 802.1Q header in it), and
+    /// nothing else: the inner protocol and the packet behind the tag. A VLAN device that is a
+    /// bridge port (a QinQ zone's `bond0.40`) sends the workload's frames so.
+    pub fn tagged_in_frame_with(&self, vlan: u16) -> Option<(u16, &[u8])> {
+        if self.metadata_tag.is_some() || self.protocol != ETH_P_8021Q {
+            return None;
+        }
+        let header = self.bytes.get(..4)?;
+        let inner = u16::from_be_bytes([header[2], header[3]]);
+        let tagged_with = u16::from_be_bytes([header[0], header[1]]) & 0x0fff;
+        (tagged_with == vlan && inner != ETH_P_8021Q && inner != ETH_P_8021AD)
+            .then(|| (inner, &self.bytes[4..]))
+    }
+
+    /// The workload's frame as it sent it: a tag of its `vlan` taken off, wherever it was.
+    pub fn without_tag_of(mut self, vlan: u16) -> Frame {
+        if let Some((inner, _)) = self.tagged_in_frame_with(vlan) {
+            self.protocol = inner;
+            self.bytes.drain(..4);
+        }
+        self.metadata_tag = None;
+        self
     }
 
     pub fn is_outgoing(&self) -> bool {

@@ -225,7 +225,8 @@ pub fn probe(
             .any(|r| r.watched.iter().any(|(i, _)| i.index == *index))
     }));
     let markers: Vec<_> = identities.iter().map(|i| i.markers.clone()).collect();
-    let socket = CaptureSocket::open(&markers, &unwatched)?;
+    let tagged_vlans: Vec<u16> = plans.iter().filter_map(|plan| plan.vlan).collect();
+    let socket = CaptureSocket::open(&markers, &unwatched, &tagged_vlans)?;
     let captures = capture::start(socket, recognizers);
     let probing: Vec<_> = workloads
         .iter()

@@ -173,14 +173,15 @@ pub fn send(
         .map(|link| link.index)
         .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
     egress_probe::node::set_alias(netlink, node_index, &mark.alias())?;
+    // The bridge's own MTU, so the port does not lower it.
+    let mtu = uplink.bridge.mtu.unwrap_or(1500);
+    egress_probe::node::attach(netlink, node_index, uplink.bridge.index, mtu)?;
+    // Only a bridge port has VLANs: the kernel refuses them (EOPNOTSUPP) before the attach.
     if uplink.vlan_aware {
         for &vlan in &request.vlans {
             netlink.bridge_port_vlan_add_tagged(node_index, vlan)?;
         }
     }
-    // The bridge's own MTU, so the port does not lower it.
-    let mtu = uplink.bridge.mtu.unwrap_or(1500);
-    egress_probe::node::attach(netlink, node_index, uplink.bridge.index, mtu)?;
     let source = frame::sender_mac(&request.run_id, &request.name);
     let (slave, driver) = leaving_by(slaves);
     let frames: Vec<(u16, Vec<u8>)> = request

@@ -286,11 +286,33 @@ fn a_tagged_workloads_frames_leave_by_a_trunk_port_of_its_bridge() {
             frame(tag),
         );
     }
+    // A VLAN device that is a port of the bridge (a QinQ zone's bond0.40) sends the frame with
+    // the tag still in it: the workload's VLAN there is the workload's frame too, taken as sent.
+    let in_frame = |vlan: u16, inner: u16| Frame {
+        protocol: crate::frame::ETH_P_8021Q,
+        packet_type: PACKET_OUTGOING,
+        metadata_tag: None,
+        bytes: [&vlan.to_be_bytes()[..], &inner.to_be_bytes()[..], &request[..]].concat(),
+    };
+    for (interface, frame) in [
+        (6, in_frame(201, crate::frame::ETH_P_IP)),
+        (6, in_frame(202, crate::frame::ETH_P_IP)),
+        (6, in_frame(201, crate::frame::ETH_P_8021Q)),
+        (3, in_frame(201, crate::frame::ETH_P_IP)),
+    ] {
+        keep(&mut captures, &positions, &recognizer, interface, frame);
+    }
     let kept: Vec<(&str, usize)> = captures
         .iter()
         .map(|c| (c.interface.as_str(), c.frames.len()))
         .collect();
-    assert_eq!(kept, [("bond0", 0), ("bond0.40", 0), ("vrtr-port", 1)]);
+    assert_eq!(kept, [("bond0", 0), ("bond0.40", 1), ("vrtr-port", 1)]);
+    let on_vlan_device = &captures[1].frames[0];
+    assert_eq!(
+        (on_vlan_device.protocol, on_vlan_device.metadata_tag, &on_vlan_device.bytes),
+        (crate::frame::ETH_P_IP, None, &request),
+        "the tag taken off: the workload's frame as sent"
+    );
     let answered = ProbeOutcome {
         sent: 1,
         received: 1,
@@ -304,7 +326,7 @@ fn a_tagged_workloads_frames_leave_by_a_trunk_port_of_its_bridge() {
         &recognizer.markers,
     );
     assert_eq!(report.verdict, Verdict::Passed, "{:?}", report.problems);
-    assert_eq!(report.targets[0].left_by, ["vrtr-port"]);
+    assert_eq!(report.targets[0].left_by, ["bond0.40", "vrtr-port"]);
     // A workload in a VRF's VNet: its bridge's ports are its path, not its egress.
     let untagged = crate::tenant::Plan {
         vlan: None,
@@ -615,13 +637,21 @@ fn frames_are_attributed_to_the_probe_that_sent_them_also_after_snat() {
         classify(&untranslated_ta, &targets, &ta).is_some(),
         "its own address"
     );
-    let one = filter_program_for(std::slice::from_ref(&ta), &[]);
-    let two = filter_program_for(&[ta.clone(), tb.clone()], &[]);
+    let one = filter_program_for(std::slice::from_ref(&ta), &[], &[]);
+    let two = filter_program_for(&[ta.clone(), tb.clone()], &[], &[]);
     assert_eq!(two.len() - one.len(), 4, "four instructions a workload");
     let all: Vec<Markers> = (0..MAX_PROBES as u16)
         .map(|i| markers([10, 20, (i / 200) as u8, (i % 200 + 2) as u8], 0x1000 + i))
         .collect();
-    assert!(filter_program_for(&all, &(0..1_000).collect::<Vec<u32>>()).len() < 4_096);
+    assert!(filter_program_for(&all, &(0..1_000).collect::<Vec<u32>>(), &[]).len() < 4_096);
+    // Tagged workloads' VLANs: one block, each VLAN once, two instructions each; past what a
+    // short jump spans, one instruction that passes every in-frame tag.
+    let tagged = filter_program_for(std::slice::from_ref(&ta), &[], &[201, 299, 201]);
+    assert_eq!(tagged.len() - one.len(), 3 + 2 * 2 - 1, "one reject becomes the block");
+    let many: Vec<u16> = (1..=500).collect();
+    let accept_all = filter_program_for(&[ta], &[], &many);
+    assert_eq!(accept_all.len(), one.len());
+    assert_ne!(accept_all, one, "the reject becomes an accept");
 }
 
 /// A full-size and a small echo to one target: the capture tells them apart by length.
@@ -775,8 +805,8 @@ fn ipv6_frames_are_classified_also_after_translation() {
     assert!(tagged.is_tagged());
     // The kernel filter grows by the IPv6 block only when a workload is IPv6.
     let v4 = markers([10, 20, 129, 250], 0x1000);
-    let with_v6 = filter_program_for(&[v4.clone(), ta], &[]);
-    assert!(with_v6.len() > filter_program_for(&[v4], &[]).len() + 18);
+    let with_v6 = filter_program_for(&[v4.clone(), ta], &[], &[]);
+    assert!(with_v6.len() > filter_program_for(&[v4], &[], &[]).len() + 18);
 }
 
 /// ICMPv6 errors as a router sends them (no IPv6 header: the raw socket strips it), quoting
