@@ -227,7 +227,8 @@ pairs:
       sender of the run seen, each on every VLAN of O(vlans); empty for a sender.
     - C(verdict) is C(both_tags), C(inner_tag_lost), C(other_tags) or C(nothing_arrived);
       C(ok) is false when it is not C(both_tags) or when the fdb check failed.
-    - C(frames), C(both_tags), C(outer_only) count the frames; C(receiving_slaves) are this
+    - C(frames), C(both_tags), C(outer_only) count the frames, each once however many of this
+      host's NICs it arrived on (a switch floods to a backup slave too); C(receiving_slaves) are this
       host's NICs they arrived on; C(sender_slave) and C(sender_driver) are the sender's NICs
       and driver as its frames say (C(null) when nothing arrived); C(tags_seen) lists each
       tag stack seen, outer first.

@@ -181,11 +181,22 @@ fn pair(
                 }
     };
     let outer_only = |tags: &[Tag]| tags.len() == 1 && is_outer(&tags[0], outer);
-    let both_tags = arrivals.iter().filter(|a| both(&a.seen.tags)).count();
+    // Each frame once, however many slaves it arrived on: a switch floods to the backup too.
+    let frames = |arrivals: &mut dyn Iterator<Item = &&Arrival>| {
+        arrivals
+            .map(|a| a.seen.payload.seq)
+            .collect::<BTreeSet<_>>()
+            .len()
+    };
+    let both_tags = frames(&mut arrivals.iter().filter(|a| both(&a.seen.tags)));
     let lost: Vec<&&Arrival> = arrivals
         .iter()
         .filter(|a| outer_only(&a.seen.tags))
         .collect();
+    let (lost_frames, all_frames) = (
+        frames(&mut lost.iter().copied()),
+        frames(&mut arrivals.iter()),
+    );
     let receiving: BTreeSet<String> = arrivals.iter().map(|a| a.slave.clone()).collect();
     let lost_on: BTreeSet<String> = lost.iter().map(|a| a.slave.clone()).collect();
     let tags_seen: BTreeSet<String> = arrivals
@@ -222,8 +233,8 @@ fn pair(
             Verdict::InnerTagLost,
             format!(
                 "{direction}: {} of {} frames arrived with only the outer tag ({outer_text}) on {}: the inner tag was lost on the way; it left {at_fault}, whose VLAN offload overwrites the inner tag: switch txvlan off there (deevnet.net.qinq_check fix_txvlan=true on {sender}; the role's qinq-uplink tag persists it), then test again",
-                lost.len(),
-                arrivals.len(),
+                lost_frames,
+                all_frames,
                 lost_on.iter().cloned().collect::<Vec<_>>().join(", ")
             ),
         )
@@ -297,9 +308,9 @@ fn pair(
         vlan,
         verdict,
         ok,
-        frames: arrivals.len(),
+        frames: all_frames,
         both_tags,
-        outer_only: lost.len(),
+        outer_only: lost_frames,
         receiving_slaves: receiving.into_iter().collect(),
         sender_slave,
         sender_driver,

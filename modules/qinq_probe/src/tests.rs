@@ -164,6 +164,36 @@ fn the_lost_inner_tag_names_the_receiving_slave_and_the_senders_nic() {
     );
 }
 
+/// A switch floods the frames to the backup slave too: each frame counts once, and the message
+/// names both slaves it was seen on.
+#[test]
+fn a_frame_seen_on_the_active_and_the_backup_slave_counts_once() {
+    let request = request();
+    let mac = frame::format_mac(&sender_mac("run1", "pve1"));
+    let arrivals: Vec<Arrival> = (0..2)
+        .flat_map(|seq| {
+            ["eno1", "eno2"].map(|slave| arrival(slave, "run1", "pve1", 201, seq, true))
+        })
+        .collect();
+    let pairs = evaluate(
+        &request,
+        "pve2",
+        (40, Some(TPID_8021AD)),
+        &arrivals,
+        &[(mac, Some(1))],
+        true,
+    );
+    let pair = &pairs[0];
+    assert_eq!((pair.frames, pair.outer_only, pair.both_tags), (2, 2, 0));
+    assert_eq!(pair.receiving_slaves, ["eno1", "eno2"]);
+    assert!(
+        pair.message
+            .contains("2 of 2 frames arrived with only the outer tag (802.1ad 40) on eno1, eno2"),
+        "{}",
+        pair.message
+    );
+}
+
 #[test]
 fn an_expected_sender_without_frames_is_nothing_arrived_and_a_foreign_mac_does_not_count() {
     let request = request();
