@@ -247,7 +247,7 @@ fn pair(
                 request.run_id
             ),
         )
-    } else if both_tags == arrivals.len() {
+    } else if arrivals.iter().all(|a| both(&a.seen.tags)) {
         (Verdict::BothTags, String::new())
     } else {
         (

@@ -170,16 +170,28 @@ fn the_lost_inner_tag_names_the_receiving_slave_and_the_senders_nic() {
 fn a_frame_seen_on_the_active_and_the_backup_slave_counts_once() {
     let request = request();
     let mac = frame::format_mac(&sender_mac("run1", "pve1"));
-    let arrivals: Vec<Arrival> = (0..2)
-        .flat_map(|seq| {
-            ["eno1", "eno2"].map(|slave| arrival(slave, "run1", "pve1", 201, seq, true))
-        })
-        .collect();
+    let on_both_slaves = |lose: bool| -> Vec<Arrival> {
+        (0..2)
+            .flat_map(|seq| {
+                ["eno1", "eno2"].map(|slave| arrival(slave, "run1", "pve1", 201, seq, lose))
+            })
+            .collect()
+    };
+    let kept = evaluate(
+        &request,
+        "pve2",
+        (40, Some(TPID_8021AD)),
+        &on_both_slaves(false),
+        &[(mac.clone(), Some(201))],
+        true,
+    );
+    assert_eq!(kept[0].verdict, Verdict::BothTags, "{}", kept[0].message);
+    assert_eq!((kept[0].frames, kept[0].both_tags), (2, 2));
     let pairs = evaluate(
         &request,
         "pve2",
         (40, Some(TPID_8021AD)),
-        &arrivals,
+        &on_both_slaves(true),
         &[(mac, Some(1))],
         true,
     );
