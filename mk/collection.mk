@@ -129,6 +129,13 @@ molecule-fabric: stage-with-scenarios venv
 # warm (tests/lab/all-exit/README.md); in make test.
 ALL_EXIT_MOLECULE = cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-all-exit \
 	  ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule
+# The QinQ lab: three hypervisors with QinQ uplinks (two bonded, one single-NIC), the acceptance
+# matrix, the full-MTU proof and the guest guard, in the fabric lab's VM (tests/lab/qinq/README.md).
+.PHONY: molecule-qinq
+molecule-qinq: stage-with-scenarios venv
+	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-qinq ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
+	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test -s qinq
+
 .PHONY: molecule-all-exit molecule-all-exit-faults
 molecule-all-exit: stage-with-scenarios venv
 	$(ALL_EXIT_MOLECULE) test -s all-exit

@@ -292,7 +292,12 @@ fn a_tagged_workloads_frames_leave_by_a_trunk_port_of_its_bridge() {
         protocol: crate::frame::ETH_P_8021Q,
         packet_type: PACKET_OUTGOING,
         metadata_tag: None,
-        bytes: [&vlan.to_be_bytes()[..], &inner.to_be_bytes()[..], &request[..]].concat(),
+        bytes: [
+            &vlan.to_be_bytes()[..],
+            &inner.to_be_bytes()[..],
+            &request[..],
+        ]
+        .concat(),
     };
     for (interface, frame) in [
         (6, in_frame(201, crate::frame::ETH_P_IP)),
@@ -309,7 +314,11 @@ fn a_tagged_workloads_frames_leave_by_a_trunk_port_of_its_bridge() {
     assert_eq!(kept, [("bond0", 0), ("bond0.40", 1), ("vrtr-port", 1)]);
     let on_vlan_device = &captures[1].frames[0];
     assert_eq!(
-        (on_vlan_device.protocol, on_vlan_device.metadata_tag, &on_vlan_device.bytes),
+        (
+            on_vlan_device.protocol,
+            on_vlan_device.metadata_tag,
+            &on_vlan_device.bytes
+        ),
         (crate::frame::ETH_P_IP, None, &request),
         "the tag taken off: the workload's frame as sent"
     );
@@ -647,7 +656,11 @@ fn frames_are_attributed_to_the_probe_that_sent_them_also_after_snat() {
     // Tagged workloads' VLANs: one block, each VLAN once, two instructions each; past what a
     // short jump spans, one instruction that passes every in-frame tag.
     let tagged = filter_program_for(std::slice::from_ref(&ta), &[], &[201, 299, 201]);
-    assert_eq!(tagged.len() - one.len(), 3 + 2 * 2 - 1, "one reject becomes the block");
+    assert_eq!(
+        tagged.len() - one.len(),
+        3 + 2 * 2 - 1,
+        "one reject becomes the block"
+    );
     let many: Vec<u16> = (1..=500).collect();
     let accept_all = filter_program_for(&[ta], &[], &many);
     assert_eq!(accept_all.len(), one.len());
