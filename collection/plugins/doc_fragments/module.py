@@ -123,3 +123,14 @@ options:
     choices: [fail, warn]
     default: fail
 '''
+
+    # The attributes of the modules that only read (bgp_evpn_assert, sdn_check, vrf_route_assert).
+    READ_ONLY = r'''
+attributes:
+  check_mode:
+    support: full
+    description: The module only reads, so check mode runs every check.
+  diff_mode:
+    support: none
+    description: Nothing changes, so there is nothing to show.
+'''

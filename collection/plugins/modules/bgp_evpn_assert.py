@@ -145,13 +145,7 @@ extends_documentation_fragment:
   - deevnet.net.module
   - deevnet.net.module.findings
   - deevnet.net.module.check_mode_findings
-attributes:
-  check_mode:
-    support: full
-    description: The module only reads, so check mode runs every check.
-  diff_mode:
-    support: none
-    description: Nothing changes, so there is nothing to show.
+  - deevnet.net.module.read_only
 notes:
   - Read-only and idempotent; C(changed) is always C(false). vtysh needs root (or the C(frrvty)
     group); run the task with C(become).

@@ -138,7 +138,7 @@ options:
       - At most 32; O(count) x O(timeout) x their number at most 600 seconds.
     type: list
     elements: dict
-    suboptions:
+    suboptions: &target_suboptions
       address:
         description:
           - One unicast address of O(address)'s family (no names - the probe must not depend
@@ -232,36 +232,12 @@ options:
         elements: str
       targets:
         description:
-          - As O(targets), for this probe (the same suboptions).
+          - As O(targets), for this probe.
         type: list
         elements: dict
         required: true
-        suboptions:
-          address:
-            description:
-              - As O(targets[].address).
-            type: str
-            required: true
-          proto:
-            description:
-              - As O(targets[].proto).
-            type: str
-            choices: [icmp, tcp, udp]
-            default: icmp
-          port:
-            description:
-              - As O(targets[].port).
-            type: int
-          expect:
-            description:
-              - As O(targets[].expect).
-            type: str
-            choices: [reply, none, blocked]
-            default: reply
-          size:
-            description:
-              - As O(targets[].size).
-            type: str
+        # The same suboptions as O(targets), declared once.
+        suboptions: *target_suboptions
   vnet:
     description:
       - The VNet's bridge to plug into. Default - the VRF's bridge whose subnet holds

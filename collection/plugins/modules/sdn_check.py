@@ -94,13 +94,7 @@ options:
     default: fail
 extends_documentation_fragment:
   - deevnet.net.module
-attributes:
-  check_mode:
-    support: full
-    description: The module changes nothing; check mode runs it the same way.
-  diff_mode:
-    support: none
-    description: The module changes nothing, so there is no diff.
+  - deevnet.net.module.read_only
 notes:
   - Read-only and idempotent; RV(changed) is always C(false).
   - Reading C(/etc/pve) and netlink needs root; run the task with C(become).

@@ -263,13 +263,7 @@ options:
 extends_documentation_fragment:
   - deevnet.net.module
   - deevnet.net.module.check_mode_findings
-attributes:
-  check_mode:
-    support: full
-    description: The module only reads, so check mode runs every check.
-  diff_mode:
-    support: none
-    description: Nothing changes, so there is nothing to show.
+  - deevnet.net.module.read_only
 notes:
   - "On the target: Linux with VRF support (Proxmox VE, Debian); the checks run over rtnetlink."
   - Fails when any check fails, so C(ignore_errors) or C(failed_when) is needed to only report.
