@@ -2,7 +2,7 @@
 //! (deevnet_fuzz_invariants::spec_args). The first byte picks the spec.
 #![no_main]
 use deevnet_fuzz_invariants::spec_args::{check_args, REPRESENTATIVE};
-use deevnet_fuzz_invariants::{frr, specs, sysctl_d};
+use deevnet_fuzz_invariants::{frr, sdn, specs, sysctl_d};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Some((&which, rest)) = data.split_first() else {
@@ -20,6 +20,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             match name {
                 "frr_local_stanza" => frr::typed_arguments(out),
                 "sysctl_forwarding" => sysctl_d::typed_arguments(out),
+                "sdn_check" => sdn::typed_arguments(out),
                 _ => {}
             }
         }

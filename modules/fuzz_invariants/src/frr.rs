@@ -226,12 +226,9 @@ pub fn edit_invariants(text: &str, wanted: &[Stanza]) {
 /// Arguments the runtime accepted against the module's spec always become the module's typed
 /// `Params` (its stanzas among them), and checking those never panics.
 pub fn typed_arguments(validated: Option<serde_json::Map<String, serde_json::Value>>) {
-    let Some(args) = validated else {
+    let Some((params, _)) = crate::spec_args::typed::<Params>(validated) else {
         return;
     };
-    let value = serde_json::Value::Object(args);
-    let params = serde_json::from_value::<Params>(value.clone())
-        .unwrap_or_else(|e| panic!("validated arguments do not deserialise ({e}): {value}"));
     let stanzas = params.stanzas.unwrap_or_default();
     for strict in [false, true] {
         let _ = check(

@@ -7,6 +7,7 @@
 pub mod egress;
 pub mod frr;
 pub mod input;
+pub mod sdn;
 pub mod spec_args;
 pub mod specs;
 pub mod sysctl_d;

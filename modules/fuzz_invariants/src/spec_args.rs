@@ -195,3 +195,15 @@ fn secrets_only_in_no_log(spec: &[OptionSpec], params: &Map<String, Value>) -> V
         .filter(|m| hidden.contains(m) && !visible.contains(m))
         .collect()
 }
+
+/// Arguments the runtime accepted against a module's spec, as the module's typed `Params` (with
+/// the JSON they came from, for messages). They always deserialise: a panic names the arguments.
+pub fn typed<P: serde::de::DeserializeOwned>(
+    validated: Option<Map<String, Value>>,
+) -> Option<(P, Value)> {
+    let value = Value::Object(validated?);
+    match serde_json::from_value::<P>(value.clone()) {
+        Ok(params) => Some((params, value)),
+        Err(e) => panic!("validated arguments do not deserialise ({e}): {value}"),
+    }
+}

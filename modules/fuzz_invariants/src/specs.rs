@@ -9,4 +9,5 @@ use deevnet_runtime::OptionSpec;
 pub static ALL: &[(&str, &[OptionSpec])] = &[
     ("frr_local_stanza", &frr_local_stanza::params::SPEC),
     ("sysctl_forwarding", &sysctl_forwarding::SPEC),
+    ("sdn_check", &sdn_check::SPEC),
 ];

@@ -105,11 +105,5 @@ pub fn render_invariants(ipv6: bool, rp_filter: &BTreeMap<String, u8>) {
 /// Arguments the runtime accepted against the module's spec always become the module's typed
 /// `Params` (target `spec_args`).
 pub fn typed_arguments(validated: Option<serde_json::Map<String, serde_json::Value>>) {
-    let Some(args) = validated else {
-        return;
-    };
-    let value = serde_json::Value::Object(args);
-    if let Err(e) = serde_json::from_value::<Params>(value.clone()) {
-        panic!("validated arguments do not deserialise ({e}): {value}");
-    }
+    let _: Option<(Params, _)> = crate::spec_args::typed(validated);
 }

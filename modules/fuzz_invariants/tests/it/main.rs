@@ -6,6 +6,7 @@
 mod egress_probe;
 mod frr_local_stanza;
 mod runtime;
+mod sdn_check;
 mod sysctl_forwarding;
 
 use std::path::{Path, PathBuf};
