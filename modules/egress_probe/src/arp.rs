@@ -6,7 +6,7 @@
 //! asked again every [`ASK_EVERY`] (0.5 s): a loaded VM answers late (one that took 1.2 s was
 //! missed by a 1 s wait), and a question can be lost.
 
-use crate::sock;
+use deevnet_probe_port::sock;
 use deevnet_runtime::Failure;
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;

@@ -9,8 +9,9 @@
 use crate::frame::{classify, Frame, Markers, Packet};
 use crate::params::Target;
 use crate::report::{Capture, Role, MAX_FRAMES};
-use crate::sock;
 use crate::tenant::{Interface, Plan};
+use deevnet_probe_port::bpf::*;
+use deevnet_probe_port::sock;
 use deevnet_runtime::netlink::Links;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -20,7 +21,6 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-const SO_ATTACH_FILTER: i32 = 26;
 /// IP and transport headers are all the classification reads.
 const KEEP_BYTES: usize = 96;
 const RECEIVE_BUFFER: i32 = 8 << 20;
@@ -134,57 +134,6 @@ impl CaptureSocket {
         })
         .map_err(|e| fail("binding", e))?;
         Ok(CaptureSocket { fd })
-    }
-}
-
-// Classic BPF, as linux/filter.h spells it.
-const BPF_LD: u16 = 0x00;
-const BPF_LDX: u16 = 0x01;
-const BPF_ALU: u16 = 0x04;
-const BPF_JMP: u16 = 0x05;
-const BPF_RET: u16 = 0x06;
-const BPF_W: u16 = 0x00;
-const BPF_H: u16 = 0x08;
-const BPF_B: u16 = 0x10;
-const BPF_ABS: u16 = 0x20;
-const BPF_IND: u16 = 0x40;
-const BPF_MSH: u16 = 0xa0;
-const BPF_AND: u16 = 0x50;
-const BPF_JEQ: u16 = 0x10;
-const BPF_JGT: u16 = 0x20;
-const BPF_JGE: u16 = 0x30;
-const BPF_JSET: u16 = 0x40;
-const BPF_JA: u16 = 0x00;
-const BPF_K: u16 = 0x00;
-/// `SKF_AD_OFF + SKF_AD_IFINDEX`: the index of the interface the frame crossed.
-const SKF_AD_IFINDEX: u32 = 0xffff_f008;
-const ACCEPT: u32 = 0xffff;
-
-/// One classic BPF instruction (`struct sock_filter`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Instruction {
-    pub code: u16,
-    pub jt: u8,
-    pub jf: u8,
-    pub k: u32,
-}
-
-const fn op(code: u16, k: u32) -> Instruction {
-    Instruction {
-        code,
-        jt: 0,
-        jf: 0,
-        k,
-    }
-}
-
-const fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Instruction {
-    Instruction {
-        code: BPF_JMP | code | BPF_K,
-        jt,
-        jf,
-        k,
     }
 }
 
@@ -367,31 +316,6 @@ fn markers_tail(
     }
     program.push(reject);
     program
-}
-
-#[repr(C)]
-struct FilterProgram {
-    len: u16,
-    filter: *const Instruction,
-}
-
-/// Attaches `program` to socket `fd` (also `qinq_probe`'s capture).
-pub fn attach_filter(fd: &OwnedFd, program: &[Instruction]) -> std::io::Result<()> {
-    let fprog = FilterProgram {
-        len: program.len() as u16,
-        filter: program.as_ptr(),
-    };
-    // SAFETY: fprog points to `len` instructions that outlive the call (the kernel copies them).
-    sock::check(unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            libc::SOL_SOCKET,
-            SO_ATTACH_FILTER,
-            &fprog as *const FilterProgram as *const libc::c_void,
-            std::mem::size_of::<FilterProgram>() as libc::socklen_t,
-        )
-    })
-    .map(|_| ())
 }
 
 /// What the capture saw for one probe: its frames per watched interface, and how many frames

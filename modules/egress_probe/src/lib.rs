@@ -1,8 +1,7 @@
 //! The logic of `egress_probe`: what the operator asked for ([`params`]: the options and the
 //! validated request), checked against the node ([`tenant`]), the probe's packets recognized in
 //! captured frames ([`frame`]) and the result ([`report`]); all pure, tested on recorded data.
-//! The kernel side: the node's facts ([`node`]), the workload namespace and its veth
-//! ([`workload`]), the captures ([`capture`]), the probes sent from inside ([`probe`]), the ARP
+//! The kernel side: the node's facts ([`node`]), the captures ([`capture`]), the probes sent from inside ([`probe`]), the ARP
 //! check for a free address ([`arp`]), and one probe session on the node from lock to teardown
 //! ([`session`]).
 
@@ -17,9 +16,7 @@ pub mod probe;
 pub mod recorded_run;
 pub mod report;
 pub mod session;
-pub mod sock;
 pub mod tenant;
-pub mod workload;
 
 #[cfg(test)]
 mod tests;

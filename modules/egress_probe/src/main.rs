@@ -6,13 +6,14 @@
 //! It changes no configuration and leaves nothing behind (the workloads' namespaces and veths
 //! go with the run), so check mode runs it fully and `changed` is always false.
 
+use deevnet_probe_port::mark::Mark;
+use deevnet_probe_port::veth;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, Findings, FindingsPolicy, Module, Outcome};
 use egress_probe::params::{Params, Run, SPEC};
 use egress_probe::report::{self, Placement, ProbeResult, Report, Verdict};
 use egress_probe::session::Probed;
 use egress_probe::tenant::{self, Plan};
-use egress_probe::workload::{self, Mark};
 use egress_probe::{node, session};
 
 static MODULE: Module = Module {
@@ -58,7 +59,7 @@ fn main() {
         let mark = Mark::of_this_process()?;
         // Before the in-use checks: a killed run's workload still answers ARP for its address
         // until its veth is gone (the kernel tears a dead namespace down asynchronously).
-        let swept = workload::sweep_leftovers(&netlink, &node.links, &mark)?;
+        let swept = veth::sweep_leftovers(&netlink, &node.links, &mark)?;
         if !swept.is_empty() {
             ctx.warn(format!(
                 "removed what killed earlier runs left: {}",

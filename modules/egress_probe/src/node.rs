@@ -5,11 +5,10 @@
 
 use crate::tenant::{NodeAddress, NodeFacts};
 use deevnet_runtime::netlink::netlink_packet_route::address::{AddressAttribute, AddressMessage};
-use deevnet_runtime::netlink::rtnetlink::{LinkUnspec, LinkVeth, RouteMessageBuilder};
-use deevnet_runtime::netlink::{link_from_message, Link, Netlink, NetlinkError};
+use deevnet_runtime::netlink::rtnetlink::{LinkUnspec, RouteMessageBuilder};
+use deevnet_runtime::netlink::{Netlink, NetlinkError};
 use ipnet::IpNet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use std::os::fd::RawFd;
 
 /// Links and IP addresses of the namespace `netlink` was opened in.
 pub fn read_facts(netlink: &Netlink) -> Result<NodeFacts, NetlinkError> {
@@ -48,90 +47,6 @@ fn ip_address(message: &AddressMessage) -> Option<NodeAddress> {
         index: message.header.index,
         net: IpNet::new(address, message.header.prefix_len).ok()?,
     })
-}
-
-/// Creates the veth pair `node_end` – `inside_end` with `inside_end` directly in the namespace
-/// open at `namespace_fd`, so no moment exists where both ends sit on the node.
-pub fn add_veth(
-    netlink: &Netlink,
-    node_end: &str,
-    inside_end: &str,
-    namespace_fd: RawFd,
-) -> Result<(), NetlinkError> {
-    let mut message = LinkVeth::new(node_end, inside_end).build();
-    // The peer's own attributes sit in the veth's info data: the namespace goes there.
-    use deevnet_runtime::netlink::netlink_packet_route::link::{
-        InfoData, InfoVeth, LinkAttribute, LinkInfo,
-    };
-    for attribute in message.attributes.iter_mut() {
-        if let LinkAttribute::LinkInfo(infos) = attribute {
-            for info in infos.iter_mut() {
-                if let LinkInfo::Data(InfoData::Veth(InfoVeth::Peer(peer))) = info {
-                    peer.attributes.push(LinkAttribute::NetNsFd(namespace_fd));
-                }
-            }
-        }
-    }
-    let operation = format!("creating the workload's veth pair {node_end}");
-    netlink
-        .block_on(netlink.handle().link().add(message).execute())
-        .map_err(|e| NetlinkError::from_rtnetlink(operation, e))
-}
-
-/// The link named `name`, asked for alone (no dump); `None` when there is none.
-pub fn link_by_name(netlink: &Netlink, name: &str) -> Result<Option<Link>, NetlinkError> {
-    let operation = format!("looking up {name}");
-    let request = netlink.handle().link().get().match_name(name.to_string());
-    match netlink.collect(&operation, request.execute()) {
-        // One answer, named so; a kernel that ignored the name would list them all.
-        Ok(messages) => Ok(messages
-            .iter()
-            .map(link_from_message)
-            .find(|link| link.name == name)),
-        Err(error) if error.errno() == Some(libc::ENODEV) => Ok(None),
-        Err(error) => Err(error),
-    }
-}
-
-/// Writes `alias` on link `index` (IFLA_IFALIAS): the mark a later run's sweep reads.
-pub fn set_alias(netlink: &Netlink, index: u32, alias: &str) -> Result<(), NetlinkError> {
-    use deevnet_runtime::netlink::netlink_packet_route::link::LinkAttribute;
-    let mut message = LinkUnspec::new_with_index(index).build();
-    message
-        .attributes
-        .push(LinkAttribute::IfAlias(alias.to_string()));
-    netlink
-        .block_on(netlink.handle().link().set(message).execute())
-        .map_err(|e| NetlinkError::from_rtnetlink("marking the workload's veth as this run's", e))
-}
-
-/// Makes `index` a port of `bridge` with the bridge's `mtu` and sets it up, as Proxmox does
-/// with a VM's tap (a port with a smaller MTU would lower the bridge's own).
-pub fn attach(netlink: &Netlink, index: u32, bridge: u32, mtu: u32) -> Result<(), NetlinkError> {
-    let message = LinkUnspec::new_with_index(index)
-        .mtu(mtu)
-        .controller(bridge)
-        .up()
-        .build();
-    netlink
-        .block_on(netlink.handle().link().set(message).execute())
-        .map_err(|e| NetlinkError::from_rtnetlink("attaching the workload's veth to the VNet", e))
-}
-
-/// Deletes link `index` (named `name`, for messages), found in a dump the caller already has;
-/// `Ok(false)` when it is already gone.
-pub fn delete_link_at(netlink: &Netlink, index: u32, name: &str) -> Result<bool, NetlinkError> {
-    match netlink.block_on(netlink.handle().link().del(index).execute()) {
-        Ok(()) => Ok(true),
-        Err(error) => {
-            let error = NetlinkError::from_rtnetlink(format!("deleting {name}"), error);
-            if error.errno() == Some(libc::ENODEV) {
-                Ok(false)
-            } else {
-                Err(error)
-            }
-        }
-    }
 }
 
 /// Inside the workload's namespace: `lo` and `dev` up (`dev` with the VNet's `mtu`),

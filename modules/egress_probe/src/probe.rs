@@ -5,7 +5,7 @@
 use crate::frame::Markers;
 use crate::params::{Proto, Size, Target};
 use crate::report::ProbeOutcome;
-use crate::sock;
+use deevnet_probe_port::sock;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, UdpSocket};
 use std::os::fd::AsRawFd;

@@ -5,8 +5,10 @@
 use crate::capture::{self, CaptureSocket};
 use crate::report::{self, Report};
 use crate::tenant::{NodeFacts, Plan};
-use crate::workload::{self, Mark, Namespace, VethGuard};
 use crate::{arp, node, probe};
+use deevnet_probe_port::mark::Mark;
+use deevnet_probe_port::namespace::{join, Namespace};
+use deevnet_probe_port::veth::{self, VethGuard};
 use deevnet_runtime::file_policy::FileLock;
 use deevnet_runtime::netlink::{Netlink, NetlinkError, OperState};
 use deevnet_runtime::sysctl::SysctlKey;
@@ -153,9 +155,9 @@ pub fn probe(
     let mut workloads: Vec<Workload> = Vec::with_capacity(plans.len());
     for (i, plan) in plans.iter().enumerate() {
         let names = if listed {
-            workload::probe_veth_names(pid, i)
+            veth::probe_veth_names(pid, i)
         } else {
-            workload::veth_names(pid)
+            veth::veth_names(pid)
         };
         let workload = make_workload(netlink, plan, node, mark, names).map_err(|e| named(i, e))?;
         workloads.push(workload);
@@ -181,7 +183,7 @@ pub fn probe(
         })
         .collect::<Result<_, _>>()?;
     for (i, handle) in configuring.into_iter().enumerate() {
-        workload::join(handle)
+        join(handle)
             .map_err(|e| named(i, e))?
             .map_err(|e| named(i, e))?;
     }
@@ -241,7 +243,7 @@ pub fn probe(
         .collect::<Result<_, _>>()?;
     let mut outcomes = Vec::with_capacity(plans.len());
     for (i, handle) in probing.into_iter().enumerate() {
-        outcomes.push(workload::join(handle).map_err(|e| named(i, e))?);
+        outcomes.push(join(handle).map_err(|e| named(i, e))?);
     }
     let captured = captures.finish()?;
     let interfaces = remove_all(netlink, workloads)?;
@@ -306,7 +308,7 @@ fn make_workload<'a>(
 ) -> Result<Workload<'a>, Failure> {
     let pid = std::process::id();
     let namespace = Namespace::new(plan.address.addr().is_ipv6())?;
-    node::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|error| {
+    veth::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|error| {
         if error.errno() != Some(libc::EEXIST) {
             return Failure::from(error);
         }
@@ -318,14 +320,14 @@ fn make_workload<'a>(
         ))
     })?;
     let guard = VethGuard::new(netlink, node_end.clone(), mark);
-    let index = node::link_by_name(netlink, &node_end)?
+    let index = veth::link_by_name(netlink, &node_end)?
         .map(|link| link.index)
         .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
-    node::set_alias(netlink, index, &mark.alias())?;
+    veth::set_alias(netlink, index, &mark.alias())?;
     // Like a VM's tap on Proxmox: no IPv6 of the node's own on the port (no DAD, no router
     // solicitation on the tenant's VNet). A /proc/sys that refuses leaves only that noise.
     let _ = SysctlKey::ipv6_conf(&node_end, "disable_ipv6").write("1");
-    node::attach(netlink, index, plan.vnet.index, plan.mtu)
+    veth::attach(netlink, index, plan.vnet.index, plan.mtu)
         .map_err(|error| attach_failure(error, plan, node))?;
     if let Some(vlan) = plan.vlan {
         tag_port(netlink, index, vlan)?;

@@ -4,7 +4,8 @@
 //! wire can send: no panic, and what the parsers say is what the bytes hold.
 
 use crate::input::Input;
-use egress_probe::capture::{self, Instruction, Recognizer};
+use deevnet_probe_port::bpf::Instruction;
+use egress_probe::capture::{self, Recognizer};
 use egress_probe::frame::{classify, Direction, Frame, Packet, ETH_P_IP};
 use egress_probe::params::Proto;
 use egress_probe::probe::{echo_answer, is_dns_answer, Echo, EchoAnswer, PAYLOAD};

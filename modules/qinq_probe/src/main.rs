@@ -21,9 +21,10 @@
 //! started first knows what to look for. It changes no configuration: `changed` is false, and
 //! check mode runs the test fully.
 
+use deevnet_probe_port::mark::Mark;
+use deevnet_probe_port::veth;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, Module, Outcome};
-use egress_probe::workload::{self, Mark};
 use qinq_probe::frame::{format_mac, nonce, sender_mac};
 use qinq_probe::node::{self, Capture};
 use qinq_probe::params::{Mode, Params, Request, SPEC};
@@ -61,7 +62,7 @@ fn main() {
         match request.mode {
             Mode::Send => {
                 let mark = Mark::of_this_process()?;
-                let swept = workload::sweep_leftovers(&netlink, &links, &mark)?;
+                let swept = veth::sweep_leftovers(&netlink, &links, &mark)?;
                 if !swept.is_empty() {
                     ctx.warn(format!("removed what killed earlier runs left: {}", swept.join(", ")));
                 }

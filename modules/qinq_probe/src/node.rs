@@ -5,15 +5,19 @@
 use crate::frame::{self, Payload, Seen, Tag, TPID_8021AD, TPID_8021Q};
 use crate::params::Request;
 use crate::report::{Arrival, Sent, SlaveReport};
+use deevnet_probe_port::bpf::{
+    self, jump, op, Instruction, BPF_ABS, BPF_H, BPF_JEQ, BPF_LD, BPF_RET,
+};
+use deevnet_probe_port::mark::Mark;
+use deevnet_probe_port::namespace::Namespace;
+use deevnet_probe_port::sock;
+use deevnet_probe_port::veth::{self, VethGuard};
 use deevnet_runtime::netlink::ethtool::Ethtool;
 use deevnet_runtime::netlink::rtnetlink::LinkUnspec;
 use deevnet_runtime::netlink::{
     BondRole, Link, Links, Netlink, NetlinkError, OperState, VlanProtocol,
 };
 use deevnet_runtime::Failure;
-use egress_probe::capture::{self, Instruction};
-use egress_probe::sock;
-use egress_probe::workload::{Mark, Namespace, VethGuard};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
@@ -146,7 +150,7 @@ const FRAME_GAP: Duration = Duration::from_millis(20);
 /// is a port of the bridge, in the inner VLANs when the bridge filters VLANs, and whose other
 /// end sits in a namespace of this process), and `count` frames per VLAN sent from it with the
 /// inner tag, so they cross the bridge, the uplink VLAN device and the NIC as a guest's do.
-/// Every way out removes the port (see `egress_probe::workload`: marked alias, the kernel
+/// Every way out removes the port (see `deevnet_probe_port`: marked alias, the kernel
 /// removes the pair with the namespace after kill -9, the next run sweeps a dead run's).
 pub fn send(
     netlink: &Netlink,
@@ -156,10 +160,10 @@ pub fn send(
     slaves: &[SlaveReport],
 ) -> Result<Vec<Sent>, Failure> {
     let pid = std::process::id();
-    let (node_end, inside_end) = egress_probe::workload::veth_names(pid);
+    let (node_end, inside_end) = veth::veth_names(pid);
     // IPv6 off inside: the port sends the probe frames and nothing else.
     let namespace = Namespace::new(false)?;
-    egress_probe::node::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(
+    veth::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(
         |error| {
             if error.errno() == Some(libc::EEXIST) {
                 Failure::new(format!("{node_end} exists already on the node, and this run did not make it; run the probe again once it is gone"))
@@ -169,13 +173,13 @@ pub fn send(
         },
     )?;
     let guard = VethGuard::new(netlink, node_end.clone(), mark);
-    let node_index = egress_probe::node::link_by_name(netlink, &node_end)?
+    let node_index = veth::link_by_name(netlink, &node_end)?
         .map(|link| link.index)
         .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
-    egress_probe::node::set_alias(netlink, node_index, &mark.alias())?;
+    veth::set_alias(netlink, node_index, &mark.alias())?;
     // The bridge's own MTU, so the port does not lower it.
     let mtu = uplink.bridge.mtu.unwrap_or(1500);
-    egress_probe::node::attach(netlink, node_index, uplink.bridge.index, mtu)?;
+    veth::attach(netlink, node_index, uplink.bridge.index, mtu)?;
     // Only a bridge port has VLANs: the kernel refuses them (EOPNOTSUPP) before the attach.
     if uplink.vlan_aware {
         for &vlan in &request.vlans {
@@ -303,32 +307,29 @@ fn bind(fd: &OwnedFd, index: u32, protocol: u16) -> std::io::Result<()> {
 /// outer one is usually in the packet's metadata by then). Everything it passes is still
 /// recognized by its nonce before it counts.
 fn filter_program() -> Vec<Instruction> {
-    const LDH: u16 = 0x28; // BPF_LD | BPF_H | BPF_ABS
-    const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
-    const RET: u16 = 0x06;
-    let i = |code, jt, jf, k| Instruction { code, jt, jf, k };
+    const LDH: u16 = BPF_LD | BPF_H | BPF_ABS;
     let probe = u32::from(frame::ETHERTYPE);
     let (q, ad) = (u32::from(TPID_8021Q), u32::from(TPID_8021AD));
     vec![
-        i(LDH, 0, 0, 12),
-        i(JEQ, 9, 0, probe),
-        i(JEQ, 1, 0, q),
-        i(JEQ, 0, 6, ad),
-        i(LDH, 0, 0, 16),
-        i(JEQ, 5, 0, probe),
-        i(JEQ, 1, 0, q),
-        i(JEQ, 0, 2, ad),
-        i(LDH, 0, 0, 20),
-        i(JEQ, 1, 0, probe),
-        i(RET, 0, 0, 0),
-        i(RET, 0, 0, 0xffff),
+        op(LDH, 12),
+        jump(BPF_JEQ, probe, 9, 0),
+        jump(BPF_JEQ, q, 1, 0),
+        jump(BPF_JEQ, ad, 0, 6),
+        op(LDH, 16),
+        jump(BPF_JEQ, probe, 5, 0),
+        jump(BPF_JEQ, q, 1, 0),
+        jump(BPF_JEQ, ad, 0, 2),
+        op(LDH, 20),
+        jump(BPF_JEQ, probe, 1, 0),
+        op(BPF_RET, 0),
+        op(BPF_RET, bpf::ACCEPT),
     ]
 }
 
 /// One capture socket on one slave, filtered before it is bound (nothing unfiltered queues).
 fn open_capture(index: u32) -> std::io::Result<OwnedFd> {
     let fd = packet_socket()?;
-    capture::attach_filter(&fd, &filter_program())?;
+    bpf::attach_filter(&fd, &filter_program())?;
     sock::set_int_option(&fd, libc::SOL_PACKET, sock::PACKET_AUXDATA, 1)?;
     bind(&fd, index, libc::ETH_P_ALL as u16)?;
     Ok(fd)

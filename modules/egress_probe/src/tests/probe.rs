@@ -49,7 +49,7 @@ fn a_reply_must_carry_the_identifier_sequence_and_nonce_of_the_request() {
     let request = echo_request(0x48bc, 7, &NONCE);
     assert_eq!(&request[..2], &[8, 0]);
     assert_eq!(
-        crate::sock::internet_checksum(&request),
+        deevnet_probe_port::sock::internet_checksum(&request),
         0,
         "the checksum covers the message"
     );

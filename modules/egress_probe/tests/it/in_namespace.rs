@@ -12,8 +12,8 @@
 //! (tests/lab/tests/egress_probe.sh). The router has no SNAT (no nft or iptables here): it
 //! routes the tenant subnet back, so the uplink's packets are untranslated.
 
+use deevnet_probe_port::mark::Mark;
 use deevnet_runtime::test_support::TestNamespace;
-use egress_probe::workload::Mark;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::net::{TcpListener, UdpSocket};

@@ -6,8 +6,8 @@
 use crate::in_namespace::{
     plant_leftover_of_a_dead_run, probe_args, result_of, set_alias, Lab, BLACKHOLE,
 };
+use deevnet_probe_port::mark::Mark;
 use deevnet_runtime::test_support::module_run::{in_private_mounts, run_for};
-use egress_probe::workload::Mark;
 use serde_json::{json, Value};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

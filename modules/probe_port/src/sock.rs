@@ -1,6 +1,5 @@
 //! The few raw socket calls std has no type for (packet and raw ICMP sockets, a TCP connect
-//! from a chosen address), each wrapped once; public for the other probe module
-//! (`qinq_probe`), which captures the same way.
+//! from a chosen address), each wrapped once.
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
