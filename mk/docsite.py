@@ -28,7 +28,8 @@ SOURCES = {
 # inventories antsibull-docs' conf.py names (docs.python.org, jinja, docs.ansible.com).
 # Labels the module pages take from the Ansible docs' inventory fail with it, and only these (named).
 INTERSPHINX_LABELS = ["action_plugins", "common_return_values", "ansible_configuration_settings",
-                      "ansible_collections.ansible.posix.sysctl_module"]
+                      "ansible_collections.ansible.posix.sysctl_module",
+                      "ansible_collections.ansible.builtin.async_status_module"]
 ALLOWED_WARNINGS = [
     re.compile(r"failed to reach any of the inventories with the following issues:"),
     re.compile(r"intersphinx inventory '[^']+' not fetchable due to"),
