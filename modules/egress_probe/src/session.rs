@@ -306,24 +306,8 @@ fn make_workload<'a>(
     mark: &Mark,
     (node_end, inside_end): (String, String),
 ) -> Result<Workload<'a>, Failure> {
-    let pid = std::process::id();
     let namespace = Namespace::new(plan.address.addr().is_ipv6())?;
-    veth::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(|error| {
-        if error.errno() != Some(libc::EEXIST) {
-            return Failure::from(error);
-        }
-        // Not ours, so never deleted: process ids repeat across PID namespaces (containers).
-        Failure::new(format!(
-            "{node_end} exists already on the node, and this run did not make it (a run with \
-             process id {pid} in another PID namespace, or an operator's interface); run the \
-             probe again once it is gone, or from the node's own PID namespace"
-        ))
-    })?;
-    let guard = VethGuard::new(netlink, node_end.clone(), mark);
-    let index = veth::link_by_name(netlink, &node_end)?
-        .map(|link| link.index)
-        .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
-    veth::set_alias(netlink, index, &mark.alias())?;
+    let (guard, index) = veth::plug(netlink, (&node_end, &inside_end), &namespace, mark)?;
     // Like a VM's tap on Proxmox: no IPv6 of the node's own on the port (no DAD, no router
     // solicitation on the tenant's VNet). A /proc/sys that refuses leaves only that noise.
     let _ = SysctlKey::ipv6_conf(&node_end, "disable_ipv6").write("1");

@@ -6,9 +6,11 @@
 //! or index, so a run's cost does not grow with the node's interface count; each call blocks.
 
 use crate::mark::{leftovers, Mark};
+use crate::namespace::Namespace;
 use deevnet_runtime::netlink::netlink_packet_route::link::LinkAttribute;
 use deevnet_runtime::netlink::rtnetlink::{LinkUnspec, LinkVeth};
 use deevnet_runtime::netlink::{link_from_message, Link, Links, Netlink, NetlinkError};
+use deevnet_runtime::Failure;
 use std::os::fd::RawFd;
 
 /// The prefix of every interface name a run creates.
@@ -114,6 +116,35 @@ pub fn delete_link_at(netlink: &Netlink, index: u32, name: &str) -> Result<bool,
             }
         }
     }
+}
+
+/// The veth pair `node_end` – `inside_end` made into `namespace`, guarded and marked as this
+/// run's: the guard and the node end's index. Not yet attached to a bridge (the caller sets the
+/// port up as it needs, then [`attach`]es it). A `node_end` that exists already is refused and
+/// never deleted: process ids repeat across PID namespaces (containers).
+pub fn plug<'a>(
+    netlink: &'a Netlink,
+    (node_end, inside_end): (&str, &str),
+    namespace: &Namespace,
+    mark: &Mark,
+) -> Result<(VethGuard<'a>, u32), Failure> {
+    add_veth(netlink, node_end, inside_end, namespace.fd()).map_err(|error| {
+        if error.errno() != Some(libc::EEXIST) {
+            return Failure::from(error);
+        }
+        Failure::new(format!(
+            "{node_end} exists already on the node, and this run did not make it (a run with \
+             process id {} in another PID namespace, or an operator's interface); run the \
+             probe again once it is gone, or from the node's own PID namespace",
+            mark.pid
+        ))
+    })?;
+    let guard = VethGuard::new(netlink, node_end.to_string(), mark);
+    let index = link_by_name(netlink, node_end)?
+        .map(|link| link.index)
+        .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
+    set_alias(netlink, index, &mark.alias())?;
+    Ok((guard, index))
 }
 
 /// Removes the interfaces of runs that are over, found in `links` (the node dump this run

@@ -11,7 +11,7 @@ use deevnet_probe_port::bpf::{
 use deevnet_probe_port::mark::Mark;
 use deevnet_probe_port::namespace::Namespace;
 use deevnet_probe_port::sock;
-use deevnet_probe_port::veth::{self, VethGuard};
+use deevnet_probe_port::veth;
 use deevnet_runtime::netlink::ethtool::Ethtool;
 use deevnet_runtime::netlink::rtnetlink::LinkUnspec;
 use deevnet_runtime::netlink::{
@@ -159,24 +159,10 @@ pub fn send(
     mark: &Mark,
     slaves: &[SlaveReport],
 ) -> Result<Vec<Sent>, Failure> {
-    let pid = std::process::id();
-    let (node_end, inside_end) = veth::veth_names(pid);
+    let (node_end, inside_end) = veth::veth_names(std::process::id());
     // IPv6 off inside: the port sends the probe frames and nothing else.
     let namespace = Namespace::new(false)?;
-    veth::add_veth(netlink, &node_end, &inside_end, namespace.fd()).map_err(
-        |error| {
-            if error.errno() == Some(libc::EEXIST) {
-                Failure::new(format!("{node_end} exists already on the node, and this run did not make it; run the probe again once it is gone"))
-            } else {
-                Failure::from(error)
-            }
-        },
-    )?;
-    let guard = VethGuard::new(netlink, node_end.clone(), mark);
-    let node_index = veth::link_by_name(netlink, &node_end)?
-        .map(|link| link.index)
-        .ok_or_else(|| Failure::new(format!("{node_end} vanished right after it was created")))?;
-    veth::set_alias(netlink, node_index, &mark.alias())?;
+    let (guard, node_index) = veth::plug(netlink, (&node_end, &inside_end), &namespace, mark)?;
     // The bridge's own MTU, so the port does not lower it.
     let mtu = uplink.bridge.mtu.unwrap_or(1500);
     veth::attach(netlink, node_index, uplink.bridge.index, mtu)?;
