@@ -118,21 +118,8 @@ impl CaptureSocket {
         let _ = sock::set_int_option(&fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, RECEIVE_BUFFER);
         sock::set_int_option(&fd, libc::SOL_PACKET, sock::PACKET_AUXDATA, 1)
             .map_err(|e| fail("asking for VLAN data on", e))?;
-        let all = (libc::ETH_P_ALL as u16).to_be();
-        // SAFETY: zeroed sockaddr_ll is valid; the fields set are the ones bind reads.
-        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-        sll.sll_family = libc::AF_PACKET as u16;
-        sll.sll_protocol = all;
         // Index 0: every interface, each frame naming its own.
-        sll.sll_ifindex = 0;
-        sock::check(unsafe {
-            libc::bind(
-                fd.as_raw_fd(),
-                &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
-                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        })
-        .map_err(|e| fail("binding", e))?;
+        sock::bind_packet(&fd, 0, libc::ETH_P_ALL as u16).map_err(|e| fail("binding", e))?;
         Ok(CaptureSocket { fd })
     }
 }

@@ -1,7 +1,7 @@
 //! The node's kernel over rtnetlink: what the checks read ([`read_facts`], the one dump of the
-//! node's links and addresses) and the few changes the probe makes (a veth pair, marked,
-//! attached, then deleted), each on one link by name or index, so a run's cost does not grow
-//! with the node's interface count. Each call blocks.
+//! node's links and addresses), and the workload's inside configured ([`configure_inside`],
+//! [`dad_outcome`]). The probe port itself (veth, mark, attach, removal) is
+//! `deevnet_probe_port::veth`'s. Each call blocks.
 
 use crate::tenant::{NodeAddress, NodeFacts};
 use deevnet_runtime::netlink::netlink_packet_route::address::{AddressAttribute, AddressMessage};

@@ -265,6 +265,26 @@ pub fn recv_from_v6_until(
     Ok(None)
 }
 
+/// Binds packet socket `fd` to interface `index` (0: every interface, each frame naming its
+/// own) for frames of `protocol` (host order; `ETH_P_ALL` for all). A packet socket opened with
+/// protocol 0 receives nothing until this, so a filter attached before it sees every frame.
+pub fn bind_packet(fd: &OwnedFd, index: u32, protocol: u16) -> io::Result<()> {
+    // SAFETY: zeroed sockaddr_ll is valid; the fields set are the ones bind reads.
+    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    sll.sll_family = libc::AF_PACKET as u16;
+    sll.sll_protocol = protocol.to_be();
+    sll.sll_ifindex = index as i32;
+    // SAFETY: sll is valid for its length.
+    check(unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
+            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
+}
+
 /// `PACKET_AUXDATA`: each frame read comes with the tag the kernel took out of it.
 pub const PACKET_AUXDATA: i32 = 8;
 const PACKET_STATISTICS: i32 = 6;

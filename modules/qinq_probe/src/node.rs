@@ -242,7 +242,7 @@ fn send_inside(dev: &str, frames: &[(u16, Vec<u8>)]) -> Result<Vec<u16>, Failure
     }
     let fd = packet_socket()
         .map_err(|e| Failure::new(format!("opening the probe's packet socket: {e}")))?;
-    bind(&fd, index, 0)
+    sock::bind_packet(&fd, index, 0)
         .map_err(|e| Failure::new(format!("binding the probe's packet socket: {e}")))?;
     let mut sent = Vec::new();
     for (vlan, bytes) in frames {
@@ -270,23 +270,6 @@ fn send_inside(dev: &str, frames: &[(u16, Vec<u8>)]) -> Result<Vec<u16>, Failure
 fn packet_socket() -> std::io::Result<OwnedFd> {
     // Protocol 0 receives nothing until bound.
     sock::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK, 0)
-}
-
-fn bind(fd: &OwnedFd, index: u32, protocol: u16) -> std::io::Result<()> {
-    // SAFETY: zeroed sockaddr_ll is valid; the fields set are the ones bind reads.
-    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-    sll.sll_family = libc::AF_PACKET as u16;
-    sll.sll_protocol = protocol.to_be();
-    sll.sll_ifindex = index as i32;
-    // SAFETY: sll is valid for its length.
-    sock::check(unsafe {
-        libc::bind(
-            fd.as_raw_fd(),
-            &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
-            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-        )
-    })
-    .map(|_| ())
 }
 
 /// The kernel filter: the probe's ethertype, behind up to two tags still in the frame (the
@@ -317,7 +300,7 @@ fn open_capture(index: u32) -> std::io::Result<OwnedFd> {
     let fd = packet_socket()?;
     bpf::attach_filter(&fd, &filter_program())?;
     sock::set_int_option(&fd, libc::SOL_PACKET, sock::PACKET_AUXDATA, 1)?;
-    bind(&fd, index, libc::ETH_P_ALL as u16)?;
+    sock::bind_packet(&fd, index, libc::ETH_P_ALL as u16)?;
     Ok(fd)
 }
 
