@@ -99,7 +99,7 @@ fn derivation_invariants(sources: &Sources, node: &str) {
 }
 
 /// Arguments the runtime accepted against sdn_check's spec always become its `Params`; the
-/// request built from them is either accepted or refused naming the option (target
+/// request built from them is either accepted or refused starting `OPTION: 'VALUE'` (target
 /// `spec_args`).
 pub fn typed_arguments(validated: Option<serde_json::Map<String, serde_json::Value>>) {
     let Some((params, value)) = crate::spec_args::typed::<Params>(validated) else {
@@ -107,8 +107,9 @@ pub fn typed_arguments(validated: Option<serde_json::Map<String, serde_json::Val
     };
     if let Err(message) = Request::from_params(params) {
         assert!(
-            SPEC.iter().any(|option| message.contains(option.name)),
-            "a refusal that names no option: {message:?} for {value}"
+            SPEC.iter()
+                .any(|option| message.starts_with(&format!("{}: '", option.name))),
+            "a refusal that does not start by naming the option and its value: {message:?} for {value}"
         );
     }
 }
