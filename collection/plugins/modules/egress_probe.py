@@ -45,10 +45,11 @@ description:
   - An echo reply counts only with the request's identifier, sequence and payload, which
     carries a random nonce of the run - a neighbour answering in a target's name cannot
     forge it.
-  - "A run is bounded - at most 32 O(targets), and at most 600 seconds of waiting for answers
-    in all (O(count) x O(timeout) x the number of targets), plus a few seconds to set up
-    (the ARP check below, the workload's link). More is refused before anything happens;
-    split the targets over several tasks."
+  - "Every target is probed at once - each target's probes follow one another, but no target
+    waits for another - so a run waits at most O(count) x O(timeout) seconds for answers
+    (600 at most), whatever the number of targets, plus a few seconds to set up (the ARP check
+    below, the workload's link). At most 32 O(targets); more is refused before anything
+    happens."
   - "The verdict is V(failed), and the task fails, when a target with O(targets[].expect=reply)
     did not answer every probe, when its packets did not leave by O(expect_egress_interface)
     (without it - when none of its packets was seen leaving the node by an interface that is
@@ -63,8 +64,8 @@ description:
     sent nothing proves nothing."
   - "Many probes in one run - O(probes), one entry per tenant (at most 128), all at once: each
     its own workload namespace and veth (C(dvp<pid>p<index>)), set up, probed and removed
-    together, so the run takes about as long as its slowest probe - at most 600 seconds of
-    waiting (the per-probe rule above applies to each), plus the setup (one 3-second ARP
+    together, so the run takes about as long as its slowest target - at most 600 seconds of
+    waiting, plus the setup (one 3-second ARP
     check, all at once). One capture serves the run; each frame goes to the probe that sent it
     - by the workload's address, or after SNAT by the probe's own echo identifier and local
     ports (consecutive blocks, one per probe, planned before the capture starts), and for a
@@ -135,7 +136,7 @@ options:
     description:
       - Where to send probes. Only these receive traffic. A host in the VNet's own subnet is
         refused - its answer would not prove egress.
-      - At most 32; O(count) x O(timeout) x their number at most 600 seconds.
+      - At most 32, probed at once.
     type: list
     elements: dict
     suboptions: &target_suboptions
@@ -255,8 +256,8 @@ options:
     default: 3
   timeout:
     description:
-      - Seconds to wait for each answer, 1 to 30. A run takes at most about
-        O(count) x O(timeout) per target, and at most 600 seconds for all targets.
+      - Seconds to wait for each answer, 1 to 30. A run waits at most about
+        O(count) x O(timeout), however many targets it has (they are probed at once).
     type: int
     default: 2
   forbidden_interfaces:

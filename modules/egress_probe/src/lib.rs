@@ -1,10 +1,11 @@
 //! The logic of `egress_probe`: what the operator asked for ([`params`]: the options and the
 //! validated request), checked against the node ([`tenant`]), the probe's packets recognized in
 //! captured frames ([`frame`]) and the result ([`report`]); all pure, tested on recorded data.
-//! The kernel side: the node's facts ([`node`]), the captures ([`capture`]), the probes sent from inside ([`probe`]), the ARP
+//! The kernel side: the node's facts ([`node`]), the captures ([`capture`]), the probes' packets ([`probe`]), every target probed at once from inside ([`all_targets`]), the ARP
 //! check for a free address ([`arp`]), and one probe session on the node from lock to teardown
 //! ([`session`]).
 
+pub mod all_targets;
 pub mod arp;
 pub mod capture;
 pub mod frame;

@@ -1,25 +1,19 @@
-//! The probes, sent from inside the workload's namespace (call on a thread that entered it):
-//! ICMP echo, a completed TCP handshake, a DNS query answered. Each waits at most `timeout` for
-//! its answer; everything is bounded by count × timeout per target.
+//! What the probes carry and how their answers are recognized: the run's identity (echo
+//! identifiers, nonce, local ports), the ICMP echo requests and the answers that count for them
+//! (either family), the DNS query. All pure; [`crate::all_targets`] sends them.
 
 use crate::frame::Markers;
-use crate::params::{Proto, Size, Target};
-use crate::report::ProbeOutcome;
+use crate::params::{Proto, Target};
 use deevnet_probe_port::sock;
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, UdpSocket};
-use std::os::fd::AsRawFd;
-use std::time::{Duration, Instant};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Duration;
 
 const ICMP_ECHO_REQUEST: u8 = 8;
 const ICMP_ECHO_REPLY: u8 = 0;
 const ICMP_UNREACHABLE: u8 = 3;
 /// Destination unreachable, code 4: fragmentation needed and DF set.
 const ICMP_FRAG_NEEDED: u8 = 4;
-const IP_MTU_DISCOVER: i32 = 10;
-/// DF set on every packet, whatever path MTU the kernel learned: the probe's size is the
-/// operator's, and a frag-needed must come back each time.
-const IP_PMTUDISC_PROBE: i32 = 3;
 pub const PAYLOAD: &[u8] = b"deevnet.net egress_probe";
 /// Random bytes per run after [`PAYLOAD`]: a reply must carry them back, so nobody who did not
 /// see the request can forge its answer (a VNet neighbour spraying every identifier).
@@ -131,204 +125,10 @@ pub struct Settings {
     pub mtu: u16,
 }
 
-/// Sends every target's probes as `identity` says; the outcomes, in the order of `targets`.
-pub fn run_all(targets: &[Target], settings: Settings, identity: &Identity) -> Vec<ProbeOutcome> {
-    let mut ports = identity.markers.local_ports.iter().map(|&(_, port)| port);
-    targets
-        .iter()
-        .map(|target| {
-            let result = match target.proto {
-                Proto::Icmp => ping(target, settings, identity),
-                Proto::Tcp => connect(target, settings, &mut ports),
-                Proto::Udp => dns_query(target, settings, identity, &mut ports),
-            };
-            result.unwrap_or_else(|error| ProbeOutcome {
-                error: Some(describe(&error)),
-                ..ProbeOutcome::default()
-            })
-        })
-        .collect()
-}
-
-fn next_port(ports: &mut impl Iterator<Item = u16>) -> io::Result<u16> {
-    ports
-        .next()
-        .ok_or_else(|| io::Error::other("more probes than planned local ports"))
-}
-
-/// The error as the result shows it: `refused`, `unreachable`, or the system's words.
-fn describe(error: &io::Error) -> String {
-    match error.raw_os_error() {
-        Some(libc::ECONNREFUSED) => "refused".into(),
-        Some(libc::EHOSTUNREACH) | Some(libc::ENETUNREACH) => "unreachable".into(),
-        _ if error.kind() == io::ErrorKind::TimedOut
-            || error.kind() == io::ErrorKind::WouldBlock =>
-        {
-            "no reply".into()
-        }
-        _ => error.to_string(),
-    }
-}
-
-fn ping(target: &Target, settings: Settings, identity: &Identity) -> io::Result<ProbeOutcome> {
-    let (IpAddr::V4(workload), IpAddr::V4(address)) = (settings.workload, target.address) else {
-        return ping_v6(target, settings, identity);
-    };
-    let (id, nonce) = (identity.markers.icmp_id, &identity.nonce);
-    let padding = padding(target, settings, IPV4_ECHO_OVERHEAD);
-    let fd = sock::socket(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP)?;
-    sock::bind_v4(&fd, SocketAddrV4::new(workload, 0))?;
-    if target.size.is_some() {
-        sock::set_int_option(&fd, libc::IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_PROBE)?;
-    }
-    let mut buffer = vec![0u8; 128 + IPV4_ECHO_OVERHEAD + padding];
-    echo_loop(
-        settings,
-        |sequence| {
-            let request = echo_request_padded(id, sequence, nonce, padding);
-            sock::sendto_v4(&fd, &request, address)
-        },
-        |sequence, deadline| {
-            let echo = Echo {
-                target: address,
-                id,
-                sequence,
-                nonce,
-                padding,
-            };
-            while let Some(len) = sock::recv_until(&fd, deadline, &mut buffer)? {
-                match echo_answer(&buffer[..len], &echo) {
-                    Some(EchoAnswer::Reply) => return Ok(Some(Answer::Reply)),
-                    Some(EchoAnswer::FragNeeded(from, mtu)) => {
-                        return Ok(Some(Answer::TooBig(from.into(), mtu)))
-                    }
-                    Some(EchoAnswer::Unreachable(from, code)) => {
-                        return Ok(Some(Answer::Unreachable(from.into(), code)))
-                    }
-                    None => {}
-                }
-            }
-            Ok(None)
-        },
-    )
-}
-
-/// What came back about one echo, either family.
-enum Answer {
-    Reply,
-    /// Fragmentation needed / packet too big, from this router, with the MTU it names.
-    TooBig(IpAddr, u16),
-    /// Destination unreachable, from this router, with its (ICMPv4-equivalent) code.
-    Unreachable(IpAddr, u8),
-}
-
-/// The padding a full-size echo needs after the fixed part (`overhead`, headers included).
-fn padding(target: &Target, settings: Settings, overhead: usize) -> usize {
-    match target.size {
-        None => 0,
-        Some(Size::Bytes(size)) => usize::from(size).saturating_sub(overhead),
-        Some(Size::Mtu) => usize::from(settings.mtu).saturating_sub(overhead),
-    }
-}
-
-/// `count` echoes: `send` sends echo `sequence`, `wait` returns what came back about it by
-/// `deadline`, or `None`.
-fn echo_loop(
-    settings: Settings,
-    mut send: impl FnMut(u16) -> io::Result<()>,
-    mut wait: impl FnMut(u16, Instant) -> io::Result<Option<Answer>>,
-) -> io::Result<ProbeOutcome> {
-    let mut outcome = ProbeOutcome::default();
-    for sequence in 0..settings.count as u16 {
-        let sent_at = Instant::now();
-        if let Err(error) = send(sequence) {
-            outcome.error = Some(describe(&error));
-            continue;
-        }
-        outcome.sent += 1;
-        match wait(sequence, sent_at + settings.timeout)? {
-            Some(Answer::Reply) => {
-                outcome.received += 1;
-                outcome
-                    .rtts_ms
-                    .push(sent_at.elapsed().as_secs_f64() * 1000.0);
-            }
-            Some(Answer::TooBig(from, mtu)) => {
-                outcome.frag_needed = Some((from, mtu));
-                outcome.error = Some(format!("fragmentation needed (MTU {mtu}, from {from})"));
-            }
-            Some(Answer::Unreachable(from, code)) => {
-                outcome.unreachable = Some((from, code));
-                outcome.error = Some(format!("unreachable (ICMP from {from})"));
-            }
-            None if outcome.error.is_none() => outcome.error = Some("no reply".into()),
-            None => {}
-        }
-    }
-    Ok(outcome)
-}
-
 const ICMPV6_DEST_UNREACHABLE: u8 = 1;
 const ICMPV6_PACKET_TOO_BIG: u8 = 2;
 const ICMPV6_ECHO_REQUEST: u8 = 128;
 const ICMPV6_ECHO_REPLY: u8 = 129;
-const IPV6_MTU_DISCOVER: i32 = 23;
-const IPV6_PMTUDISC_PROBE: i32 = 3;
-const IPV6_DONTFRAG: i32 = 62;
-
-/// ICMPv6 echoes, as [`ping`] sends ICMP ones.
-fn ping_v6(target: &Target, settings: Settings, identity: &Identity) -> io::Result<ProbeOutcome> {
-    let (IpAddr::V6(workload), IpAddr::V6(address)) = (settings.workload, target.address) else {
-        return Err(io::Error::other("a probe mixes IPv4 and IPv6"));
-    };
-    let (id, nonce) = (identity.markers.icmp_id, &identity.nonce);
-    let padding = padding(target, settings, IPV6_ECHO_OVERHEAD);
-    let fd = sock::socket(libc::AF_INET6, libc::SOCK_RAW, libc::IPPROTO_ICMPV6)?;
-    sock::bind(&fd, SocketAddr::new(workload.into(), 0))?;
-    if target.size.is_some() {
-        sock::set_int_option(
-            &fd,
-            libc::IPPROTO_IPV6,
-            IPV6_MTU_DISCOVER,
-            IPV6_PMTUDISC_PROBE,
-        )?;
-        sock::set_int_option(&fd, libc::IPPROTO_IPV6, IPV6_DONTFRAG, 1)?;
-    }
-    let mut buffer = vec![0u8; 256 + IPV6_ECHO_OVERHEAD + padding];
-    echo_loop(
-        settings,
-        |sequence| {
-            // The kernel fills in an ICMPv6 checksum (it covers the IPv6 pseudo-header).
-            let mut request = echo_request_padded(id, sequence, nonce, padding);
-            request[0] = ICMPV6_ECHO_REQUEST;
-            request[2..4].copy_from_slice(&[0, 0]);
-            sock::sendto(&fd, &request, address.into())
-        },
-        |sequence, deadline| {
-            let echo = Echo6 {
-                target: address,
-                id,
-                sequence,
-                nonce,
-                padding,
-            };
-            while let Some((len, from)) = sock::recv_from_v6_until(&fd, deadline, &mut buffer)? {
-                match echo6_answer(&buffer[..len], from, &echo) {
-                    Some(EchoAnswer6::Reply) => return Ok(Some(Answer::Reply)),
-                    Some(EchoAnswer6::PacketTooBig(mtu)) => {
-                        return Ok(Some(Answer::TooBig(from.into(), mtu)))
-                    }
-                    Some(EchoAnswer6::Unreachable(code)) => {
-                        return Ok(Some(Answer::Unreachable(from.into(), code)))
-                    }
-                    None => {}
-                }
-            }
-            Ok(None)
-        },
-    )
-}
-
 /// The IPv6 header, the echo header, the payload and the nonce.
 pub const IPV6_ECHO_OVERHEAD: usize = 40 + 8 + PAYLOAD.len() + NONCE_LEN;
 
@@ -510,108 +310,6 @@ fn payload_matches(payload: &[u8], echo: &Echo) -> bool {
 fn ipv4_at(bytes: &[u8], at: usize) -> Option<Ipv4Addr> {
     let octets: [u8; 4] = bytes.get(at..at.checked_add(4)?)?.try_into().ok()?;
     Some(Ipv4Addr::from(octets))
-}
-
-/// A completed handshake per attempt, each from a new local port.
-fn connect(
-    target: &Target,
-    settings: Settings,
-    ports: &mut impl Iterator<Item = u16>,
-) -> io::Result<ProbeOutcome> {
-    let port = target.port.unwrap_or_default();
-    let mut outcome = ProbeOutcome::default();
-    for _ in 0..settings.count {
-        let domain = if target.address.is_ipv4() {
-            libc::AF_INET
-        } else {
-            libc::AF_INET6
-        };
-        let fd = sock::socket(domain, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0)?;
-        sock::bind(&fd, SocketAddr::new(settings.workload, next_port(ports)?))?;
-        let (sa, sa_len) = sock::sockaddr(SocketAddr::new(target.address, port));
-        let started = Instant::now();
-        // SAFETY: sa is a valid socket address for its length.
-        let result = unsafe {
-            libc::connect(
-                fd.as_raw_fd(),
-                &sa as *const libc::sockaddr_storage as *const libc::sockaddr,
-                sa_len,
-            )
-        };
-        outcome.sent += 1;
-        if result < 0 {
-            let error = io::Error::last_os_error();
-            if error.raw_os_error() != Some(libc::EINPROGRESS) {
-                outcome.error = Some(describe(&error));
-                continue;
-            }
-        }
-        if sock::poll(&[fd.as_raw_fd()], libc::POLLOUT, settings.timeout)?.is_empty() {
-            outcome.error = Some("no reply".into());
-            continue;
-        }
-        match sock::take_error(&fd)? {
-            None => {
-                outcome.received += 1;
-                outcome
-                    .rtts_ms
-                    .push(started.elapsed().as_secs_f64() * 1000.0);
-            }
-            Some(error) => {
-                outcome.refused |= error.raw_os_error() == Some(libc::ECONNREFUSED);
-                outcome.error = Some(describe(&error));
-            }
-        }
-    }
-    Ok(outcome)
-}
-
-/// A DNS query (the root's NS records) per attempt; answered means a response with its ID.
-fn dns_query(
-    target: &Target,
-    settings: Settings,
-    identity: &Identity,
-    ports: &mut impl Iterator<Item = u16>,
-) -> io::Result<ProbeOutcome> {
-    let port = target.port.unwrap_or(crate::params::DNS_PORT);
-    let socket = UdpSocket::bind(SocketAddr::new(settings.workload, next_port(ports)?))?;
-    socket.connect(SocketAddr::new(target.address, port))?;
-    let mut outcome = ProbeOutcome::default();
-    for attempt in 0..settings.count as u16 {
-        let id = identity.markers.icmp_id.wrapping_add(attempt);
-        let started = Instant::now();
-        if let Err(error) = socket.send(&dns_query_bytes(id)) {
-            outcome.error = Some(describe(&error));
-            continue;
-        }
-        outcome.sent += 1;
-        let deadline = started + settings.timeout;
-        loop {
-            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                outcome.error = Some("no reply".into());
-                break;
-            };
-            socket.set_read_timeout(Some(left.max(Duration::from_millis(1))))?;
-            let mut buffer = [0u8; 512];
-            match socket.recv(&mut buffer) {
-                Ok(len) if is_dns_answer(&buffer[..len], id) => {
-                    outcome.received += 1;
-                    outcome
-                        .rtts_ms
-                        .push(started.elapsed().as_secs_f64() * 1000.0);
-                    break;
-                }
-                Ok(_) => {}
-                Err(error) => {
-                    // ICMP port unreachable: the target's host itself answered.
-                    outcome.refused |= error.raw_os_error() == Some(libc::ECONNREFUSED);
-                    outcome.error = Some(describe(&error));
-                    break;
-                }
-            }
-        }
-    }
-    Ok(outcome)
 }
 
 /// A standard query, recursion desired, for `. IN NS`.

@@ -5,7 +5,7 @@
 use crate::capture::{self, CaptureSocket};
 use crate::report::{self, Report};
 use crate::tenant::{NodeFacts, Plan};
-use crate::{arp, node, probe};
+use crate::{all_targets, arp, node, probe};
 use deevnet_probe_port::mark::Mark;
 use deevnet_probe_port::namespace::{join, Namespace};
 use deevnet_probe_port::veth::{self, VethGuard};
@@ -238,7 +238,7 @@ pub fn probe(
             let (targets, settings, identity) = (plan.targets.clone(), *settings, identity.clone());
             workload
                 .namespace
-                .spawn(move || probe::run_all(&targets, settings, &identity))
+                .spawn(move || all_targets::run(&targets, settings, &identity))
         })
         .collect::<Result<_, _>>()?;
     let mut outcomes = Vec::with_capacity(plans.len());

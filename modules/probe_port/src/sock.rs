@@ -397,3 +397,63 @@ pub fn packet_drops(fd: &OwnedFd) -> io::Result<u64> {
     })?;
     Ok(u64::from(stats.drops))
 }
+
+/// `poll(2)` on descriptors each waiting for its own events, at most `timeout`; every entry's
+/// `revents` is set (zero when it is not ready). Interrupted counts as nothing ready.
+pub fn poll_each(polls: &mut [libc::pollfd], timeout: Duration) -> io::Result<()> {
+    for poll in polls.iter_mut() {
+        poll.revents = 0;
+    }
+    // Rounded up: a wait cut to 0 ms would spin until the deadline.
+    let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
+    // SAFETY: polls is a valid array of its length.
+    let ready = unsafe { libc::poll(polls.as_mut_ptr(), polls.len() as libc::nfds_t, millis) };
+    if ready < 0 {
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// The next datagram queued on `fd` without waiting, and its source address: `None` when
+/// nothing is queued.
+pub fn recv_from_now(
+    fd: &OwnedFd,
+    buffer: &mut [u8],
+) -> io::Result<Option<(usize, std::net::IpAddr)>> {
+    // SAFETY: a zeroed sockaddr_storage is valid; buffer and from are valid for their lengths.
+    let mut from: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut from_len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    let len = unsafe {
+        libc::recvfrom(
+            fd.as_raw_fd(),
+            buffer.as_mut_ptr() as *mut libc::c_void,
+            buffer.len(),
+            libc::MSG_DONTWAIT,
+            &mut from as *mut _ as *mut libc::sockaddr,
+            &mut from_len,
+        )
+    };
+    if len < 0 {
+        let error = io::Error::last_os_error();
+        return match error.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
+            _ => Err(error),
+        };
+    }
+    let source = match i32::from(from.ss_family) {
+        libc::AF_INET6 => {
+            // SAFETY: the kernel wrote a sockaddr_in6 for this family.
+            let v6 = unsafe { &*(&from as *const _ as *const libc::sockaddr_in6) };
+            std::net::IpAddr::from(v6.sin6_addr.s6_addr)
+        }
+        _ => {
+            // SAFETY: an AF_INET (or unset, all-zero) sockaddr_in fits in the storage.
+            let v4 = unsafe { &*(&from as *const _ as *const libc::sockaddr_in) };
+            std::net::IpAddr::from(u32::from_be(v4.sin_addr.s_addr).to_be_bytes())
+        }
+    };
+    Ok(Some((len as usize, source)))
+}

@@ -438,3 +438,94 @@ fn ipv6_probes_egress_leaks_and_blocks_beside_an_ipv4_one() {
     assert!(lab.probe_links().is_empty());
     assert_eq!(lab.state(), before);
 }
+
+/// Echo requests toward 198.51.100.0/24 the router receives while `during` runs, in order of
+/// arrival: (destination's last octet, ICMP sequence).
+fn requests_at_router(lab: &Lab, during: impl FnOnce()) -> Vec<(u8, u16)> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let socket = lab.router.enter(|| {
+        // SAFETY: plain syscall; the descriptor is owned right away.
+        let fd = unsafe {
+            libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_DGRAM | libc::SOCK_NONBLOCK,
+                (libc::ETH_P_IP as u16).to_be() as i32,
+            )
+        };
+        assert!(
+            fd >= 0,
+            "packet socket: {}",
+            std::io::Error::last_os_error()
+        );
+        unsafe { OwnedFd::from_raw_fd(fd) }
+    });
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopping = stop.clone();
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 2048];
+        while !stopping.load(std::sync::atomic::Ordering::Relaxed) {
+            // SAFETY: buffer is valid for its length.
+            let len = unsafe {
+                libc::recv(
+                    socket.as_raw_fd(),
+                    buffer.as_mut_ptr() as *mut libc::c_void,
+                    buffer.len(),
+                    0,
+                )
+            };
+            if len < 28 {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                continue;
+            }
+            let packet = &buffer[..len as usize];
+            let header = usize::from(packet[0] & 0x0f) * 4;
+            let echo_request = packet[9] == 1 && packet.get(header) == Some(&8);
+            if echo_request && packet[16..19] == [198, 51, 100] {
+                let sequence = u16::from_be_bytes([packet[header + 6], packet[header + 7]]);
+                seen.push((packet[19], sequence));
+            }
+        }
+        seen
+    });
+    during();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    reader.join().unwrap()
+}
+
+#[test]
+fn every_target_of_a_workload_is_probed_at_once() {
+    let lab = crate::in_namespace::Lab::new();
+    // Four targets the router drops silently: each waits its whole timeout per attempt.
+    for last in 10..=12 {
+        lab.router
+            .ip(&format!("route add blackhole 198.51.100.{last}/32"));
+    }
+    let silent: Vec<Value> = (9..=12)
+        .map(|last| json!({"address": format!("198.51.100.{last}"), "expect": "none"}))
+        .collect();
+    let mut result = Value::Null;
+    let requests = requests_at_router(&lab, || {
+        result = lab.run(crate::in_namespace::probe_args(json!(silent)));
+    });
+    assert_eq!(result["verdict"], json!("passed"), "{result:#}");
+    // Two attempts per target: eight requests. One after another, the first two would go to
+    // one target; at once, the first four go to four.
+    assert_eq!(requests.len(), 8, "{requests:?}");
+    let mut first: Vec<u8> = requests[..4].iter().map(|(target, _)| *target).collect();
+    first.sort_unstable();
+    assert_eq!(first, [9, 10, 11, 12], "{requests:?}");
+    // Each target's attempts keep their order and a sequence block of their own.
+    let mut sequences: Vec<u16> = requests.iter().map(|(_, sequence)| *sequence).collect();
+    sequences.sort_unstable();
+    sequences.dedup();
+    assert_eq!(sequences.len(), 8, "{requests:?}");
+    for target in 9..=12 {
+        let of: Vec<u16> = requests
+            .iter()
+            .filter(|(t, _)| *t == target)
+            .map(|(_, sequence)| *sequence)
+            .collect();
+        assert!(of.len() == 2 && of[0] + 1 == of[1], "{requests:?}");
+    }
+}

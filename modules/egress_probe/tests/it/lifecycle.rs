@@ -398,8 +398,10 @@ fn a_node_with_many_addressed_interfaces_needs_few_descriptors() {
 }
 
 #[test]
-fn a_leak_target_whose_workload_lost_its_veth_does_not_pass_and_its_name_is_let_go() {
+fn a_workload_that_lost_its_veth_mid_run_counts_no_unsent_attempt_and_its_name_is_let_go() {
     let lab = Lab::new();
+    // Every target is probed at once: the leak target answers at once by the management
+    // side, the silent one waits 2 s per attempt, and loses its port during the first.
     let args = six_seconds_of_probes(json!([{"address": BLACKHOLE, "expect": "none"},
                                      {"address": "10.20.99.5", "expect": "none"}]));
     let (mut child, _dir) = lab.spawn(&args);
@@ -410,22 +412,18 @@ fn a_leak_target_whose_workload_lost_its_veth_does_not_pass_and_its_name_is_let_
         assert!(started.elapsed() < Duration::from_secs(10), "never up");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // While the first target is probed (3 × 2 s), before the leak target's turn.
     std::thread::sleep(Duration::from_millis(1000));
     lab.node.ip(&format!("link del {name}"));
     // Someone else's interface under the vanished veth's name: not the run's to delete.
     veth(&lab, &name, "operator0");
     let result = result_of(child);
     assert_eq!(result["verdict"], json!("failed"), "{result:#}");
-    // The bind fails once the address went with the veth (or the send, once the route did).
-    let problem = result["problems"][0].as_str().unwrap_or_default();
-    assert!(
-        problem.starts_with("10.20.99.5 icmp: no probe was sent (")
-            && problem
-                .ends_with("), so no leak could be seen: a probe that sent nothing proves nothing"),
-        "{result:#}"
-    );
-    assert_eq!(result["targets"][1]["sent"], json!(0));
+    // The attempts after the loss could not be sent: they are not counted, and say why.
+    let silent = &result["targets"][0];
+    assert_eq!(silent["sent"], json!(1), "{result:#}");
+    assert_eq!(silent["error"], json!("unreachable"), "{result:#}");
+    // What the leak target showed before the loss still fails the run.
+    assert_eq!(result["targets"][1]["passed"], json!(false), "{result:#}");
     assert_eq!(
         lab.probe_links(),
         [name],
@@ -447,7 +445,7 @@ fn link_flags(lab: &Lab, name: &str) -> String {
 }
 
 #[test]
-fn targets_and_the_total_wait_are_bounded_before_anything_happens() {
+fn targets_are_bounded_before_anything_happens() {
     let binary = assert_cmd::cargo::cargo_bin("egress_probe");
     // 33, not the incident's 2000: the run echoes its arguments, and the helper reads the
     // output only once the run ended (a full pipe would stall it).
@@ -465,16 +463,6 @@ fn targets_and_the_total_wait_are_bounded_before_anything_happens() {
         json!(
             "targets: 33 entries are more than the 32 one run probes; give at most 32, and \
              split the others over more egress_probe tasks (a run stays short and bounded)"
-        )
-    );
-    let result = run(json!({"vrf": "vrf_tdemo", "address": "10.20.129.250/24",
-                            "targets": targets[..20].to_vec(), "count": 20, "timeout": 30}));
-    assert_eq!(
-        result["msg"],
-        json!(
-            "count: 20 and timeout: 30 with 20 targets may wait 12000 s for answers, more than \
-             the 600 s a run may; lower count or timeout, or split targets over more \
-             egress_probe tasks"
         )
     );
 }
