@@ -8,12 +8,12 @@ use crate::tcx::{self, Program};
 use assert_cmd::cargo::CommandCargoExt;
 use deevnet_probe_port::sock;
 use deevnet_runtime::netlink::Netlink;
+use deevnet_runtime::test_support::TestNamespace;
 use qinq_probe::frame::{self, format_mac, nonce, sender_mac, Payload, RunKey};
 use qinq_probe::params::Secret;
-use std::os::fd::AsRawFd;
-use deevnet_runtime::test_support::TestNamespace;
 use serde_json::{json, Value};
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::fd::OwnedFd;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -219,7 +219,12 @@ fn forge_as_pve1(lab: &Lab, run_id: &str, frames: u16) {
                         0,
                     )
                 };
-                assert_eq!(written, bytes.len() as isize, "{}", std::io::Error::last_os_error());
+                assert_eq!(
+                    written,
+                    bytes.len() as isize,
+                    "{}",
+                    std::io::Error::last_os_error()
+                );
             }
         }
     })
@@ -250,7 +255,10 @@ fn frames_forged_without_the_secret_are_reported_and_prove_nothing() {
                "vlan": 201, "reason": "bad_authenticator"})
     );
     let warnings = received["warnings"].to_string();
-    assert!(warnings.contains("forged: 6 frames carried this run's nonce"), "{received}");
+    assert!(
+        warnings.contains("forged: 6 frames carried this run's nonce"),
+        "{received}"
+    );
     assert!(
         !received.to_string().contains(SECRET),
         "the secret is in no result: {received}"
