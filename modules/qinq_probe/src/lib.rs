@@ -17,10 +17,11 @@
 //!
 //! - Forgery: every frame carries an HMAC-SHA256, keyed with `secret`, over the run, its source
 //!   MAC and its payload (nonce, VLAN, sequence number, count, sender name, its NIC and
-//!   driver). A frame counts for a sender only when it verifies and comes from that sender's
-//!   run MAC; any other frame with the run's nonce is counted in `forged` (with a few
-//!   examples and a warning), never as an arrival. Frames of another run fail too (another
-//!   secret).
+//!   driver; no receiver: one broadcast frame serves every receiver of the run, and each
+//!   counts a sequence number once). A frame counts for a sender only when it verifies and
+//!   comes from that sender's run MAC; any other frame with the run's nonce is counted in
+//!   `forged` (with a few examples and a warning), never as an arrival. Frames of another run
+//!   fail too (another secret).
 //! - Flooding: per frame, constant work (a hash map by sender, a bit per sequence number) and
 //!   bounded state (the listed senders, at most 16 unlisted ones, 5 forged examples), and a
 //!   bounded `msg`; frames past the capture queue are counted in `dropped`.
