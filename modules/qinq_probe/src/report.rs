@@ -4,7 +4,7 @@
 //! MAC under the inner VLAN. Also the result's keys ([`Report`]), the same in both modes and
 //! on failure.
 //!
-//! What arrived is counted frame by frame into a [`Tally`](crate::tally::Tally) (constant work
+//! What arrived is counted frame by frame into a [`Tally`] (constant work
 //! per frame, bounded state); the verdicts are read from it once the capture ends.
 
 use crate::frame::{format_mac, sender_mac};
