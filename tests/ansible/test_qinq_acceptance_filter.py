@@ -181,12 +181,13 @@ def test_each_fault_has_its_token_and_a_token_of_some_vlans_names_them():
         ("hv02", "hv01", 201): {"verdict": "inner_tag_lost", "sender_slave": "eth0"},
         ("hv02", "hv01", 299): {"verdict": "inner_tag_lost", "sender_slave": "eth1"},
         ("hv02", "hv03", 201): {"verdict": "inner_tag_lost", "sender_slave": None},
+        ("hv03", "hv01", 201): {"verdict": "frames_lost", "message": "only 1 of 20 frames arrived"},
     })
     assert table(matrix(results, HOSTS, VLANS), HOSTS)[:4] == [
         "sender -> receiver  hv01                              hv02                     hv03",
         "hv01                -                                 NONE (201), OTHER (299)  ok",
         "hv02                LOST eth0 (201), LOST eth1 (299)  -                        LOST (201)",
-        "hv03                ok                                NONE (299)               -",
+        "hv03                LOSS (201)                        NONE (299)               -",
     ]
 
 

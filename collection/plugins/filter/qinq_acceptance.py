@@ -140,7 +140,8 @@ def _token(row: Mapping) -> str:
         return f"LOST {row.get('sender_slave') or ''}".strip()
     if verdict == "both_tags":
         return f"FDB {row.get('fdb_verdict') or ''}".strip()
-    return {"nothing_arrived": "NONE", "other_tags": "OTHER", NO_RESULT: "NO RESULT"}.get(verdict, "OTHER")
+    return {"nothing_arrived": "NONE", "other_tags": "OTHER", "frames_lost": "LOSS",
+            NO_RESULT: "NO RESULT"}.get(verdict, "OTHER")
 
 
 def _cell(rows: list) -> str:

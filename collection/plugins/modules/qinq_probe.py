@@ -22,14 +22,15 @@ description:
     C(async) and C(poll=0)), then O(mode=send) on the sending host, then wait for the receiver
     with C(async_status). Both sides get the same O(run_id), from which both derive the run's
     nonce and each sender's source MAC, so the receiver knows what to look for before anything
-    is sent.
+    is sent, and the same O(secret), with which every frame is authenticated.
   - "O(mode=send) plugs a probe port into O(bridge) like a guest's - a veth pair whose node end
     C(dvprobe<pid>) is a port of the zone bridge (a tagged member of each of O(vlans) when the
     bridge filters VLANs) and whose other end lives in a network namespace of the module's own
     process. From there it sends O(count) broadcast frames per VLAN of O(vlans), tagged 802.1Q
     with that VLAN, ethertype 0x88b5 (IEEE local experimental), from a locally administered
-    source MAC of the run, carrying the run's nonce, the VLAN, the sender's O(name) and the
-    NIC and driver the frames leave by. Each frame crosses the bridge, the uplink VLAN device
+    source MAC of the run, carrying the run's nonce, the VLAN, the frame's number, the sender's
+    O(name) and the NIC and driver the frames leave by, then an HMAC-SHA256 of all that, of the
+    run and of the source MAC, keyed with O(secret). Each frame crosses the bridge, the uplink VLAN device
     and the NIC as a guest's frame does. Sending raw frames with both tags straight onto a
     slave would skip the very VLAN offload that loses the inner tag, so it would prove
     nothing."
@@ -41,20 +42,42 @@ description:
   - "O(mode=receive) opens a packet capture on every NIC under O(uplink) - each slave of the
     bond, active and backup, or the single NIC - filtered in the kernel to the probe's
     ethertype, for at most O(duration) seconds (less once every frame of every sender in
-    O(senders) is in). Frames count only with the run's nonce and the sender's run MAC. It
-    then reads the zone bridge's forwarding database. Per sender and VLAN the verdict is
-    V(both_tags) (the outer tag of the uplink, then 802.1Q with the VLAN), V(inner_tag_lost)
-    (only the outer tag - the message names this host's receiving slave and the sender's NIC
-    and driver, as the sender wrote them into its frames, with the fix), V(other_tags), or
-    V(nothing_arrived). On a VLAN-aware bridge the sender's MAC must also be learned under the
-    inner VLAN, not VLAN 1."
+    O(senders) is in). A frame counts for a sender only when its HMAC verifies with O(secret)
+    and it comes from that sender's run MAC; any other frame with the run's nonce is counted
+    in RV(forged), with a warning, and never as an arrival. It then reads the zone bridge's
+    forwarding database. Per sender and VLAN the verdict is V(both_tags) (the outer tag of the
+    uplink, then 802.1Q with the VLAN, on every frame that arrived, and at most
+    O(max_loss_percent) of the sender's frames lost), V(inner_tag_lost) (only the outer tag -
+    the message names this host's receiving slave and the sender's NIC and driver, as the
+    sender wrote them into its frames, with the fix), V(other_tags), V(frames_lost) (both tags,
+    but more than O(max_loss_percent) of the frames lost), or V(nothing_arrived). On a
+    VLAN-aware bridge the sender's MAC must also be learned under the inner VLAN, not VLAN 1."
+  - "What a pair that passes proves - at least 100 - O(max_loss_percent) percent of the frames
+    the sender sent on that VLAN in this run, each authenticated with O(secret), arrived on
+    this host's NICs with the uplink's outer tag and then the inner 802.1Q tag, none arrived
+    with another tag stack, and (on a VLAN-aware bridge) the zone bridge learned the sender's
+    MAC in the inner VLAN. It proves one direction, the sampled VLANs, and small broadcast
+    frames - not the other direction, other VLANs, or full-size frames (the MTU)."
+  - "Threat model - the capture sees whatever reaches the uplink, so anyone who can put a frame
+    there (a guest in an inner VLAN, which sees every probe frame since they are broadcast; a
+    host or device on the switch in the outer VLAN) could try to make a broken direction pass.
+    The run's nonce, O(run_id) (often a start time) and each sender's run MAC are public; the
+    HMAC keyed with O(secret), which is in no frame, no log and no result (C(no_log)), is what
+    proves the sender. Give a new random O(secret) to each run (the playbook
+    C(deevnet.net.qinq_acceptance) does) - a frame of another run then fails too. A flood of
+    frames costs the receiver constant work per frame and bounded state (the listed senders,
+    at most 16 others, 5 forged examples) and a bounded C(msg); frames past the capture's queue
+    are counted in RV(dropped). Not covered - the hosts of a run share its secret, so they trust
+    each other; and a genuine frame seen during the run (by a guest in its VLAN) can be
+    replayed within the run: it repeats a frame its sender did send (each frame counts once),
+    but it may reach the receiver by another path than the sender's own."
   - "Traffic is bounded - at most 16 O(vlans), at most 20 frames per VLAN (one every 20 ms), a
     capture of at most 120 seconds, and the frames stay in the named inner VLANs inside the
     uplink's outer VLAN."
   - Refused before anything is created - a O(bridge) or O(uplink) that does not exist, an
     O(uplink) that is not a port of O(bridge), an uplink VLAN device whose id is not
     O(uplink_vlan), VLANs outside 1-4094, and O(count), O(duration), O(vlans) or O(senders)
-    over their caps.
+    over their caps, a O(secret) shorter than 16 characters, and O(max_loss_percent) over 50.
   - C(changed) is always C(false) - no configuration changes and nothing remains.
 author:
   - deevnet.net maintainers (@deevnet)
@@ -71,6 +94,16 @@ options:
       - The same value on every receiver and sender of one test, such as the play's start
         time. The run's nonce and each sender's source MAC derive from it; frames of another
         run are ignored. 1 to 64 printable ASCII characters without spaces.
+    type: str
+    required: true
+  secret:
+    description:
+      - The same random text on every receiver and sender of one run, 16 to 256 characters,
+        made anew for each run and kept from everyone else - the frames' HMAC is keyed with it,
+        so a frame counts only if a holder of the secret sent it. It never travels in a frame
+        and is C(no_log). Make one on the controller, for instance
+        C(lookup('ansible.builtin.password', '/dev/null', length=32, chars=['ascii_letters', 'digits'])),
+        set once per play with C(run_once).
     type: str
     required: true
   bridge:
@@ -123,6 +156,16 @@ options:
       - Seconds the receiver captures at most, 1 to 120.
     type: int
     default: 10
+  max_loss_percent:
+    description:
+      - The share of a sender's frames on a VLAN that may go missing with the pair still
+        passing, 0 to 50 - more lost is V(frames_lost). The default 20 passes a pair when at
+        least 4 in 5 of its frames arrive - with the default O(count) of 3, all of them; from
+        5 frames on, one may be lost (a frame dropped while the path settles). A pair that
+        passed with 1 frame of 20 would prove only that the path worked once.
+      - Used by O(mode=receive); the count sent is what the sender's frames say.
+    type: int
+    default: 20
 extends_documentation_fragment:
   - deevnet.net.module
 attributes:
@@ -138,7 +181,8 @@ notes:
   - "On the target: Linux, run as root (it creates a network namespace and a veth pair, and
     opens packet sockets)."
   - A receiver fails when any sender/VLAN pair is not V(both_tags), or when the zone bridge
-    learned a sender's MAC outside its inner VLAN; use C(failed_when) or C(ignore_errors) to
+    learned a sender's MAC outside its inner VLAN; its C(msg) names the first 16 broken pairs
+    and how many more there are (all are in RV(pairs)); use C(failed_when) or C(ignore_errors) to
     only report. A sender fails only when it could not send.
   - A zone bridge that does not filter VLANs carries the frames with their inner tag as they
     are, and its forwarding database cannot show a VLAN - the fdb part is V(not_checked), with
@@ -149,11 +193,21 @@ seealso:
 '''
 
 EXAMPLES = r'''
+# One run id and one secret for the run, made on the controller (the secret keys the frames'
+# HMAC; no_log keeps it out of the output).
+- name: The run's id and secret
+  ansible.builtin.set_fact:
+    qinq_run_id: "{{ now(utc=true, fmt='%Y%m%dT%H%M%S') }}"
+    qinq_secret: "{{ lookup('ansible.builtin.password', '/dev/null', length=32, chars=['ascii_letters', 'digits']) }}"
+  run_once: true
+  no_log: true
+
 # The receiver first, in the background; then the sender; then the receiver's verdict.
 - name: Receive on hv02 what hv01 sends on the tenant VLANs
   deevnet.net.qinq_probe:
     mode: receive
     run_id: "{{ qinq_run_id }}"
+    secret: "{{ qinq_secret }}"
     bridge: vmbr1
     uplink: bond0.40
     uplink_vlan: 40
@@ -170,6 +224,7 @@ EXAMPLES = r'''
   deevnet.net.qinq_probe:
     mode: send
     run_id: "{{ qinq_run_id }}"
+    secret: "{{ qinq_secret }}"
     bridge: vmbr1
     uplink: bond0.40
     uplink_vlan: 40
@@ -225,9 +280,13 @@ pairs:
   description:
     - A receiver's verdict per sender and VLAN - every sender of O(senders) and every other
       sender of the run seen, each on every VLAN of O(vlans); empty for a sender.
-    - C(verdict) is C(both_tags), C(inner_tag_lost), C(other_tags) or C(nothing_arrived);
-      C(ok) is false when it is not C(both_tags) or when the fdb check failed.
-    - C(frames), C(both_tags), C(outer_only) count the frames, each once however many of this
+    - C(verdict) is C(both_tags), C(inner_tag_lost), C(other_tags), C(frames_lost) or
+      C(nothing_arrived); C(ok) is false when it is not C(both_tags) or when the fdb check
+      failed.
+    - C(sent) is the frames the sender sent on the VLAN, as its authenticated frames say
+      (C(null) when nothing arrived); C(loss_percent) the rounded share of them that did not
+      arrive (C(100) when nothing arrived).
+    - C(received), C(both_tags), C(outer_only) count the frames, each once however many of this
       host's NICs it arrived on (a switch floods to a backup slave too); C(receiving_slaves) are this
       host's NICs they arrived on; C(sender_slave) and C(sender_driver) are the sender's NICs
       and driver as its frames say (C(null) when nothing arrived); C(tags_seen) lists each
@@ -240,8 +299,8 @@ pairs:
   type: list
   elements: dict
   sample:
-    - {"sender": "hv01", "vlan": 201, "verdict": "inner_tag_lost", "ok": false, "frames": 3,
-       "both_tags": 0, "outer_only": 3, "receiving_slaves": ["eno1"], "sender_slave": "eno2",
+    - {"sender": "hv01", "vlan": 201, "verdict": "inner_tag_lost", "ok": false, "sent": 3,
+       "received": 3, "loss_percent": 0, "both_tags": 0, "outer_only": 3, "receiving_slaves": ["eno1"], "sender_slave": "eno2",
        "sender_driver": "mlx4_en", "tags_seen": ["802.1Q 40"],
        "fdb": {"mac": "02:5b:1c:9e:04:7a", "vlans": [1], "verdict": "vlan1"},
        "message": "hv01 -> hv02, VLAN 201: 3 of 3 frames arrived with only the outer tag
@@ -252,6 +311,26 @@ dropped:
   description:
     - Frames the kernel dropped from the receiver's capture because its queue was full; a
       capture that dropped frames proves nothing about the missing ones. C(0) for a sender.
+  returned: when the options are valid and the uplink exists
+  type: int
+  sample: 0
+forged:
+  description:
+    - Frames with the run's nonce that did not prove their sender - their HMAC does not verify
+      with O(secret) (C(bad_authenticator)), they come from another MAC than the run MAC of
+      the sender they name (C(foreign_source)), or they cannot be read or are numbered past
+      their count (C(malformed)). Counted in C(frames), the first 5 kept in C(examples) with
+      the C(sender) they name, their C(source_mac), the C(vlan) they claim and the C(reason);
+      never counted as arrivals. A receiver that saw any also warns. C(0) and empty for a
+      sender.
+  returned: when the options are valid and the uplink exists
+  type: dict
+  sample: {"frames": 3, "examples": [{"sender": "hv01", "source_mac": "02:5b:1c:9e:04:7a",
+           "vlan": 201, "reason": "bad_authenticator"}]}
+untracked:
+  description:
+    - Authenticated frames a receiver did not count - on a VLAN not in O(vlans), or from a
+      sender not in O(senders) past the first 16 such senders. C(0) for a sender.
   returned: when the options are valid and the uplink exists
   type: int
   sample: 0

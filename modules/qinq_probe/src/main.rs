@@ -18,17 +18,20 @@
 //!   both tags onto a slave would skip the very offload that loses the tag.
 //!
 //! Both sides derive the sender's source MAC and the run's nonce from `run_id`, so a receiver
-//! started first knows what to look for. It changes no configuration: `changed` is false, and
-//! check mode runs the test fully.
+//! started first knows what to look for. Both are public; what proves a frame's sender is its
+//! HMAC keyed with the run's `secret`, which both sides get and no frame carries (the threat
+//! model is in the library's doc). It changes no configuration: `changed` is false, and check
+//! mode runs the test fully.
 
 use deevnet_probe_port::mark::Mark;
 use deevnet_probe_port::veth;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, Module, Outcome};
-use qinq_probe::frame::{format_mac, nonce, sender_mac};
+use qinq_probe::frame::{format_mac, sender_mac, RunKey};
 use qinq_probe::node::{self, Capture};
 use qinq_probe::params::{Mode, Params, Request, SPEC};
 use qinq_probe::report::{evaluate, Report};
+use qinq_probe::tally::Tally;
 use std::time::Instant;
 
 static MODULE: Module = Module {
@@ -40,6 +43,7 @@ static MODULE: Module = Module {
 fn main() {
     MODULE.run(|ctx: &mut Context, params: Params| {
         let request = Request::from_params(params)?;
+        let key = RunKey::new(&request.run_id, &request.secret)?;
         let netlink = Netlink::connect()?;
         let links = netlink.links()?;
         let uplink = node::resolve(&request, &links)?;
@@ -58,6 +62,8 @@ fn main() {
             sent: Vec::new(),
             pairs: Vec::new(),
             dropped: 0,
+            forged: Default::default(),
+            untracked: 0,
         };
         match request.mode {
             Mode::Send => {
@@ -67,7 +73,7 @@ fn main() {
                     ctx.warn(format!("removed what killed earlier runs left: {}", swept.join(", ")));
                 }
                 report.source_mac = Some(format_mac(&sender_mac(&request.run_id, &request.name)));
-                report.sent = node::send(&netlink, &request, &uplink, &mark, &report.slaves)?;
+                report.sent = node::send(&netlink, &request, &uplink, &mark, &report.slaves, &key)?;
                 let frames: u16 = report.sent.iter().map(|s| s.frames).sum();
                 let mut outcome = Outcome {
                     msg: format!(
@@ -85,13 +91,16 @@ fn main() {
             Mode::Receive => {
                 let capture = Capture::open(&uplink)?;
                 let deadline = Instant::now() + request.duration;
-                let (arrivals, dropped) = capture.read(nonce(&request.run_id), deadline, |a| {
-                    node::all_in(&request, a)
-                })?;
+                let mut tally = Tally::new(&request, uplink.outer);
+                report.dropped = capture.read(&key, &mut tally, deadline)?;
                 let fdb = node::read_fdb(&netlink, &uplink)?;
                 let receiver = if request.name.is_empty() { "this host" } else { &request.name };
-                report.dropped = dropped;
-                report.pairs = evaluate(&request, receiver, uplink.outer, &arrivals, &fdb, uplink.vlan_aware);
+                report.pairs = evaluate(&request, receiver, &tally, &fdb, uplink.vlan_aware);
+                report.forged = tally.forged().clone();
+                report.untracked = tally.untracked();
+                if let Some(warning) = report.forged_warning() {
+                    ctx.warn(warning);
+                }
                 finish_receive(report)
             }
         }
@@ -100,13 +109,7 @@ fn main() {
 
 /// The receiver's result: a failure naming every broken direction, or what passed.
 fn finish_receive(report: Report) -> Result<Outcome, Failure> {
-    let failures = report.failures();
-    if !failures.is_empty() {
-        let lines: Vec<&str> = failures.iter().map(|p| p.message.as_str()).collect();
-        let mut msg = lines.join("\n");
-        if report.dropped > 0 {
-            msg.push_str(&format!("\nthe capture dropped {} frames (a full queue): the missing ones may be among them", report.dropped));
-        }
+    if let Some(msg) = report.failure_message() {
         return Err(Failure::new(msg)
             .with("changed", false)
             .with_report(&report));

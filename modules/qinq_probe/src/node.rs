@@ -2,9 +2,10 @@
 //! ([`resolve`], bad input refused before anything changes); the sender's probe port and its
 //! frames ([`send`]); the receiver's capture on every slave and its fdb read ([`receive`]).
 
-use crate::frame::{self, Payload, Seen, Tag, TPID_8021AD, TPID_8021Q};
+use crate::frame::{self, Payload, RunKey, Tag, TPID_8021AD, TPID_8021Q};
 use crate::params::Request;
-use crate::report::{Arrival, Sent, SlaveReport};
+use crate::report::{Sent, SlaveReport};
+use crate::tally::Tally;
 use deevnet_probe_port::bpf::{
     self, jump, op, Instruction, BPF_ABS, BPF_H, BPF_JEQ, BPF_LD, BPF_RET,
 };
@@ -158,6 +159,7 @@ pub fn send(
     uplink: &Uplink,
     mark: &Mark,
     slaves: &[SlaveReport],
+    key: &RunKey,
 ) -> Result<Vec<Sent>, Failure> {
     let (node_end, inside_end) = veth::veth_names(std::process::id());
     // IPv6 off inside: the port sends the probe frames and nothing else.
@@ -179,7 +181,7 @@ pub fn send(
         .iter()
         .flat_map(|&vlan| {
             let (name, slave, driver) = (request.name.clone(), slave.clone(), driver.clone());
-            let nonce = frame::nonce(&request.run_id);
+            let nonce = key.nonce();
             (0..request.count).map(move |seq| {
                 let payload = Payload {
                     nonce,
@@ -195,7 +197,7 @@ pub fn send(
         })
         .map(|(vlan, mut payload)| {
             payload.total = request.count;
-            (vlan, frame::build(source, &payload))
+            (vlan, frame::build(source, &payload, key))
         })
         .collect();
     let inside = inside_end.clone();
@@ -274,7 +276,7 @@ fn packet_socket() -> std::io::Result<OwnedFd> {
 
 /// The kernel filter: the probe's ethertype, behind up to two tags still in the frame (the
 /// outer one is usually in the packet's metadata by then). Everything it passes is still
-/// recognized by its nonce before it counts.
+/// recognized by its nonce and authenticated before it counts.
 fn filter_program() -> Vec<Instruction> {
     const LDH: u16 = BPF_LD | BPF_H | BPF_ABS;
     let probe = u32::from(frame::ETHERTYPE);
@@ -322,15 +324,9 @@ impl Capture {
         Ok(Capture { sockets })
     }
 
-    /// Reads this run's frames until `deadline`, or until `complete` says every expected
-    /// frame is in; the frames and the kernel's drop count.
-    pub fn read(
-        self,
-        nonce: u64,
-        deadline: Instant,
-        complete: impl Fn(&[Arrival]) -> bool,
-    ) -> Result<(Vec<Arrival>, u64), Failure> {
-        let mut arrivals = Vec::new();
+    /// Reads this run's frames into `tally` until `deadline`, or until every expected frame is
+    /// in; the kernel's drop count.
+    pub fn read(self, key: &RunKey, tally: &mut Tally, deadline: Instant) -> Result<u64, Failure> {
         let mut polls: Vec<libc::pollfd> = self
             .sockets
             .iter()
@@ -361,15 +357,12 @@ impl Capture {
                     if outgoing {
                         continue;
                     }
-                    if let Some(seen) = frame::recognize(&bytes, stripped, nonce) {
-                        arrivals.push(Arrival {
-                            slave: slave.clone(),
-                            seen,
-                        });
+                    if let Some(recognized) = frame::recognize(&bytes, stripped, key) {
+                        tally.add(slave, recognized);
                     }
                 }
             }
-            if complete(&arrivals) {
+            if tally.all_in() {
                 break;
             }
         }
@@ -379,25 +372,8 @@ impl Capture {
                 Failure::new(format!("reading the capture's statistics on {slave}: {e}"))
             })?;
         }
-        Ok((arrivals, dropped))
+        Ok(dropped)
     }
-}
-
-/// Every frame of every expected sender on every VLAN is in (each sender numbers its frames).
-pub fn all_in(request: &Request, arrivals: &[Arrival]) -> bool {
-    !request.senders.is_empty()
-        && request.senders.iter().all(|sender| {
-            request.vlans.iter().all(|&vlan| {
-                let mine: Vec<&Seen> = arrivals
-                    .iter()
-                    .map(|a| &a.seen)
-                    .filter(|s| s.payload.sender == *sender && s.payload.vlan == vlan)
-                    .collect();
-                mine.first().is_some_and(|s| {
-                    (0..s.payload.total).all(|seq| mine.iter().any(|m| m.payload.seq == seq))
-                })
-            })
-        })
 }
 
 /// A queued frame: its bytes, the tag the kernel took out of it, and whether this host sent it.

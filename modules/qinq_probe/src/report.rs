@@ -1,12 +1,21 @@
 //! The verdicts, from what a receiver captured and read, without a kernel: per sender and
 //! inner VLAN, both tags seen, only the outer one (the inner tag lost, the mlx4 case), other
-//! tags, or nothing; and whether the zone bridge learned the sender's MAC under the inner
-//! VLAN. Also the result's keys ([`Report`]), the same in both modes and on failure.
+//! tags, too many frames lost, or nothing; and whether the zone bridge learned the sender's
+//! MAC under the inner VLAN. Also the result's keys ([`Report`]), the same in both modes and
+//! on failure.
+//!
+//! What arrived is counted frame by frame into a [`Tally`] (constant work
+//! per frame, bounded state); the verdicts are read from it once the capture ends.
 
-use crate::frame::{format_mac, sender_mac, Seen, Tag, TPID_8021Q};
+use crate::frame::{format_mac, sender_mac};
 use crate::params::Request;
+use crate::tally::{ForgedReport, PairTally, Tally};
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::HashMap;
+
+/// The most pair messages a receiver's `msg` holds; the rest are in `pairs` (a `msg` the size
+/// of every broken pair of a large run would swamp the play's output).
+pub const MAX_MESSAGES_IN_MSG: usize = 16;
 
 /// One NIC the uplink leaves by (`slaves` in the result).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,20 +33,14 @@ pub struct Sent {
     pub frames: u16,
 }
 
-/// One captured frame of the run, where it arrived.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arrival {
-    /// The receiving slave.
-    pub slave: String,
-    pub seen: Seen,
-}
-
 deevnet_runtime::choices! {
     /// What arrived from one sender on one inner VLAN (`pairs[].verdict`).
     pub enum Verdict {
         BothTags = "both_tags",
         InnerTagLost = "inner_tag_lost",
         OtherTags = "other_tags",
+        /// Both tags on every frame that arrived, but more than `max_loss_percent` were lost.
+        FramesLost = "frames_lost",
         NothingArrived = "nothing_arrived",
     }
 }
@@ -74,8 +77,13 @@ pub struct PairReport {
     pub vlan: u16,
     pub verdict: Verdict,
     pub ok: bool,
-    /// Frames of the run from this sender on this VLAN, on every slave.
-    pub frames: usize,
+    /// Frames the sender sent on this VLAN, as its authenticated frames say; `null` when
+    /// nothing arrived.
+    pub sent: Option<u16>,
+    /// Distinct frames of the run from this sender on this VLAN that arrived, on any slave.
+    pub received: usize,
+    /// The share of `sent` that did not arrive, rounded (100 when nothing arrived).
+    pub loss_percent: u8,
     pub both_tags: usize,
     pub outer_only: usize,
     /// This host's slaves the frames arrived on.
@@ -107,57 +115,118 @@ pub struct Report {
     /// receive: frames the kernel dropped from the capture (a full queue); a capture that
     /// dropped frames proves nothing about the missing ones.
     pub dropped: u64,
+    /// receive: frames with the run's nonce that do not prove their sender, counted, with a
+    /// few examples; never counted as arrivals.
+    pub forged: ForgedReport,
+    /// receive: authentic frames not counted: on a VLAN this receiver does not test, or from
+    /// an unlisted sender past the cap on unlisted senders.
+    pub untracked: u64,
 }
 
 impl Report {
     pub fn failures(&self) -> Vec<&PairReport> {
         self.pairs.iter().filter(|p| !p.ok).collect()
     }
+
+    /// The receiver's warning about forged frames, naming a few: someone on the segment sends
+    /// frames with this run's nonce that its secret did not authenticate.
+    pub fn forged_warning(&self) -> Option<String> {
+        if self.forged.frames == 0 {
+            return None;
+        }
+        let examples: Vec<String> = self
+            .forged
+            .examples
+            .iter()
+            .map(|f| {
+                let vlan = f.vlan.map_or("?".to_string(), |v| v.to_string());
+                format!(
+                    "'{}' from {} on VLAN {vlan} ({})",
+                    f.sender, f.source_mac, f.reason
+                )
+            })
+            .collect();
+        Some(format!(
+            "forged: {} frames carried this run's nonce without proving their sender with the run's secret, and were not counted (e.g. {}): something on the segment - a guest in an inner VLAN sees every probe frame - sends frames in the probe's name; find the source MACs in the zone bridge's fdb, and check that every host of the run got the same secret",
+            self.forged.frames,
+            examples.join(", ")
+        ))
+    }
+
+    /// The receiver's failure message: the first [`MAX_MESSAGES_IN_MSG`] broken pairs' messages,
+    /// how many more there are, and the capture's drops. `None` when every pair passed.
+    pub fn failure_message(&self) -> Option<String> {
+        let failures = self.failures();
+        if failures.is_empty() {
+            return None;
+        }
+        let mut lines: Vec<String> = failures
+            .iter()
+            .take(MAX_MESSAGES_IN_MSG)
+            .map(|p| p.message.clone())
+            .collect();
+        if failures.len() > MAX_MESSAGES_IN_MSG {
+            lines.push(format!(
+                "and {} more broken sender/VLAN pairs: see pairs",
+                failures.len() - MAX_MESSAGES_IN_MSG
+            ));
+        }
+        if self.dropped > 0 {
+            lines.push(format!(
+                "the capture dropped {} frames (a full queue): the missing ones may be among them",
+                self.dropped
+            ));
+        }
+        Some(lines.join("\n"))
+    }
 }
 
 /// The zone bridge's fdb as the receiver read it: (MAC, VLAN or `None`).
 pub type Fdb = [(String, Option<u16>)];
 
-/// The pairs a receiver reports: every expected sender and every sender seen, each on every
-/// requested VLAN. `outer`: the uplink's outer tag; its protocol is `None` when the uplink is
-/// not a VLAN device (then either protocol counts). `vlan_aware`: the zone bridge filters VLANs.
+/// The pairs a receiver reports: every expected sender and every sender seen (up to the cap),
+/// each on every requested VLAN, in that order. `vlan_aware`: the zone bridge filters VLANs.
 pub fn evaluate(
     request: &Request,
     receiver: &str,
-    outer: (u16, Option<u16>),
-    arrivals: &[Arrival],
+    tally: &Tally,
     fdb: &Fdb,
     vlan_aware: bool,
 ) -> Vec<PairReport> {
-    let mut senders: Vec<String> = request.senders.clone();
-    for arrival in arrivals {
-        if !senders.contains(&arrival.seen.payload.sender) {
-            senders.push(arrival.seen.payload.sender.clone());
-        }
+    // Each MAC's VLANs, read once: the fdb may hold thousands of entries.
+    let mut learned: HashMap<String, Vec<u16>> = HashMap::new();
+    for (mac, vlan) in fdb {
+        learned
+            .entry(mac.to_ascii_lowercase())
+            .or_default()
+            .push(vlan.unwrap_or(0));
     }
-    let mut pairs = Vec::new();
-    for sender in &senders {
-        let mac = sender_mac(&request.run_id, sender);
-        for &vlan in &request.vlans {
-            // A frame counts for the sender only from the sender's run MAC.
-            let mine: Vec<&Arrival> = arrivals
-                .iter()
-                .filter(|a| {
-                    a.seen.payload.sender == *sender
-                        && a.seen.payload.vlan == vlan
-                        && a.seen.source == mac
-                })
-                .collect();
-            pairs.push(pair(
-                request, receiver, outer, sender, vlan, &mine, fdb, vlan_aware,
-            ));
-        }
-    }
-    pairs
+    tally
+        .pairs()
+        .map(|(sender, vlan, counted)| {
+            let mac = format_mac(&sender_mac(&request.run_id, sender));
+            let mut vlans = learned.get(&mac).cloned().unwrap_or_default();
+            vlans.sort_unstable();
+            vlans.dedup();
+            pair(
+                request,
+                receiver,
+                tally.outer(),
+                sender,
+                vlan,
+                counted,
+                (mac, vlans),
+                vlan_aware,
+            )
+        })
+        .collect()
 }
 
-fn is_outer(tag: &Tag, outer: (u16, Option<u16>)) -> bool {
-    tag.vid == outer.0 && outer.1.is_none_or(|tpid| tpid == tag.tpid)
+/// The rounded share of `sent` that did not arrive.
+fn loss_percent(sent: u16, received: usize) -> u8 {
+    let sent = usize::from(sent);
+    let lost = sent.saturating_sub(received);
+    ((lost * 100 + sent / 2) / sent.max(1)).min(100) as u8
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -167,63 +236,27 @@ fn pair(
     outer: (u16, Option<u16>),
     sender: &str,
     vlan: u16,
-    arrivals: &[&Arrival],
-    fdb: &Fdb,
+    counted: &PairTally,
+    (mac_text, vlans): (String, Vec<u16>),
     vlan_aware: bool,
 ) -> PairReport {
-    let both = |tags: &[Tag]| {
-        tags.len() == 2
-            && is_outer(&tags[0], outer)
-            && tags[1]
-                == Tag {
-                    tpid: TPID_8021Q,
-                    vid: vlan,
-                }
-    };
-    let outer_only = |tags: &[Tag]| tags.len() == 1 && is_outer(&tags[0], outer);
-    // Each frame once, however many slaves it arrived on: a switch floods to the backup too.
-    let frames = |arrivals: &mut dyn Iterator<Item = &&Arrival>| {
-        arrivals
-            .map(|a| a.seen.payload.seq)
-            .collect::<BTreeSet<_>>()
-            .len()
-    };
-    let both_tags = frames(&mut arrivals.iter().filter(|a| both(&a.seen.tags)));
-    let lost: Vec<&&Arrival> = arrivals
-        .iter()
-        .filter(|a| outer_only(&a.seen.tags))
-        .collect();
-    let (lost_frames, all_frames) = (
-        frames(&mut lost.iter().copied()),
-        frames(&mut arrivals.iter()),
-    );
-    let receiving: BTreeSet<String> = arrivals.iter().map(|a| a.slave.clone()).collect();
-    let lost_on: BTreeSet<String> = lost.iter().map(|a| a.slave.clone()).collect();
-    let tags_seen: BTreeSet<String> = arrivals
-        .iter()
-        .map(|a| {
-            if a.seen.tags.is_empty() {
-                "untagged".to_string()
-            } else {
-                a.seen
-                    .tags
-                    .iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" / ")
-            }
-        })
-        .collect();
-    let first = arrivals.first().map(|a| &a.seen.payload);
-    let sender_slave = first.map(|p| p.slave.clone());
-    let sender_driver = first.map(|p| p.driver.clone());
+    let received = counted.received();
+    let both_tags = counted.both_tags.count_ones() as usize;
+    let lost_frames = counted.outer_only.count_ones() as usize;
+    let sent = counted.total;
+    let loss = sent.map_or(100, |sent| loss_percent(sent, received));
+    // Exact, not the rounded percentage: lost * 100 > max * sent.
+    let too_many_lost = sent.is_some_and(|sent| {
+        usize::from(sent).saturating_sub(received) * 100
+            > usize::from(request.max_loss_percent) * usize::from(sent)
+    });
     let direction = format!("{sender} -> {receiver}, VLAN {vlan}");
     let outer_text = match outer.1 {
-        Some(tpid) => Tag { tpid, vid: outer.0 }.to_string(),
+        Some(tpid) => crate::frame::Tag { tpid, vid: outer.0 }.to_string(),
         None => format!("outer VLAN {}", outer.0),
     };
-    let (verdict, mut message) = if !lost.is_empty() {
-        let at_fault = match (&sender_slave, &sender_driver) {
+    let (verdict, mut message) = if lost_frames > 0 {
+        let at_fault = match (&counted.sender_slave, &counted.sender_driver) {
             (Some(slave), Some(driver)) if !slave.is_empty() => {
                 format!("{sender}'s {slave} (driver {driver})")
             }
@@ -234,40 +267,40 @@ fn pair(
             format!(
                 "{direction}: {} of {} frames arrived with only the outer tag ({outer_text}) on {}: the inner tag was lost on the way; it left {at_fault}, whose VLAN offload overwrites the inner tag: switch txvlan off there (deevnet.net.qinq_check fix_txvlan=true on {sender}; the role's qinq-uplink tag persists it), then test again",
                 lost_frames,
-                all_frames,
-                lost_on.iter().cloned().collect::<Vec<_>>().join(", ")
+                received,
+                counted.lost_on.iter().cloned().collect::<Vec<_>>().join(", ")
             ),
         )
-    } else if arrivals.is_empty() {
+    } else if received == 0 {
         (
             Verdict::NothingArrived,
             format!(
-                "{direction}: nothing arrived within {} s: check that {sender} ran mode=send with run_id {} after this receiver started, that the switch carries {outer_text} between the two hosts, and that VLAN {vlan} is on both zone bridges",
+                "{direction}: nothing arrived within {} s: check that {sender} ran mode=send with run_id {} and the same secret after this receiver started, that the switch carries {outer_text} between the two hosts, and that VLAN {vlan} is on both zone bridges",
                 request.duration.as_secs(),
                 request.run_id
             ),
         )
-    } else if arrivals.iter().all(|a| both(&a.seen.tags)) {
-        (Verdict::BothTags, String::new())
-    } else {
+    } else if counted.other_tags != 0 {
         (
             Verdict::OtherTags,
             format!(
                 "{direction}: frames arrived with {} where {outer_text} then 802.1Q {vlan} were expected: check the outer VLAN ({}) on {sender}'s uplink and the switch",
-                tags_seen.iter().cloned().collect::<Vec<_>>().join(", "),
+                counted.tags_seen.iter().cloned().collect::<Vec<_>>().join(", "),
                 request.uplink_vlan
             ),
         )
+    } else if too_many_lost {
+        (
+            Verdict::FramesLost,
+            format!(
+                "{direction}: only {received} of {} frames arrived ({loss}% lost, more than max_loss_percent={}): those that arrived kept both tags, but the path drops frames: check the error and drop counters of the slaves and switch ports between {sender} and {receiver} (ip -s link, ethtool -S) and this capture's dropped count, then test again",
+                sent.unwrap_or_default(),
+                request.max_loss_percent
+            ),
+        )
+    } else {
+        (Verdict::BothTags, String::new())
     };
-    let mac = sender_mac(&request.run_id, sender);
-    let mac_text = format_mac(&mac);
-    let mut vlans: Vec<u16> = fdb
-        .iter()
-        .filter(|(m, _)| m.eq_ignore_ascii_case(&mac_text))
-        .map(|(_, v)| v.unwrap_or(0))
-        .collect();
-    vlans.sort_unstable();
-    vlans.dedup();
     let fdb_verdict = if !vlan_aware {
         FdbVerdict::NotChecked
     } else if vlans.contains(&vlan) {
@@ -281,14 +314,14 @@ fn pair(
     };
     // The fdb fails the pair where frames arrived (nothing arrived says enough) and the bridge
     // should have learned the MAC in the inner VLAN.
-    let fdb_fails = !arrivals.is_empty()
+    let fdb_fails = received > 0
         && matches!(
             fdb_verdict,
             FdbVerdict::Vlan1 | FdbVerdict::OtherVlan | FdbVerdict::Absent
         );
     if fdb_fails {
         let learned = match fdb_verdict {
-            FdbVerdict::Vlan1 => "learned it in VLAN 1, not in VLAN {vlan}: the inner tag was lost before the bridge".replace("{vlan}", &vlan.to_string()),
+            FdbVerdict::Vlan1 => format!("learned it in VLAN 1, not in VLAN {vlan}: the inner tag was lost before the bridge"),
             FdbVerdict::OtherVlan => format!("learned it in VLAN(s) {vlans:?} only, not in {vlan}"),
             _ => format!("has not learned it in VLAN {vlan}: check that VLAN {vlan} is on the uplink port of {}", request.bridge),
         };
@@ -308,13 +341,15 @@ fn pair(
         vlan,
         verdict,
         ok,
-        frames: all_frames,
+        sent,
+        received,
+        loss_percent: loss,
         both_tags,
         outer_only: lost_frames,
-        receiving_slaves: receiving.into_iter().collect(),
-        sender_slave,
-        sender_driver,
-        tags_seen: tags_seen.into_iter().collect(),
+        receiving_slaves: counted.receiving_slaves.iter().cloned().collect(),
+        sender_slave: counted.sender_slave.clone(),
+        sender_driver: counted.sender_driver.clone(),
+        tags_seen: counted.tags_seen.iter().cloned().collect(),
         fdb: FdbReport {
             mac: mac_text,
             vlans,

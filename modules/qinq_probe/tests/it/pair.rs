@@ -6,10 +6,14 @@
 
 use crate::tcx::{self, Program};
 use assert_cmd::cargo::CommandCargoExt;
+use deevnet_probe_port::sock;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::test_support::TestNamespace;
+use qinq_probe::frame::{self, format_mac, nonce, sender_mac, Payload, RunKey};
+use qinq_probe::params::Secret;
 use serde_json::{json, Value};
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::fd::OwnedFd;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -103,15 +107,19 @@ fn result(child: Child) -> Value {
     })
 }
 
+/// The run's secret both sides get (the playbook makes a random one per run).
+const SECRET: &str = "test-secret-0123456789abcdef";
+
 fn receive(run_id: &str, duration: u32) -> Value {
-    json!({"mode": "receive", "run_id": run_id, "bridge": "vmbr1", "uplink": "eno1",
-           "uplink_vlan": 40, "vlans": [201, 202], "senders": ["pve1"], "name": "pve2",
-           "duration": duration})
+    json!({"mode": "receive", "run_id": run_id, "secret": SECRET, "bridge": "vmbr1",
+           "uplink": "eno1", "uplink_vlan": 40, "vlans": [201, 202], "senders": ["pve1"],
+           "name": "pve2", "duration": duration})
 }
 
 fn send(run_id: &str) -> Value {
-    json!({"mode": "send", "run_id": run_id, "bridge": "vmbr1", "uplink": "up40",
-           "uplink_vlan": 40, "vlans": [201, 202], "name": "pve1", "count": 3})
+    json!({"mode": "send", "run_id": run_id, "secret": SECRET, "bridge": "vmbr1",
+           "uplink": "up40", "uplink_vlan": 40, "vlans": [201, 202], "name": "pve1",
+           "count": 3})
 }
 
 /// The receiver started first, then the sender; both results.
@@ -144,6 +152,11 @@ fn both_tags_arrive_from_the_sender_on_every_vlan_and_nothing_is_left_behind() {
         assert_eq!(pair["verdict"], "both_tags", "{pair}");
         assert_eq!(pair["vlan"], vlan);
         assert_eq!(pair["both_tags"], 3, "{pair}");
+        assert_eq!(
+            (&pair["sent"], &pair["received"], &pair["loss_percent"]),
+            (&json!(3), &json!(3), &json!(0)),
+            "{pair}"
+        );
         assert_eq!(pair["receiving_slaves"], json!(["eno1"]));
         assert_eq!(pair["sender_slave"], "up40");
         assert_eq!(pair["sender_driver"], "veth");
@@ -166,6 +179,89 @@ fn both_tags_arrive_from_the_sender_on_every_vlan_and_nothing_is_left_behind() {
             .any(|l| l.starts_with("dvprobe")),
         "the probe port is gone: {:?}",
         Lab::links(&lab.sender)
+    );
+}
+
+/// What an attacker on the segment can send: pve1's frames as pve1 builds them (the run id, so
+/// the nonce and pve1's run MAC, are public), keyed with a guess of the secret, put straight
+/// on the sender's NIC (where its outer tag is pushed) from a raw socket.
+fn forge_as_pve1(lab: &Lab, run_id: &str, frames: u16) {
+    let run_id = run_id.to_string();
+    lab.sender.enter(move || {
+        let guessed = RunKey::new(&run_id, &Secret::from("a-guess-of-the-secret")).unwrap();
+        let index = Netlink::connect()
+            .unwrap()
+            .links()
+            .unwrap()
+            .by_name("up40")
+            .unwrap()
+            .index;
+        let fd = sock::socket(libc::AF_PACKET, libc::SOCK_RAW, 0).unwrap();
+        sock::bind_packet(&fd, index, 0).unwrap();
+        for vlan in [201, 202] {
+            for seq in 0..frames {
+                let payload = Payload {
+                    nonce: nonce(&run_id),
+                    vlan,
+                    seq,
+                    total: frames,
+                    sender: "pve1".into(),
+                    slave: "up40".into(),
+                    driver: "veth".into(),
+                };
+                let bytes = frame::build(sender_mac(&run_id, "pve1"), &payload, &guessed);
+                // SAFETY: bytes is valid for its length.
+                let written = unsafe {
+                    libc::send(
+                        fd.as_raw_fd(),
+                        bytes.as_ptr() as *const libc::c_void,
+                        bytes.len(),
+                        0,
+                    )
+                };
+                assert_eq!(
+                    written,
+                    bytes.len() as isize,
+                    "{}",
+                    std::io::Error::last_os_error()
+                );
+            }
+        }
+    })
+}
+
+/// QP1: frames with the run's public nonce, the sender's name and its run MAC, but without the
+/// secret, make no pair pass: they are reported as forged, with a warning.
+#[test]
+fn frames_forged_without_the_secret_are_reported_and_prove_nothing() {
+    let lab = Lab::new();
+    let _vlan_device = lab.sender_nic(Program::PushOuter {
+        tpid: TPID_8021AD,
+        vid: 40,
+    });
+    let receiver = start(&lab.receiver, receive("forged", 2));
+    std::thread::sleep(Duration::from_millis(500));
+    forge_as_pve1(&lab, "forged", 3);
+    let received = result(receiver);
+    assert_eq!(received["failed"], true, "{received}");
+    for pair in received["pairs"].as_array().unwrap() {
+        assert_eq!(pair["verdict"], "nothing_arrived", "{pair}");
+        assert_eq!(pair["received"], 0, "{pair}");
+    }
+    assert_eq!(received["forged"]["frames"], 6, "{received}");
+    assert_eq!(
+        received["forged"]["examples"][0],
+        json!({"sender": "pve1", "source_mac": format_mac(&sender_mac("forged", "pve1")),
+               "vlan": 201, "reason": "bad_authenticator"})
+    );
+    let warnings = received["warnings"].to_string();
+    assert!(
+        warnings.contains("forged: 6 frames carried this run's nonce"),
+        "{received}"
+    );
+    assert!(
+        !received.to_string().contains(SECRET),
+        "the secret is in no result: {received}"
     );
 }
 
