@@ -12,6 +12,16 @@
 //! - Every zone: each VNet's bridge (exists, MTU); EVPN: enslaved to the zone's VRF. EVPN and
 //!   simple zones, where the generator writes them: each subnet's gateway address on the
 //!   bridge, and forwarding on for each family with a gateway.
+//! - Every device: administratively up (a device that is down forwards nothing). Carrier is
+//!   not compared: a VNet bridge of an EVPN or VXLAN zone (and the L3VNI bridge) takes it from
+//!   its VXLAN port, whose findings (missing, down, outside the bridge) name the cause; the
+//!   kernel sets it a moment after a reload (linkwatch), so the bridge's operstate would add
+//!   only a racy duplicate; other bridges have carrier only while a guest's port is up.
+//! - Every gateway address: usable. DAD failed (`dadfailed`: another holder on the segment) is
+//!   a finding. Tentative alone is not: DAD finishes within seconds on a device that is up with
+//!   carrier; it waits forever on one that is down, whose finding lists the addresses that
+//!   wait, or without carrier, which the VXLAN port's findings explain (or no guest is there
+//!   to use the gateway yet).
 
 use std::net::IpAddr;
 
@@ -51,6 +61,16 @@ mod fix {
     /// A setting a reload sets on the existing device (MTU, controller, address, forwarding).
     pub fn reload(what: &str) -> String {
         format!("{what}: {RELOAD}")
+    }
+
+    /// A device that is administratively down.
+    pub fn bring_up(name: &str) -> String {
+        format!("bring it up: `ip link set {name} up`, or {RELOAD}")
+    }
+
+    /// An address whose DAD failed: the kernel keeps it unused until it is added again.
+    pub fn duplicate(address: &str, device: &str) -> String {
+        format!("remove {address} from the other holder on the segment, then add it again: `ip address del {address} dev {device}` and {RELOAD}")
     }
 
     fn ip(vrf: &str, verb: &str) -> String {
@@ -196,7 +216,22 @@ impl<'a> Check<'a> {
                 );
                 None
             }
-            Some(device) => Some(device),
+            Some(device) => {
+                self.admin_up(device);
+                Some(device)
+            }
+        }
+    }
+
+    /// A device that is down forwards nothing, whatever its settings.
+    fn admin_up(&mut self, device: &Device) {
+        if !device.admin_up {
+            self.push(
+                &device.name,
+                "administratively up".into(),
+                format!("administratively down{}", waiting_text(device)),
+                fix::bring_up(&device.name),
+            );
         }
     }
 
@@ -292,6 +327,18 @@ impl<'a> Check<'a> {
                 continue;
             };
             if bridge.addresses.contains(&declared) {
+                if bridge
+                    .unusable_addresses
+                    .get(&declared)
+                    .is_some_and(|state| state.dad_failed)
+                {
+                    self.push(
+                        &bridge.name,
+                        format!("gateway address {declared} (subnet {})", subnet.cidr),
+                        format!("address {declared}, DAD failed (`dadfailed`): another holder on the segment has it; the kernel does not use it"),
+                        fix::duplicate(&declared.to_string(), &bridge.name),
+                    );
+                }
                 continue;
             }
             let found = match bridge.addresses.iter().find(|a| a.addr() == gateway) {
@@ -358,6 +405,25 @@ fn labelled(label: &str, value: Option<impl std::fmt::Display>) -> String {
     match value {
         Some(value) => format!("{label} {value}"),
         None => format!("no {label}"),
+    }
+}
+
+/// `; DAD cannot finish, so fd20:129::1/64 stay tentative (unusable)`, for a device that is
+/// down, where DAD cannot finish; empty when none waits.
+fn waiting_text(device: &Device) -> String {
+    let waiting: Vec<String> = device
+        .unusable_addresses
+        .iter()
+        .filter(|(_, state)| state.tentative && !state.dad_failed)
+        .map(|(address, _)| address.to_string())
+        .collect();
+    if waiting.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; DAD cannot finish, so {} stay tentative (unusable)",
+            waiting.join(", ")
+        )
     }
 }
 
