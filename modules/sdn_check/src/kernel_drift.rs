@@ -23,6 +23,7 @@
 //!   wait, or without carrier, which the VXLAN port's findings explain (or no guest is there
 //!   to use the gateway yet).
 
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 
 use deevnet_runtime::netlink::Family;
@@ -314,6 +315,15 @@ impl<'a> Check<'a> {
     /// Each subnet's gateway on the bridge, with the subnet's prefix length, and forwarding on
     /// for each family that has one.
     fn gateways(&mut self, bridge: &Device, vnet: &VnetIntent) {
+        // Looked up per subnet: a VNet of thousands of subnets would otherwise scan the
+        // bridge's thousands of addresses for each.
+        let on_bridge: HashSet<&IpNet> = bridge.addresses.iter().collect();
+        let by_address: HashMap<IpAddr, &IpNet> = bridge
+            .addresses
+            .iter()
+            .rev() // the first of several with one address wins, as a scan found it
+            .map(|a| (a.addr(), a))
+            .collect();
         let mut families = Vec::new();
         for subnet in &vnet.subnets {
             let Some(gateway) = subnet.gateway else {
@@ -326,7 +336,7 @@ impl<'a> Check<'a> {
             let Ok(declared) = IpNet::new(gateway, subnet.cidr.prefix_len()) else {
                 continue;
             };
-            if bridge.addresses.contains(&declared) {
+            if on_bridge.contains(&declared) {
                 if bridge
                     .unusable_addresses
                     .get(&declared)
@@ -341,7 +351,7 @@ impl<'a> Check<'a> {
                 }
                 continue;
             }
-            let found = match bridge.addresses.iter().find(|a| a.addr() == gateway) {
+            let found = match by_address.get(&gateway) {
                 Some(other) => format!("address {other}"),
                 None => addresses_text(bridge, family),
             };
