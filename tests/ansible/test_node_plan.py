@@ -8,6 +8,7 @@ with ansible's templar, the same inputs), except that a tenant's `probe` now car
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import json
 import re
 import shutil
@@ -987,6 +988,24 @@ def test_isolation_targets_ranges_and_exemptions():
     for peers in (-1, "3", True):
         with pytest.raises(AnsibleFilterError, match=r"^proxmox_node_network_tenant_egress.isolation_peers: "):
             plan({**EXIT_FOUR, "tenants": tenants, "isolation_peers": peers})
+
+
+def test_tenants_numbered_alike_never_get_their_own_address_or_subnet_as_an_isolation_target():
+    # P1: ta and tb are numbered alike (each in a VRF of its own), tb even at ta's address; tc apart.
+    tenants = [probed("ta", "10.20.130.250/24"), probed("tb", "10.20.130.251/24"),
+               probed("tc", "10.20.131.250/24"), probed("td", "10.20.130.250/24")]
+    run = plan({**EXIT_FOUR, "tenants": tenants, "isolation_peers": 1,
+                "isolation_targets": ["10.20.130.0/23", "10.20.130.9", "10.20.130.128/25"]})["egress_probe"]
+    for probe in run["probes"]:
+        own = ipaddress.ip_interface(probe["address"]).network
+        inside = [address for address in blocked(run, probe["name"]) if ipaddress.ip_address(address) in own]
+        assert inside == [], f"{probe['name']}: {inside} lie in its own subnet {own}"
+    # A peer inside the subnet is passed over for the next one round the ring; a range is probed at
+    # its first host after the subnet (10.20.130.0/23 at 10.20.131.0), or not when it lies inside.
+    assert blocked(run, "ta") == ["10.20.131.250", "10.20.99.5", "10.20.131.0"]
+    assert run["origins"]["ta"]["10.20.131.0"] == "the private range 10.20.130.0/23"
+    assert blocked(run, "tc") == ["10.20.130.250", "10.20.99.5", "10.20.130.1", "10.20.130.9", "10.20.130.129"]
+    assert blocked(run, "td") == ["10.20.131.250", "10.20.99.5", "10.20.131.0"]
 
 
 def test_the_run_takes_the_largest_count_and_one_run_holds_every_tenant():

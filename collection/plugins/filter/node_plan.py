@@ -385,6 +385,29 @@ def isolation_range_target(given: str, where: str) -> str:
     return str(network.network_address + 1)
 
 
+def _own_subnet(unit: dict):
+    """The probing tenant's own subnet: its workload's address with its prefix length."""
+    return ipaddress.ip_interface(unit["address"]).network
+
+
+def _range_target_outside(address: str, given: str, own) -> str | None:
+    """The address a private range is probed at by a tenant whose own subnet is `own`: its usual
+    one (isolation_range_target) unless that lies in `own`, then the first address after `own`
+    that is still a host of the range; None when the range holds none (it lies inside `own`)."""
+    if ipaddress.ip_address(address) not in own:
+        return address
+    if "/" not in given:
+        return None
+    network = ipaddress.ip_network(given, strict=False)
+    following = int(own.broadcast_address) + 1
+    if following > int(network.broadcast_address) or following < int(network.network_address):
+        return None
+    # An IPv4 range's broadcast address is no host (egress_probe refuses it as a target).
+    if network.version == 4 and network.num_addresses > 2 and following == int(network.broadcast_address):
+        return None
+    return str(ipaddress.ip_address(following))
+
+
 def _exempt(address: str, origin_tenant, exempt: list[str]) -> bool:
     """Whether a tenant opted out of an isolation target: by the address, a range holding it, or
     the name of the tenant it belongs to."""
@@ -469,19 +492,30 @@ def isolation_targets(unit: dict, units: list[dict], ranges: list[tuple[str, str
     tenant is both prober and probed while a run of N tenants has N × peers targets, not N²), the
     management probes (on-link addresses the tenant must never reach) and the operator's
     isolation targets (`ranges`, _range_targets). A tenant's isolation_exempt takes any of them
-    out (a management probe then stays a leak probe, judged by its path only)."""
+    out (a management probe then stays a leak probe, judged by its path only).
+
+    No derived target is the probe's own address or inside the tenant's own subnet: there the
+    address is the tenant's own segment (tenants in VRFs of their own may be numbered alike), so
+    a probe would prove nothing about another tenant, and egress_probe refuses its own address.
+    A peer numbered inside that subnet is passed over for the next one round the ring; a range is
+    probed at its first host outside the subnet, or not at all when it lies inside it."""
     exempt = unit["tenant"]["isolation_exempt"]
+    own = _own_subnet(unit)
     same_family = [other for other in units if other["family"] == unit["family"]]
     position = same_family.index(unit)
     ring = [same_family[(position + step) % len(same_family)] for step in range(1, len(same_family))]
+    provable = [other for other in ring if ipaddress.ip_address(_host(other["address"])) not in own]
     found = []
-    for other in ring[:peers]:
+    for other in provable[:peers]:
         address = _host(other["address"])
         if not _exempt(address, other["tenant"]["name"], exempt):
             found.append(({"address": address, "expect": "blocked"}, f"tenant {other['tenant']['name']}'s workload"))
     found += _management_targets(unit, isolated=True)
     for address, given in ranges:
-        if _family(address, "") == unit["family"] and not _exempt(address, None, exempt):
+        if _family(address, "") != unit["family"]:
+            continue
+        address = _range_target_outside(address, given, own)
+        if address is not None and not _exempt(address, None, exempt):
             found.append(({"address": address, "expect": "blocked"}, f"the private range {given}"))
     return found
 
