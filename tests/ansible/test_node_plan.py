@@ -535,6 +535,53 @@ def test_every_broken_rule_has_its_own_line():
     assert "needed for the tenants of the import leak design (imp);" in lines[3]
 
 
+def test_every_value_written_to_a_file_is_checked_before_the_plan_naming_it():
+    # P2: neither reaches frr_stanzas (`ip route 0.0.0.0/0 not-an-ip …`, `vrf vrf_t demo`).
+    assert shape_error({**EXIT, "transit_gateway": "not-an-ip", "tenants": [{"name": "t demo"}]}) == [
+        "proxmox_node_network_tenant_egress.transit_gateway: 'not-an-ip' is not an IP address; set it to the transit "
+        "router's IPv4 address, e.g. 10.20.50.1",
+        "proxmox_node_network_tenant_egress.tenants[0] (t demo).name: 't demo' is not a tenant name: letters, digits, "
+        "- and _ only (it names the VRF vrf_<name> and the probe); give the zone's name, e.g. tdemo"]
+    # A member node writes no default, but its VRF names still reach the modules.
+    assert shape_error({"tenants": [{"name": "t/x"}]})[0].startswith(
+        "proxmox_node_network_tenant_egress.tenants[0] (t/x).name: 't/x' is not a tenant name")
+    lines = shape_error({**EXIT, "transit_gateway6": "10.20.50.1", "core_peer": "bgp v6", "asn": 0,
+                         "transit_interface": "vmbr0 50", "management_interfaces": ["a" * 16],
+                         "management_probes": ["10.20.99.5", "mgmt"],
+                         "tenants": [{"name": "tdemo", "gateway": "2001:db8::1", "gateway6": "x"},
+                                     {"name": "averylongname"}, {"name": "acme", "vrf": "vrf acme"},
+                                     {"name": "acme2", "vrf": "vrf_acme_prod"}]}, ipv6=True)
+    assert lines == [
+        "proxmox_node_network_tenant_egress.transit_gateway6: '10.20.50.1' is IPv4, not IPv6; set it to the transit "
+        "router's IPv6 address, e.g. 2001:db8:50::1",
+        "proxmox_node_network_tenant_egress.transit_interface: 'vmbr0 50' contains whitespace or a control "
+        "character, which no interface name holds; give the name as `ip link` shows it, e.g. vmbr0.50",
+        "proxmox_node_network_tenant_egress.management_interfaces[0]: 'aaaaaaaaaaaaaaaa' is longer than the 15 "
+        "characters of an interface name (the kernel's IFNAMSIZ); give the name as `ip link` shows it, e.g. vmbr0.50",
+        "proxmox_node_network_tenant_egress.management_probes[1]: 'mgmt' is not an IP address; give an address on "
+        "the management segment, e.g. 10.20.99.5",
+        "proxmox_node_network_tenant_egress.core_peer: 'bgp v6' is not one word of letters, digits, '.', ':', '-' "
+        "and '_'; give the peer's address, interface or peer group as FRR names it, e.g. bgpv6",
+        "proxmox_node_network_tenant_egress.asn: 0 is not an AS number (a whole number from 1 to 4294967295); e.g. "
+        "asn: 65020",
+        "proxmox_node_network_tenant_egress.tenants[0] (tdemo).gateway: '2001:db8::1' is IPv6, not IPv4; set it to "
+        "the tenant's IPv4 transit gateway, e.g. 10.20.50.1",
+        "proxmox_node_network_tenant_egress.tenants[0] (tdemo).gateway6: 'x' is not an IP address; set it to the "
+        "tenant's IPv6 transit gateway, e.g. 2001:db8:50::1",
+        "proxmox_node_network_tenant_egress.tenants[1] (averylongname).name: 'averylongname' makes the vrf "
+        "'vrf_averylongname', which is longer than the 15 characters of an interface name (the kernel's IFNAMSIZ); "
+        "give a shorter name, or set vrf",
+        "proxmox_node_network_tenant_egress.tenants[1] (averylongname).name: 'averylongname' makes the l3vni_bridge "
+        "'vrfbr_averylongname', which is longer than the 15 characters of an interface name (the kernel's IFNAMSIZ); "
+        "give a shorter name, or set l3vni_bridge",
+        "proxmox_node_network_tenant_egress.tenants[2] (acme).vrf: 'vrf acme' contains whitespace or a control "
+        "character, which no interface name holds; give the device's name as `ip link` shows it",
+        "proxmox_node_network_tenant_egress.tenants[2] (acme).vrf: 'vrf acme' makes the l3vni_bridge 'vrfbr_vrf acme', "
+        "which contains whitespace or a control character, which no interface name holds; fix the vrf, or set "
+        "l3vni_bridge",
+    ]
+
+
 def test_a_tenant_without_a_name_is_refused_naming_its_index():
     with pytest.raises(AnsibleFilterError, match=re.escape(
             "proxmox_node_network_tenant_egress.tenants[1]: {'vrf': 'vrf_x'} has no name; each tenant is a dict with at "
