@@ -8,6 +8,7 @@ with ansible's templar, the same inputs), except that a tenant's `probe` now car
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import json
 import re
 import shutil
@@ -534,6 +535,53 @@ def test_every_broken_rule_has_its_own_line():
     assert "needed for the tenants of the import leak design (imp);" in lines[3]
 
 
+def test_every_value_written_to_a_file_is_checked_before_the_plan_naming_it():
+    # P2: neither reaches frr_stanzas (`ip route 0.0.0.0/0 not-an-ip …`, `vrf vrf_t demo`).
+    assert shape_error({**EXIT, "transit_gateway": "not-an-ip", "tenants": [{"name": "t demo"}]}) == [
+        "proxmox_node_network_tenant_egress.transit_gateway: 'not-an-ip' is not an IP address; set it to the transit "
+        "router's IPv4 address, e.g. 10.20.50.1",
+        "proxmox_node_network_tenant_egress.tenants[0] (t demo).name: 't demo' is not a tenant name: letters, digits, "
+        "- and _ only (it names the VRF vrf_<name> and the probe); give the zone's name, e.g. tdemo"]
+    # A member node writes no default, but its VRF names still reach the modules.
+    assert shape_error({"tenants": [{"name": "t/x"}]})[0].startswith(
+        "proxmox_node_network_tenant_egress.tenants[0] (t/x).name: 't/x' is not a tenant name")
+    lines = shape_error({**EXIT, "transit_gateway6": "10.20.50.1", "core_peer": "bgp v6", "asn": 0,
+                         "transit_interface": "vmbr0 50", "management_interfaces": ["a" * 16],
+                         "management_probes": ["10.20.99.5", "mgmt"],
+                         "tenants": [{"name": "tdemo", "gateway": "2001:db8::1", "gateway6": "x"},
+                                     {"name": "averylongname"}, {"name": "acme", "vrf": "vrf acme"},
+                                     {"name": "acme2", "vrf": "vrf_acme_prod"}]}, ipv6=True)
+    assert lines == [
+        "proxmox_node_network_tenant_egress.transit_gateway6: '10.20.50.1' is IPv4, not IPv6; set it to the transit "
+        "router's IPv6 address, e.g. 2001:db8:50::1",
+        "proxmox_node_network_tenant_egress.transit_interface: 'vmbr0 50' contains whitespace or a control "
+        "character, which no interface name holds; give the name as `ip link` shows it, e.g. vmbr0.50",
+        "proxmox_node_network_tenant_egress.management_interfaces[0]: 'aaaaaaaaaaaaaaaa' is longer than the 15 "
+        "characters of an interface name (the kernel's IFNAMSIZ); give the name as `ip link` shows it, e.g. vmbr0.50",
+        "proxmox_node_network_tenant_egress.management_probes[1]: 'mgmt' is not an IP address; give an address on "
+        "the management segment, e.g. 10.20.99.5",
+        "proxmox_node_network_tenant_egress.core_peer: 'bgp v6' is not one word of letters, digits, '.', ':', '-' "
+        "and '_'; give the peer's address, interface or peer group as FRR names it, e.g. bgpv6",
+        "proxmox_node_network_tenant_egress.asn: 0 is not an AS number (a whole number from 1 to 4294967295); e.g. "
+        "asn: 65020",
+        "proxmox_node_network_tenant_egress.tenants[0] (tdemo).gateway: '2001:db8::1' is IPv6, not IPv4; set it to "
+        "the tenant's IPv4 transit gateway, e.g. 10.20.50.1",
+        "proxmox_node_network_tenant_egress.tenants[0] (tdemo).gateway6: 'x' is not an IP address; set it to the "
+        "tenant's IPv6 transit gateway, e.g. 2001:db8:50::1",
+        "proxmox_node_network_tenant_egress.tenants[1] (averylongname).name: 'averylongname' makes the vrf "
+        "'vrf_averylongname', which is longer than the 15 characters of an interface name (the kernel's IFNAMSIZ); "
+        "give a shorter name, or set vrf",
+        "proxmox_node_network_tenant_egress.tenants[1] (averylongname).name: 'averylongname' makes the l3vni_bridge "
+        "'vrfbr_averylongname', which is longer than the 15 characters of an interface name (the kernel's IFNAMSIZ); "
+        "give a shorter name, or set l3vni_bridge",
+        "proxmox_node_network_tenant_egress.tenants[2] (acme).vrf: 'vrf acme' contains whitespace or a control "
+        "character, which no interface name holds; give the device's name as `ip link` shows it",
+        "proxmox_node_network_tenant_egress.tenants[2] (acme).vrf: 'vrf acme' makes the l3vni_bridge 'vrfbr_vrf acme', "
+        "which contains whitespace or a control character, which no interface name holds; fix the vrf, or set "
+        "l3vni_bridge",
+    ]
+
+
 def test_a_tenant_without_a_name_is_refused_naming_its_index():
     with pytest.raises(AnsibleFilterError, match=re.escape(
             "proxmox_node_network_tenant_egress.tenants[1]: {'vrf': 'vrf_x'} has no name; each tenant is a dict with at "
@@ -987,6 +1035,24 @@ def test_isolation_targets_ranges_and_exemptions():
     for peers in (-1, "3", True):
         with pytest.raises(AnsibleFilterError, match=r"^proxmox_node_network_tenant_egress.isolation_peers: "):
             plan({**EXIT_FOUR, "tenants": tenants, "isolation_peers": peers})
+
+
+def test_tenants_numbered_alike_never_get_their_own_address_or_subnet_as_an_isolation_target():
+    # P1: ta and tb are numbered alike (each in a VRF of its own), tb even at ta's address; tc apart.
+    tenants = [probed("ta", "10.20.130.250/24"), probed("tb", "10.20.130.251/24"),
+               probed("tc", "10.20.131.250/24"), probed("td", "10.20.130.250/24")]
+    run = plan({**EXIT_FOUR, "tenants": tenants, "isolation_peers": 1,
+                "isolation_targets": ["10.20.130.0/23", "10.20.130.9", "10.20.130.128/25"]})["egress_probe"]
+    for probe in run["probes"]:
+        own = ipaddress.ip_interface(probe["address"]).network
+        inside = [address for address in blocked(run, probe["name"]) if ipaddress.ip_address(address) in own]
+        assert inside == [], f"{probe['name']}: {inside} lie in its own subnet {own}"
+    # A peer inside the subnet is passed over for the next one round the ring; a range is probed at
+    # its first host after the subnet (10.20.130.0/23 at 10.20.131.0), or not when it lies inside.
+    assert blocked(run, "ta") == ["10.20.131.250", "10.20.99.5", "10.20.131.0"]
+    assert run["origins"]["ta"]["10.20.131.0"] == "the private range 10.20.130.0/23"
+    assert blocked(run, "tc") == ["10.20.130.250", "10.20.99.5", "10.20.130.1", "10.20.130.9", "10.20.130.129"]
+    assert blocked(run, "td") == ["10.20.131.250", "10.20.99.5", "10.20.131.0"]
 
 
 def test_the_run_takes_the_largest_count_and_one_run_holds_every_tenant():

@@ -200,6 +200,100 @@ def shape_problems(node: dict, tenants: list[dict], ipv6: bool) -> list[str]:
     return problems
 
 
+# What a value must be before it is written to a file (frr.conf.local, sysctl keys, the modules'
+# arguments): a tenant's name is a word of letters, digits, - and _ (it names the VRF vrf_<name>
+# and the probe; FRR splits a line at a space); a BGP peer is one word (an address, an interface
+# or a peer group); an ASN fits BGP's 32 bits.
+TENANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+BGP_PEER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
+IFNAMSIZ = 15
+MAX_ASN = 4294967295
+
+
+def interface_name_problem(name) -> str:
+    """Why `name` is not a Linux interface name (the kernel's dev_valid_name, as the modules check
+    it), or "" when it is one."""
+    if not isinstance(name, str) or not name:
+        return "is not a name"
+    if len(name) > IFNAMSIZ:
+        return f"is longer than the {IFNAMSIZ} characters of an interface name (the kernel's IFNAMSIZ)"
+    if name in (".", ".."):
+        return "is . or .., which the kernel refuses"
+    for character, why in (("/", "'/'"), (":", "':' (an alias label, not an interface)")):
+        if character in name:
+            return f"contains {why}, which the kernel refuses in an interface name"
+    if any(character.isspace() or not character.isprintable() for character in name):
+        return "contains whitespace or a control character, which no interface name holds"
+    return ""
+
+
+def _address_problem(value, version: int) -> str:
+    """Why `value` is not an address of IP `version` (4 or 6), or ""."""
+    try:
+        address = ipaddress.ip_address(value)
+    except ValueError:
+        return "is not an IP address"
+    return "" if address.version == version else f"is IPv{address.version}, not IPv{version}"
+
+
+def value_problems(node: dict, tenants: list[dict], given: list[dict], where: list[str]) -> list[str]:
+    """Every value the plan writes to a file, checked before the plan is made (a gateway that is no
+    address, a name with a space, would otherwise become an FRR line): one message per value, the
+    variable, the value and the fix. `given` is what each tenant set itself, `where` its variable."""
+    problems = []
+    examples = {4: "10.20.50.1", 6: "2001:db8:50::1"}
+    for key, version in (("transit_gateway", 4), ("transit_gateway6", 6)):
+        value = node.get(key)
+        if _given(value) and _address_problem(value, version):
+            problems.append(f"{VARIABLE}.{key}: {value!r} {_address_problem(value, version)}; set it to the transit "
+                            f"router's IPv{version} address, e.g. {examples[version]}")
+    interfaces = [("transit_interface", node.get("transit_interface")),
+                  ("management_interface", node.get("management_interface"))]
+    interfaces += [(f"management_interfaces[{index}]", name)
+                   for index, name in enumerate(node.get("management_interfaces") or [])]
+    for key, name in interfaces:
+        if _given(name) and interface_name_problem(name):
+            problems.append(f"{VARIABLE}.{key}: {name!r} {interface_name_problem(name)}; give the name as `ip link` "
+                            f"shows it, e.g. vmbr0.50")
+    for index, address in enumerate(node.get("management_probes") or []):
+        if _address_problem(address, 4) and _address_problem(address, 6):
+            problems.append(f"{VARIABLE}.management_probes[{index}]: {address!r} is not an IP address; give an "
+                            f"address on the management segment, e.g. 10.20.99.5")
+    peer = node.get("core_peer")
+    if _given(peer) and not (isinstance(peer, str) and BGP_PEER.fullmatch(peer)):
+        problems.append(f"{VARIABLE}.core_peer: {peer!r} is not one word of letters, digits, '.', ':', '-' and "
+                        f"'_'; give the peer's address, interface or peer group as FRR names it, e.g. bgpv6")
+    for key in ("asn", "core_asn"):
+        asn = node.get(key)
+        if _given(asn) and (not isinstance(asn, int) or isinstance(asn, bool) or not 1 <= asn <= MAX_ASN):
+            problems.append(f"{VARIABLE}.{key}: {asn!r} is not an AS number (a whole number from 1 to {MAX_ASN}); "
+                            f"e.g. {key}: 65020")
+    for tenant, own, at in zip(tenants, given, where):
+        name = tenant["name"]
+        if not (isinstance(name, str) and TENANT_NAME.fullmatch(name)):
+            problems.append(f"{at}.name: {name!r} is not a tenant name: letters, digits, - and _ only (it names the "
+                            f"VRF vrf_<name> and the probe); give the zone's name, e.g. tdemo")
+            continue
+        for key, version in (("gateway", 4), ("gateway6", 6)):
+            value = own.get(key)
+            if _given(value) and _address_problem(value, version):
+                problems.append(f"{at}.{key}: {value!r} {_address_problem(value, version)}; set it to the tenant's "
+                                f"IPv{version} transit gateway, e.g. {examples[version]}")
+        for key in ("vrf", "l3vni_bridge"):
+            value, problem = tenant[key], interface_name_problem(tenant[key])
+            if not problem:
+                continue
+            if _given(own.get(key)):
+                problems.append(f"{at}.{key}: {value!r} {problem}; give the device's name as `ip link` shows it")
+                continue
+            # Not set: made from the tenant's VRF (l3vni_bridge) or its name (both).
+            source = "vrf" if key == "l3vni_bridge" and _given(own.get("vrf")) else "name"
+            fix = f"give a shorter {source}" if len(value) > IFNAMSIZ else f"fix the {source}"
+            problems.append(f"{at}.{source}: {own.get(source)!r} makes the {key} {value!r}, which {problem}; {fix}, "
+                            f"or set {key}")
+    return problems
+
+
 def frr_stanzas(node: dict, tenants: list[dict], exit_node: bool, ipv6: bool, frr_mode: str) -> list[dict]:
     """frr_local_stanza's `stanzas`: on an exit node, the default of each tenant VRF it is the exit
     of, by its leak design, then the core's filter (with core_peer); on a member node none (the
@@ -385,6 +479,29 @@ def isolation_range_target(given: str, where: str) -> str:
     return str(network.network_address + 1)
 
 
+def _own_subnet(unit: dict):
+    """The probing tenant's own subnet: its workload's address with its prefix length."""
+    return ipaddress.ip_interface(unit["address"]).network
+
+
+def _range_target_outside(address: str, given: str, own) -> str | None:
+    """The address a private range is probed at by a tenant whose own subnet is `own`: its usual
+    one (isolation_range_target) unless that lies in `own`, then the first address after `own`
+    that is still a host of the range; None when the range holds none (it lies inside `own`)."""
+    if ipaddress.ip_address(address) not in own:
+        return address
+    if "/" not in given:
+        return None
+    network = ipaddress.ip_network(given, strict=False)
+    following = int(own.broadcast_address) + 1
+    if following > int(network.broadcast_address) or following < int(network.network_address):
+        return None
+    # An IPv4 range's broadcast address is no host (egress_probe refuses it as a target).
+    if network.version == 4 and network.num_addresses > 2 and following == int(network.broadcast_address):
+        return None
+    return str(ipaddress.ip_address(following))
+
+
 def _exempt(address: str, origin_tenant, exempt: list[str]) -> bool:
     """Whether a tenant opted out of an isolation target: by the address, a range holding it, or
     the name of the tenant it belongs to."""
@@ -469,19 +586,30 @@ def isolation_targets(unit: dict, units: list[dict], ranges: list[tuple[str, str
     tenant is both prober and probed while a run of N tenants has N × peers targets, not N²), the
     management probes (on-link addresses the tenant must never reach) and the operator's
     isolation targets (`ranges`, _range_targets). A tenant's isolation_exempt takes any of them
-    out (a management probe then stays a leak probe, judged by its path only)."""
+    out (a management probe then stays a leak probe, judged by its path only).
+
+    No derived target is the probe's own address or inside the tenant's own subnet: there the
+    address is the tenant's own segment (tenants in VRFs of their own may be numbered alike), so
+    a probe would prove nothing about another tenant, and egress_probe refuses its own address.
+    A peer numbered inside that subnet is passed over for the next one round the ring; a range is
+    probed at its first host outside the subnet, or not at all when it lies inside it."""
     exempt = unit["tenant"]["isolation_exempt"]
+    own = _own_subnet(unit)
     same_family = [other for other in units if other["family"] == unit["family"]]
     position = same_family.index(unit)
     ring = [same_family[(position + step) % len(same_family)] for step in range(1, len(same_family))]
+    provable = [other for other in ring if ipaddress.ip_address(_host(other["address"])) not in own]
     found = []
-    for other in ring[:peers]:
+    for other in provable[:peers]:
         address = _host(other["address"])
         if not _exempt(address, other["tenant"]["name"], exempt):
             found.append(({"address": address, "expect": "blocked"}, f"tenant {other['tenant']['name']}'s workload"))
     found += _management_targets(unit, isolated=True)
     for address, given in ranges:
-        if _family(address, "") == unit["family"] and not _exempt(address, None, exempt):
+        if _family(address, "") != unit["family"]:
+            continue
+        address = _range_target_outside(address, given, own)
+        if address is not None and not _exempt(address, None, exempt):
             found.append(({"address": address, "expect": "blocked"}, f"the private range {given}"))
     return found
 
@@ -764,11 +892,14 @@ def tenant_egress_plan(settings: dict, defaults: dict, ipv6=False, frr_mode: str
         disagreements = declared_disagreements(node, tenants, intent) if intent else []
         exit_node = transit_given
     report = sdn_report(sdn_mode, "sdn" if discover else "inventory", intent, disagreements)
+    where = ([f"{VARIABLE}.zones.{tenant['name']}" for tenant in given] if discover
+             else [f"{VARIABLE}.tenants[{index}] ({tenant['name']})" for index, tenant in enumerate(declared)])
+    problems = value_problems(node, tenants, given if discover else declared, where)
     if exit_node:
-        problems = shape_problems(node, tenants, ipv6)
-        if problems:
-            # What the SDN says fails the run as well: one message with both, nothing lost.
-            raise AnsibleFilterError("\n".join(problems + ([report["failure"]] if report["failure"] else [])))
+        problems += shape_problems(node, tenants, ipv6)
+    if problems:
+        # What the SDN says fails the run as well: one message with both, nothing lost.
+        raise AnsibleFilterError("\n".join(problems + ([report["failure"]] if report["failure"] else [])))
     plan = {
         "exit_node": exit_node,
         "transit_interface": node["transit_interface"] if exit_node else None,

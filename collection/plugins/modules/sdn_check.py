@@ -36,7 +36,8 @@ description:
     C(pvesh set /cluster/sdn)); a node whose O(interfaces_sdn) is older than the running
     configuration, or missing while zones apply (fix: C(ifreload -a)); and, with O(kernel=true),
     what the kernel has that differs (VRFs, VXLAN devices, bridges, addresses, the unreachable
-    catch-all, MTUs). Drift fails the task unless O(drift=warn)."
+    catch-all, MTUs), and what it has but cannot use (a device administratively down, a gateway
+    address whose duplicate address detection failed). Drift fails the task unless O(drift=warn)."
   - Every file is read through the collection's file policy as another tool's file - a regular
     file that nobody but root could have written, a link only when root planted it - and is at
     most 4 MiB. A missing, unreadable, malformed, oversized or untrusted file fails the task with

@@ -12,7 +12,18 @@
 //! - Every zone: each VNet's bridge (exists, MTU); EVPN: enslaved to the zone's VRF. EVPN and
 //!   simple zones, where the generator writes them: each subnet's gateway address on the
 //!   bridge, and forwarding on for each family with a gateway.
+//! - Every device: administratively up (a device that is down forwards nothing). Carrier is
+//!   not compared: a VNet bridge of an EVPN or VXLAN zone (and the L3VNI bridge) takes it from
+//!   its VXLAN port, whose findings (missing, down, outside the bridge) name the cause; the
+//!   kernel sets it a moment after a reload (linkwatch), so the bridge's operstate would add
+//!   only a racy duplicate; other bridges have carrier only while a guest's port is up.
+//! - Every gateway address: usable. DAD failed (`dadfailed`: another holder on the segment) is
+//!   a finding. Tentative alone is not: DAD finishes within seconds on a device that is up with
+//!   carrier; it waits forever on one that is down, whose finding lists the addresses that
+//!   wait, or without carrier, which the VXLAN port's findings explain (or no guest is there
+//!   to use the gateway yet).
 
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 
 use deevnet_runtime::netlink::Family;
@@ -51,6 +62,16 @@ mod fix {
     /// A setting a reload sets on the existing device (MTU, controller, address, forwarding).
     pub fn reload(what: &str) -> String {
         format!("{what}: {RELOAD}")
+    }
+
+    /// A device that is administratively down.
+    pub fn bring_up(name: &str) -> String {
+        format!("bring it up: `ip link set {name} up`, or {RELOAD}")
+    }
+
+    /// An address whose DAD failed: the kernel keeps it unused until it is added again.
+    pub fn duplicate(address: &str, device: &str) -> String {
+        format!("remove {address} from the other holder on the segment, then add it again: `ip address del {address} dev {device}` and {RELOAD}")
     }
 
     fn ip(vrf: &str, verb: &str) -> String {
@@ -196,7 +217,22 @@ impl<'a> Check<'a> {
                 );
                 None
             }
-            Some(device) => Some(device),
+            Some(device) => {
+                self.admin_up(device);
+                Some(device)
+            }
+        }
+    }
+
+    /// A device that is down forwards nothing, whatever its settings.
+    fn admin_up(&mut self, device: &Device) {
+        if !device.admin_up {
+            self.push(
+                &device.name,
+                "administratively up".into(),
+                format!("administratively down{}", waiting_text(device)),
+                fix::bring_up(&device.name),
+            );
         }
     }
 
@@ -279,6 +315,15 @@ impl<'a> Check<'a> {
     /// Each subnet's gateway on the bridge, with the subnet's prefix length, and forwarding on
     /// for each family that has one.
     fn gateways(&mut self, bridge: &Device, vnet: &VnetIntent) {
+        // Looked up per subnet: a VNet of thousands of subnets would otherwise scan the
+        // bridge's thousands of addresses for each.
+        let on_bridge: HashSet<&IpNet> = bridge.addresses.iter().collect();
+        let by_address: HashMap<IpAddr, &IpNet> = bridge
+            .addresses
+            .iter()
+            .rev() // the first of several with one address wins, as a scan found it
+            .map(|a| (a.addr(), a))
+            .collect();
         let mut families = Vec::new();
         for subnet in &vnet.subnets {
             let Some(gateway) = subnet.gateway else {
@@ -291,10 +336,22 @@ impl<'a> Check<'a> {
             let Ok(declared) = IpNet::new(gateway, subnet.cidr.prefix_len()) else {
                 continue;
             };
-            if bridge.addresses.contains(&declared) {
+            if on_bridge.contains(&declared) {
+                if bridge
+                    .unusable_addresses
+                    .get(&declared)
+                    .is_some_and(|state| state.dad_failed)
+                {
+                    self.push(
+                        &bridge.name,
+                        format!("gateway address {declared} (subnet {})", subnet.cidr),
+                        format!("address {declared}, DAD failed (`dadfailed`): another holder on the segment has it; the kernel does not use it"),
+                        fix::duplicate(&declared.to_string(), &bridge.name),
+                    );
+                }
                 continue;
             }
-            let found = match bridge.addresses.iter().find(|a| a.addr() == gateway) {
+            let found = match by_address.get(&gateway) {
                 Some(other) => format!("address {other}"),
                 None => addresses_text(bridge, family),
             };
@@ -358,6 +415,25 @@ fn labelled(label: &str, value: Option<impl std::fmt::Display>) -> String {
     match value {
         Some(value) => format!("{label} {value}"),
         None => format!("no {label}"),
+    }
+}
+
+/// `; DAD cannot finish, so fd20:129::1/64 stay tentative (unusable)`, for a device that is
+/// down, where DAD cannot finish; empty when none waits.
+fn waiting_text(device: &Device) -> String {
+    let waiting: Vec<String> = device
+        .unusable_addresses
+        .iter()
+        .filter(|(_, state)| state.tentative && !state.dad_failed)
+        .map(|(address, _)| address.to_string())
+        .collect();
+    if waiting.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; DAD cannot finish, so {} stay tentative (unusable)",
+            waiting.join(", ")
+        )
     }
 }
 

@@ -2,6 +2,8 @@
 //! IPv4 routes of the named VRFs' tables, and the named bridges' forwarding sysctls (of the calling
 //! thread's network namespace, as the netlink socket is).
 
+use std::collections::HashMap;
+
 use deevnet_runtime::netlink::{Address, Family, Link, Links, Netlink, Route, RouteKind};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
@@ -14,7 +16,7 @@ use crate::observation::{
 /// What the kernel has of the devices and VRF tables `intent` names.
 pub fn observe(netlink: &Netlink, intent: &NodeIntent) -> Result<KernelView, Failure> {
     let links = netlink.links()?;
-    let addresses = netlink.addresses()?;
+    let addresses = addresses_by_link(&netlink.addresses()?);
     let mut view = KernelView::default();
     for name in declared_devices(intent) {
         // Only names the kernel listed reach the sysctl paths: a kernel interface name holds
@@ -48,8 +50,19 @@ pub fn observe(netlink: &Netlink, intent: &NodeIntent) -> Result<KernelView, Fai
     Ok(view)
 }
 
-/// One device out of the dumps.
-pub fn device(links: &Links, addresses: &[Address], link: &Link) -> Device {
+/// The address dump grouped by ifindex, so that each device takes its own in one lookup
+/// rather than a scan of every address of the namespace (thousands of VNets hold thousands).
+pub fn addresses_by_link(addresses: &[Address]) -> HashMap<u32, Vec<Address>> {
+    let mut by_link: HashMap<u32, Vec<Address>> = HashMap::new();
+    for address in addresses {
+        by_link.entry(address.index).or_default().push(*address);
+    }
+    by_link
+}
+
+/// One device out of the dumps (the addresses as [`addresses_by_link`] groups them).
+pub fn device(links: &Links, addresses: &HashMap<u32, Vec<Address>>, link: &Link) -> Device {
+    let own = addresses.get(&link.index).map(Vec::as_slice).unwrap_or(&[]);
     Device {
         name: link.name.clone(),
         kind: link.kind.clone(),
@@ -60,10 +73,13 @@ pub fn device(links: &Links, addresses: &[Address], link: &Link) -> Device {
         }),
         vxlan: link.vxlan,
         mtu: link.mtu,
-        addresses: addresses
+        admin_up: link.admin_up,
+        oper_state: link.oper_state,
+        addresses: own.iter().map(|a| a.address).collect(),
+        unusable_addresses: own
             .iter()
-            .filter(|a| a.index == link.index)
-            .map(|a| a.address)
+            .filter(|a| !a.state.usable())
+            .map(|a| (a.address, a.state))
             .collect(),
         forwarding_v4: None,
         forwarding_v6: None,
@@ -84,7 +100,7 @@ fn forwarding(key: SysctlKey) -> Result<Option<bool>, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use deevnet_runtime::netlink::Address;
+    use deevnet_runtime::netlink::{Address, AddressState, OperState};
 
     #[test]
     fn only_proxmoxs_unreachable_default_is_the_catch_all() {
@@ -134,16 +150,18 @@ mod tests {
             ..Link::default()
         };
         let links = Links::new(vec![bridge.clone(), vrf, orphan.clone()]);
-        let addresses = [
+        let addresses = addresses_by_link(&[
             Address {
                 index: 5,
                 address: "10.20.129.1/24".parse().unwrap(),
+                state: AddressState::default(),
             },
             Address {
                 index: 6,
                 address: "10.9.9.9/24".parse().unwrap(),
+                state: AddressState::default(),
             },
-        ];
+        ]);
         let device = device(&links, &addresses, &bridge);
         assert_eq!(
             device.controller,
@@ -156,5 +174,42 @@ mod tests {
         assert_eq!(device.mtu, Some(1450));
         let orphan = super::device(&links, &addresses, &orphan);
         assert_eq!(orphan.controller.unwrap().name, "ifindex 99");
+    }
+
+    #[test]
+    fn a_device_takes_its_link_state_and_its_unusable_addresses() {
+        let bridge = Link {
+            index: 5,
+            name: "tdemo0".into(),
+            kind: Some("bridge".into()),
+            admin_up: true,
+            oper_state: OperState::LowerLayerDown,
+            ..Link::default()
+        };
+        let failed = AddressState {
+            tentative: false,
+            dad_failed: true,
+        };
+        let addresses = addresses_by_link(&[
+            Address {
+                index: 5,
+                address: "fd20:129::1/64".parse().unwrap(),
+                state: failed,
+            },
+            Address {
+                index: 5,
+                address: "10.20.129.1/24".parse().unwrap(),
+                state: AddressState::default(),
+            },
+        ]);
+        let links = Links::new(vec![bridge.clone()]);
+        let device = device(&links, &addresses, &bridge);
+        assert!(device.admin_up);
+        assert_eq!(device.oper_state, OperState::LowerLayerDown);
+        assert_eq!(device.addresses.len(), 2);
+        assert_eq!(
+            device.unusable_addresses,
+            [("fd20:129::1/64".parse().unwrap(), failed)].into()
+        );
     }
 }

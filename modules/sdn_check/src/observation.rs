@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use deevnet_runtime::netlink::VxlanInfo;
+use deevnet_runtime::netlink::{AddressState, OperState, VxlanInfo};
 use ipnet::IpNet;
 
 use crate::intent::NodeIntent;
@@ -43,8 +43,15 @@ pub struct Device {
     /// A VXLAN device's VNI, local address and port.
     pub vxlan: Option<VxlanInfo>,
     pub mtu: Option<u32>,
+    /// IFF_UP: `ip link set DEV up`. A device that is down forwards nothing.
+    pub admin_up: bool,
+    /// IFLA_OPERSTATE, for the record: carrier is not compared (kernel_drift says why).
+    pub oper_state: OperState,
     /// Every address on the device, both families, with its prefix length.
     pub addresses: Vec<IpNet>,
+    /// The addresses of `addresses` the kernel does not use (tentative, DAD failed), with why;
+    /// an address not here is usable.
+    pub unusable_addresses: BTreeMap<IpNet, AddressState>,
     /// `net.ipv4.conf.<dev>.forwarding` is 1; `None` when the key does not exist.
     pub forwarding_v4: Option<bool>,
     /// `net.ipv6.conf.<dev>.forwarding` is 1; `None` when the key does not exist (IPv6 off).

@@ -68,9 +68,31 @@ pub struct Object {
     pub values: Map<String, Value>,
 }
 
+/// Unit tests count the values read, the derivation's unit of work: its bound holds for any
+/// input size where a duration would not (tests::derive's 10,000 VNets).
+#[cfg(test)]
+pub(crate) mod reads {
+    use std::cell::Cell;
+
+    thread_local! {
+        static VALUES_READ: Cell<u64> = const { Cell::new(0) };
+    }
+
+    pub(crate) fn count() {
+        VALUES_READ.with(|reads| reads.set(reads.get() + 1));
+    }
+
+    /// The values read on this thread since the last call.
+    pub(crate) fn take() -> u64 {
+        VALUES_READ.with(|reads| reads.replace(0))
+    }
+}
+
 impl Object {
     /// A value as text: a string, a number, `1` for true.
     pub fn text(&self, key: &str) -> Option<String> {
+        #[cfg(test)]
+        reads::count();
         match self.values.get(key)? {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),
@@ -82,6 +104,8 @@ impl Object {
     /// A list value: `{"hv01": 1, "hv02": 1}` (a decoded node list), a JSON list, or the
     /// `.cfg` form, words separated by `,`, `;` or spaces; empty when absent.
     pub fn list(&self, key: &str) -> Vec<String> {
+        #[cfg(test)]
+        reads::count();
         match self.values.get(key) {
             Some(Value::Object(map)) => map.keys().cloned().collect(),
             Some(Value::Array(items)) => items

@@ -2,7 +2,9 @@
 //! them.
 
 use ipnet::IpNet;
-use netlink_packet_route::address::{AddressAttribute, AddressMessage};
+use netlink_packet_route::address::{
+    AddressAttribute, AddressFlags, AddressHeaderFlags, AddressMessage,
+};
 use netlink_packet_route::AddressFamily;
 use std::net::IpAddr;
 
@@ -15,6 +17,28 @@ pub struct Address {
     pub index: u32,
     /// The address with its prefix length.
     pub address: IpNet,
+    /// Whether the kernel can use it (duplicate address detection's verdict).
+    pub state: AddressState,
+}
+
+/// What duplicate address detection (DAD) says of an address: IFA_F_TENTATIVE and
+/// IFA_F_DADFAILED, from the header's flags and IFA_FLAGS (which carries them all). The kernel
+/// uses an address with neither; `ip address show` prints `tentative` and `dadfailed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AddressState {
+    /// DAD has not finished: the kernel neither answers for the address nor sends from it yet.
+    /// It finishes within seconds once the link is up with carrier, and never before.
+    pub tentative: bool,
+    /// DAD found another holder on the link: the kernel never uses the address until it is
+    /// deleted and added again.
+    pub dad_failed: bool,
+}
+
+impl AddressState {
+    /// Neither tentative nor failed.
+    pub fn usable(&self) -> bool {
+        !self.tentative && !self.dad_failed
+    }
 }
 
 impl Address {
@@ -36,10 +60,20 @@ pub fn address_from_message(message: &AddressMessage) -> Option<Address> {
     }
     let mut local: Option<IpAddr> = None;
     let mut address: Option<IpAddr> = None;
+    let header = message.header.flags;
+    let mut state = AddressState {
+        tentative: header.contains(AddressHeaderFlags::Tentative),
+        dad_failed: header.contains(AddressHeaderFlags::Dadfailed),
+    };
     for attribute in &message.attributes {
         match attribute {
             AddressAttribute::Local(ip) => local = Some(*ip),
             AddressAttribute::Address(ip) => address = Some(*ip),
+            // The header holds only the first eight flags; IFA_FLAGS, when sent, holds them all.
+            AddressAttribute::Flags(flags) => {
+                state.tentative |= flags.contains(AddressFlags::Tentative);
+                state.dad_failed |= flags.contains(AddressFlags::Dadfailed);
+            }
             _ => {}
         }
     }
@@ -47,5 +81,6 @@ pub fn address_from_message(message: &AddressMessage) -> Option<Address> {
     Some(Address {
         index: message.header.index,
         address: IpNet::new(ip, message.header.prefix_len).ok()?,
+        state,
     })
 }

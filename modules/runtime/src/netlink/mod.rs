@@ -19,7 +19,7 @@ pub mod ethtool;
 mod link;
 mod route;
 
-pub use address::{address_from_message, Address};
+pub use address::{address_from_message, Address, AddressState};
 pub use bridge::{
     fdb_entry_from_message, port_vlans_from_message, FdbEntry, FdbState, PortVlans, VlanEntry,
 };

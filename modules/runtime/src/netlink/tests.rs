@@ -322,6 +322,7 @@ fn addresses_are_the_interfaces_own_with_their_prefix() {
         Some(Address {
             index: 7,
             address: net("10.255.255.1/32"),
+            state: AddressState::default(),
         })
     );
     let v6 = message(
@@ -355,6 +356,36 @@ fn addresses_are_the_interfaces_own_with_their_prefix() {
         None,
         "another family"
     );
+}
+
+#[test]
+fn an_address_dad_failed_or_tentative_is_not_usable_by_either_flag_field() {
+    use netlink_packet_route::address::{
+        AddressAttribute, AddressFlags, AddressHeaderFlags, AddressMessage,
+    };
+    let message = |header: AddressHeaderFlags, attribute: Option<AddressFlags>| {
+        let mut message = AddressMessage::default();
+        message.header.family = AddressFamily::Inet6;
+        message.header.prefix_len = 64;
+        message.header.flags = header;
+        message.attributes = vec![AddressAttribute::Address("fd00::1".parse().unwrap())];
+        message
+            .attributes
+            .extend(attribute.map(AddressAttribute::Flags));
+        address_from_message(&message).unwrap().state
+    };
+    let usable = message(AddressHeaderFlags::Permanent, None);
+    assert!(usable.usable(), "{usable:?}");
+    // The kernel sends both; either alone is read (IFA_FLAGS holds flags beyond the header's).
+    let failed = message(AddressHeaderFlags::Dadfailed, None);
+    assert!(failed.dad_failed && !failed.tentative && !failed.usable());
+    let failed = message(
+        AddressHeaderFlags::empty(),
+        Some(AddressFlags::Dadfailed | AddressFlags::Tentative),
+    );
+    assert!(failed.dad_failed && failed.tentative && !failed.usable());
+    let tentative = message(AddressHeaderFlags::Tentative, Some(AddressFlags::Tentative));
+    assert!(tentative.tentative && !tentative.dad_failed && !tentative.usable());
 }
 
 // ---- a real kernel, in a namespace of the test's own ----

@@ -3,7 +3,9 @@
 use super::{sources, sources_with};
 use crate::derive::{derive, subnet_cidr};
 use crate::intent::{NodeIntent, Tenant, ZoneIntent, ZoneType};
+use crate::interfaces::OwnInterfaces;
 use crate::report::evaluate;
+use crate::running_config::{reads, Object, ObjectKind, RunningConfig};
 use std::net::IpAddr;
 
 fn derive_for(scenario: &str, interfaces: &str, node: &str) -> (NodeIntent, Vec<String>) {
@@ -311,4 +313,65 @@ fn an_ipv6_only_fabric_node_and_a_missing_controller() {
         derived.skipped,
         ["zone zlost: controller 'gone' is not in the running configuration; its VTEP is unknown"]
     );
+}
+
+/// A running configuration of `zones` simple zones, each with `vnets_per_zone` VNets of one
+/// subnet each (the subnet's gateway on the VNet's bridge).
+fn many_vnets(zones: usize, vnets_per_zone: usize) -> RunningConfig {
+    let object = |section_type: &str, values: serde_json::Value| Object {
+        section_type: section_type.into(),
+        values: values.as_object().cloned().unwrap_or_default(),
+    };
+    let mut config = RunningConfig {
+        version: 1,
+        ..RunningConfig::default()
+    };
+    for z in 0..zones {
+        let zone = format!("z{z}");
+        config.objects.entry(ObjectKind::Zone).or_default().insert(
+            zone.clone(),
+            object("simple", serde_json::json!({"type": "simple"})),
+        );
+        for v in 0..vnets_per_zone {
+            let vnet = format!("v{z}x{v}");
+            config.objects.entry(ObjectKind::Vnet).or_default().insert(
+                vnet.clone(),
+                object("vnet", serde_json::json!({"type": "vnet", "zone": zone})),
+            );
+            let (a, b) = (z / 256, z % 256);
+            config.objects.entry(ObjectKind::Subnet).or_default().insert(
+                format!("{zone}-10.{a}.{b}.{}-32", v % 256),
+                object(
+                    "subnet",
+                    serde_json::json!({"type": "subnet", "vnet": vnet, "gateway": format!("10.{a}.{b}.{}", v % 256)}),
+                ),
+            );
+        }
+    }
+    config
+}
+
+/// SD2: the derivation looks each VNet up by its zone and each subnet by its VNet, once: the
+/// values it reads grow with the objects, not with their product (10,000 VNets in 1,000 zones
+/// read 100 million values when each zone scanned every VNet and each VNet every subnet).
+#[test]
+fn ten_thousand_vnets_are_derived_reading_each_object_a_bounded_number_of_times() {
+    let (zones, per_zone) = (1_000, 10);
+    let config = many_vnets(zones, per_zone);
+    reads::take();
+    let derived = derive(&config, "hv02", &OwnInterfaces::default()).unwrap();
+    let read = reads::take();
+    let objects = (zones + 2 * zones * per_zone) as u64;
+    assert!(
+        read <= 16 * objects,
+        "{read} values read for {objects} objects: a lookup scans the configuration again"
+    );
+    assert_eq!(derived.intent.zones.len(), zones);
+    for zone in &derived.intent.zones {
+        assert_eq!(zone.vnets.len(), per_zone, "{}", zone.name);
+        for vnet in &zone.vnets {
+            assert_eq!(vnet.subnets.len(), 1, "{}", vnet.name);
+            assert!(vnet.subnets[0].gateway.is_some(), "{}", vnet.name);
+        }
+    }
 }

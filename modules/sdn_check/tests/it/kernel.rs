@@ -329,3 +329,69 @@ fn a_vxlan_device_outside_its_bridge() {
         [("vxlan_vx0", "enslaved to nothing"), ("vx0", "MTU 1500")]
     );
 }
+
+#[test]
+fn a_bridge_set_down() {
+    let ns = node("down", VTEP_V4);
+    ns.ip("link set simple0 down");
+    assert_eq!(
+        only(&ns, intent(VTEP_V4)),
+        Finding {
+            object: "simple0".into(),
+            declared: "administratively up".into(),
+            found: "administratively down".into(),
+            fix: "bring it up: `ip link set simple0 up`, or `ifreload -a` on this node".into(),
+        }
+    );
+}
+
+/// Whether `address` on `device` is marked `dadfailed`, waiting for DAD (one probe, about a
+/// second) to finish: polled, never timed.
+fn dad_failed(ns: &TestNamespace, device: &str, address: &str) -> bool {
+    for _ in 0..100 {
+        let output = ns
+            .command("ip")
+            .args(["-6", "address", "show", "dev", device])
+            .output()
+            .expect("running ip");
+        let text = String::from_utf8_lossy(&output.stdout);
+        if text
+            .lines()
+            .any(|line| line.contains(address) && line.contains("dadfailed"))
+        {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
+
+#[test]
+fn a_gateway_another_host_on_the_segment_holds() {
+    let ns = node("dad", VTEP_V4);
+    // A guest on the VNet that already holds the gateway's address answers the bridge's
+    // duplicate address detection: the kernel marks the gateway `dadfailed` and never uses it.
+    for command in [
+        "-6 addr del fd20:129::1/64 dev tdemo0",
+        "link add guest0 type veth peer name guest1",
+        "link set guest0 mtu 1450 master tdemo0 up",
+        "link set guest1 mtu 1450 up",
+        "-6 addr add fd20:129::1/64 dev guest1 nodad",
+        "-6 addr add fd20:129::1/64 dev tdemo0",
+    ] {
+        ns.ip(command);
+    }
+    assert!(
+        dad_failed(&ns, "tdemo0", "fd20:129::1/64"),
+        "no DAD failure"
+    );
+    assert_eq!(
+        only(&ns, intent(VTEP_V4)),
+        Finding {
+            object: "tdemo0".into(),
+            declared: "gateway address fd20:129::1/64 (subnet fd20:129::/64)".into(),
+            found: "address fd20:129::1/64, DAD failed (`dadfailed`): another holder on the segment has it; the kernel does not use it".into(),
+            fix: "remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and `ifreload -a` on this node".into(),
+        }
+    );
+}
