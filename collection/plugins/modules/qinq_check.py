@@ -374,14 +374,16 @@ guest_ports:
 guest_vlan_guard:
   description:
     - C(requested) (O(guest_vlan_guard) was set), C(present) (the guard's table is in place after
-      this run, as the guard makes it; in check mode, would be), C(changed) (this run put it in
-      place, or would), and C(commands), what nft runs to put it in place (the role persists the
+      this run, as the guard makes it and in force, not dormant; in check mode, would be),
+      C(not_in_force) (why it is not - absent, dormant, changed - with the fix; null when it is),
+      C(changed) (this run put it in place, or would), and C(commands), what nft runs to put it in place (the role persists the
       same for boot).
   returned: when the options are valid and the stack exists
   type: dict
   sample:
     requested: true
     present: true
+    not_in_force: null
     changed: true
     commands: >-
       add table bridge deevnet_guest_vlan; delete table bridge deevnet_guest_vlan; table bridge

@@ -6,7 +6,9 @@
 
 pub mod egress;
 pub mod frr;
+pub mod frr_json;
 pub mod input;
+pub mod nft;
 pub mod sdn;
 pub mod spec_args;
 pub mod specs;

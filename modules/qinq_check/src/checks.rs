@@ -34,6 +34,7 @@ pub fn evaluate(request: &Request, stack: &Stack, observed: &Observed) -> Report
         guest_vlan_guard: GuardReport {
             requested: request.guest_vlan_guard,
             present: observed.ruleset.guard_installed(),
+            not_in_force: observed.ruleset.guard_state().err(),
             changed: observed.guard_changed,
             commands: guest_ports::guard_commands(),
         },

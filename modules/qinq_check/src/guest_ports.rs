@@ -115,13 +115,71 @@ const GUEST_NAME_SAMPLES: [&str; 4] = ["tap0i0", "veth0i0", "fwpr0p0", "fwln0i0"
 const TAG_TYPES: [(&str, u64); 2] = [("8021q", 0x8100), ("8021ad", 0x88a8)];
 
 impl Ruleset {
-    /// Whether the guard's table is there as the guard makes it: one chain, one rule, dropping
-    /// both tag types from every guest name pattern on any bridge.
+    /// The ruleset from nft's two listings of it: `nft -j list ruleset` (`json`) for the rules,
+    /// and `nft -t list ruleset` (`text`) for each table's flags, which replace the JSON's (nft
+    /// 1.0.6 prints a single table flag in JSON as a freed string: a dormant table can read
+    /// `"flags": "persist"`). A table the text does not list gets flags no reader trusts.
+    pub fn from_listings(json: &str, text: &str) -> Result<Ruleset, String> {
+        let mut value: Value =
+            serde_json::from_str(json).map_err(|e| format!("no JSON ruleset: {e}"))?;
+        let flags = table_flags_in_text(text);
+        if let Some(items) = value.get_mut("nftables").and_then(Value::as_array_mut) {
+            for table in items.iter_mut().filter_map(|item| item.get_mut("table")) {
+                let Some(table) = table.as_object_mut() else {
+                    continue;
+                };
+                let key = ["family", "name"].map(|k| table.get(k).and_then(Value::as_str));
+                let listed = flags
+                    .iter()
+                    .filter(|((family, name), _)| {
+                        key == [Some(family.as_str()), Some(name.as_str())]
+                    })
+                    .flat_map(|(_, names)| names.iter().cloned())
+                    .map(Value::String)
+                    .collect::<Vec<_>>();
+                let in_text = flags
+                    .iter()
+                    .any(|((family, name), _)| key == [Some(family.as_str()), Some(name.as_str())]);
+                if !in_text {
+                    table.insert("flags".into(), "not in nft's text listing".into());
+                } else if listed.is_empty() {
+                    table.remove("flags");
+                } else {
+                    table.insert("flags".into(), Value::Array(listed));
+                }
+            }
+        }
+        Ok(Ruleset::Read(value))
+    }
+
+    /// Whether the guard's table is there as the guard makes it and in force ([`Self::guard_state`]).
     pub fn guard_installed(&self) -> bool {
-        let Ruleset::Read(value) = self else {
-            return false;
+        self.guard_state().is_ok()
+    }
+
+    /// Whether the guard's table is there as the guard makes it: in force (not dormant), one
+    /// chain, one rule, dropping both tag types from every guest name pattern on any bridge.
+    /// `Err` says why not, and the fix.
+    pub fn guard_state(&self) -> Result<(), String> {
+        let fix = format!(
+            "set guest_vlan_guard=true, which remakes the table, or run: nft '{}'",
+            guard_commands()
+        );
+        let value = match self {
+            Ruleset::Read(value) => value,
+            Ruleset::NotRead(why) => return Err(format!("nftables not read: {why}")),
         };
-        let ours: Vec<Value> = items(value)
+        let items = items(value);
+        let Some(table) = items.iter().filter_map(|item| item.get("table")).find(|t| {
+            t.get("family").and_then(Value::as_str) == Some("bridge")
+                && t.get("name").and_then(Value::as_str) == Some(GUARD_TABLE)
+        }) else {
+            return Err(format!("table bridge {GUARD_TABLE} is not there; {fix}"));
+        };
+        if let Some(why) = table_not_in_force(table) {
+            return Err(format!("table bridge {GUARD_TABLE} {why}; {fix}"));
+        }
+        let ours: Vec<Value> = items
             .iter()
             .filter(|item| {
                 ["chain", "rule"].iter().any(|kind| {
@@ -134,12 +192,19 @@ impl Ruleset {
             .cloned()
             .collect();
         let count = |kind: &str| ours.iter().filter(|i| i.get(kind).is_some()).count();
-        let table = Ruleset::Read(serde_json::json!({ "nftables": ours.clone() }));
-        count("chain") == 1
-            && count("rule") == 1
-            && GUEST_NAME_SAMPLES
-                .iter()
-                .all(|name| table.drops_vlan_frames_from(name, "any0").is_ok())
+        let mut alone = vec![table_item(table)];
+        alone.extend(ours.iter().cloned());
+        let table = Ruleset::Read(serde_json::json!({ "nftables": alone }));
+        let drops_every_guest = GUEST_NAME_SAMPLES
+            .iter()
+            .all(|name| table.drops_vlan_frames_from(name, "any0").is_ok());
+        if count("chain") == 1 && count("rule") == 1 && drops_every_guest {
+            Ok(())
+        } else {
+            Err(format!(
+                "table bridge {GUARD_TABLE} is not the guard's rule alone; {fix}"
+            ))
+        }
     }
 
     /// The ruleset as it would be once the guard is in place (check mode): the guard's table
@@ -190,6 +255,13 @@ impl Ruleset {
             })
             .filter_map(|c| Some((c.get("table")?.as_str()?, c.get("name")?.as_str()?)))
             .collect();
+        // A dormant table's chains are not hooked: its rules drop nothing. So are, for this
+        // audit, those of a table whose flags cannot be read or that is not listed at all.
+        let tables_not_in_force = bridge_tables_not_in_force(items, &base_chains);
+        let base_chains: Vec<(&str, &str)> = base_chains
+            .into_iter()
+            .filter(|(table, _)| !tables_not_in_force.iter().any(|(t, _)| t == table))
+            .collect();
         let mut dropped = [false; 2];
         for (table, chain) in base_chains {
             let rules = items
@@ -213,17 +285,131 @@ impl Ruleset {
                 }
             }
         }
-        match dropped {
-            [true, true] => Ok(()),
+        let found = match dropped {
+            [true, true] => return Ok(()),
             [false, false] => {
-                Err("no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it".into())
+                "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it".to_string()
             }
-            [q, _] => Err(format!(
+            [q, _] => format!(
                 "the bridge-family nftables rules drop only {} frames from it",
                 if q { "802.1Q" } else { "802.1ad" }
-            )),
+            ),
+        };
+        // Name the tables left out, so that a dormant guard is seen for what it is.
+        let left_out: Vec<String> = tables_not_in_force
+            .iter()
+            .map(|(table, why)| format!("table bridge {table} {why}"))
+            .collect();
+        if left_out.is_empty() {
+            Err(found)
+        } else {
+            Err(format!(
+                "{found} ({}; load it without `flags dormant`, or for the guard set guest_vlan_guard=true)",
+                left_out.join("; ")
+            ))
         }
     }
+}
+
+/// Each table's flags as `nft list ruleset` prints them in text: a `table FAMILY NAME {` line,
+/// then, one tab in, `flags dormant` (names joined by `,`). Lines two tabs in are a chain's or
+/// a set's. A table listed twice (it cannot be) would have its flags joined.
+pub fn table_flags_in_text(text: &str) -> Vec<((String, String), Vec<String>)> {
+    let mut tables: Vec<((String, String), Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        if let Some(header) = line.strip_prefix("table ") {
+            let Some((family, rest)) = header.split_once(' ') else {
+                continue;
+            };
+            let Some((name, _)) = rest.split_once(" {") else {
+                continue;
+            };
+            tables.push(((family.to_string(), name.to_string()), Vec::new()));
+        } else if let Some(flags) = line.strip_prefix("\tflags ") {
+            if let Some((_, names)) = tables.last_mut() {
+                names.extend(flags.split(',').map(|f| f.trim().to_string()));
+            }
+        }
+    }
+    tables
+}
+
+/// Why a table's rules are not in force, from its `flags` as nft prints them: none (in force),
+/// a number (bit 0x1 is dormant), a name or a list of names. Names other than the known ones
+/// (`dormant`, `owner`, `persist`), or numbers with unknown bits, are unreadable and count as
+/// not in force: nft 1.0.6 prints a single flag as whatever string was freed last (the next
+/// table's name, say), which [`crate::node::read_ruleset`] corrects from nft's text listing.
+pub fn table_not_in_force(table: &Value) -> Option<String> {
+    const DORMANT: u64 = 0x1;
+    const KNOWN_BITS: u64 = 0x1 | 0x2 | 0x4;
+    let flags = match table.get("flags") {
+        None | Some(Value::Null) => return None,
+        Some(flags) => flags,
+    };
+    let unreadable = || {
+        Some(format!(
+            "has flags {flags} this module cannot read, so it may be dormant"
+        ))
+    };
+    let dormant = || Some("is dormant (flags dormant), so its rules drop nothing".to_string());
+    let names: Vec<&str> = match flags {
+        Value::Number(n) => {
+            return match n.as_u64() {
+                Some(bits) if bits & !KNOWN_BITS != 0 => unreadable(),
+                Some(bits) if bits & DORMANT != 0 => dormant(),
+                Some(_) => None,
+                None => unreadable(),
+            }
+        }
+        Value::String(name) => vec![name.as_str()],
+        Value::Array(list) => match list.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
+            Some(names) => names,
+            None => return unreadable(),
+        },
+        _ => return unreadable(),
+    };
+    if names.contains(&"dormant") {
+        dormant()
+    } else if names.iter().all(|n| matches!(*n, "owner" | "persist")) {
+        None
+    } else {
+        unreadable()
+    }
+}
+
+/// The bridge-family tables of `base_chains` whose rules are not in force, and why: dormant,
+/// unreadable flags, or no table of that name listed.
+fn bridge_tables_not_in_force(
+    items: &[Value],
+    base_chains: &[(&str, &str)],
+) -> Vec<(String, String)> {
+    let mut tables: Vec<&str> = base_chains.iter().map(|(table, _)| *table).collect();
+    tables.sort_unstable();
+    tables.dedup();
+    tables
+        .into_iter()
+        .filter_map(|name| {
+            let listed: Vec<&Value> = items
+                .iter()
+                .filter_map(|item| item.get("table"))
+                .filter(|t| {
+                    t.get("family").and_then(Value::as_str) == Some("bridge")
+                        && t.get("name").and_then(Value::as_str) == Some(name)
+                })
+                .collect();
+            let why = match listed.as_slice() {
+                [] => Some(
+                    "is not listed as a table, so whether it is in force is unknown".to_string(),
+                ),
+                listed => listed.iter().find_map(|t| table_not_in_force(t)),
+            }?;
+            Some((name.to_string(), why))
+        })
+        .collect()
+}
+
+fn table_item(table: &Value) -> Value {
+    serde_json::json!({ "table": table })
 }
 
 fn items(value: &Value) -> &[Value] {

@@ -70,7 +70,8 @@ pub const NFT: &str = "/usr/sbin/nft";
 const NFT_TIME_LIMIT: Duration = Duration::from_secs(10);
 const NFT_MAX_OUTPUT: u64 = 16 << 20;
 
-/// The ruleset as `nft -j list ruleset` prints it. nft is run without a shell and with an
+/// The ruleset as `nft -j list ruleset` prints it, with each table's flags as
+/// `nft -t list ruleset` prints them ([`Ruleset::from_listings`]). nft is run without a shell and with an
 /// empty environment, only when it is root's (the binary and every folder above it owned by
 /// root and writable by nobody else: it runs as root), bounded in time and output. nft rather
 /// than nftables netlink: the JSON is nft's documented, stable form of the whole ruleset
@@ -78,11 +79,13 @@ const NFT_MAX_OUTPUT: u64 = 16 << 20;
 /// that no dependency of this workspace has. Whatever goes wrong is a reason, not a failure:
 /// the guest ports then count as not covered by a rule.
 pub fn read_ruleset(nft: &Path) -> Ruleset {
-    match run_nft(nft) {
-        Ok(text) => match serde_json::from_str(&text) {
-            Ok(value) => Ruleset::Read(value),
-            Err(e) => Ruleset::NotRead(format!("{} printed no JSON ruleset: {e}", nft.display())),
-        },
+    // The text listing only for the tables' flags (see `Ruleset::from_listings`).
+    let listings = run_nft(nft, &["-j", "list", "ruleset"])
+        .and_then(|json| Ok((json, run_nft(nft, &["-t", "list", "ruleset"])?)));
+    match listings {
+        Ok((json, text)) => Ruleset::from_listings(&json, &text).unwrap_or_else(|e| {
+            Ruleset::NotRead(format!("{} -j list ruleset printed {e}", nft.display()))
+        }),
         Err(why) => Ruleset::NotRead(why),
     }
 }
@@ -138,32 +141,31 @@ fn not_finished(nft: &Path, what: &str, e: NotFinished) -> String {
     }
 }
 
-fn run_nft(nft: &Path) -> Result<String, String> {
+fn run_nft(nft: &Path, args: &[&str]) -> Result<String, String> {
     let real = trusted_nft(nft)?;
+    let shown = args.join(" ");
     let done = bounded_command::run_stopped_over_cap(
-        Command::new(&real)
-            .args(["-j", "list", "ruleset"])
-            .env_clear(),
+        Command::new(&real).args(args).env_clear(),
         NFT_TIME_LIMIT,
         NFT_MAX_OUTPUT,
     )
-    .map_err(|e| not_finished(nft, "-j list ruleset", e))?;
+    .map_err(|e| not_finished(nft, &shown, e))?;
     if done.over_cap() {
         return Err(format!(
-            "{} -j list ruleset printed more than {NFT_MAX_OUTPUT} bytes",
+            "{} {shown} printed more than {NFT_MAX_OUTPUT} bytes",
             nft.display()
         ));
     }
     if !done.status.success() {
         return Err(format!(
-            "{} -j list ruleset failed ({}): {}",
+            "{} {shown} failed ({}): {}",
             nft.display(),
             done.status,
             String::from_utf8_lossy(&done.stderr).trim()
         ));
     }
-    let out = done.stdout;
-    String::from_utf8(out).map_err(|_| format!("{} printed invalid UTF-8", nft.display()))
+    String::from_utf8(done.stdout)
+        .map_err(|_| format!("{} {shown} printed invalid UTF-8", nft.display()))
 }
 
 /// Switches the feature off on each named slave (in check mode, only records that it would)

@@ -110,8 +110,10 @@ pub struct Report {
 pub struct GuardReport {
     /// The option was set.
     pub requested: bool,
-    /// The guard's table is in place after this run (would be, in check mode).
+    /// The guard's table is in place and in force after this run (would be, in check mode).
     pub present: bool,
+    /// Why it is not (absent, dormant, changed), with the fix; `null` when it is.
+    pub not_in_force: Option<String>,
     /// This run put it in place (would, in check mode).
     pub changed: bool,
     /// What nft runs to put it in place; the role persists the same for boot.

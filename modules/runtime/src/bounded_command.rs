@@ -3,10 +3,11 @@
 //! so that a hung or chatty tool can neither hold the run nor fill its memory.
 
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// What a command left behind when it ended.
@@ -38,8 +39,9 @@ pub enum NotFinished {
     Wait(std::io::Error),
 }
 
-/// Runs `command` (stdin from /dev/null, stdout and stderr piped) until it ends or `limit`
-/// passes, when it is killed; each stream is kept up to `cap` bytes (plus one) and the rest is
+/// Runs `command` (stdin from /dev/null, stdout and stderr piped, in a process group of its
+/// own) until it has exited and its pipes are closed, or `limit` passes, when the whole group is
+/// killed and the pipes are no longer read; each stream is kept up to `cap` bytes (plus one) and the rest is
 /// read and dropped, so that the command never blocks on a full pipe.
 pub fn run(command: &mut Command, limit: Duration, cap: u64) -> Result<Finished, NotFinished> {
     run_bounded(command, limit, cap, false)
@@ -61,52 +63,101 @@ fn run_bounded(
     cap: u64,
     stop_over_cap: bool,
 ) -> Result<Finished, NotFinished> {
+    // A process group of its own: whatever the command starts (`sleep 30 &`) is stopped with it,
+    // and the pipes it may hold are closed by the kill.
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .map_err(NotFinished::Spawn)?;
+    let group = Group(child.id() as libc::pid_t);
+    let deadline = Instant::now() + limit;
     let stdout_over_cap = Arc::new(AtomicBool::new(false));
     let stdout = drain(child.stdout.take(), cap, Some(stdout_over_cap.clone()));
     let stderr = drain(child.stderr.take(), cap, None);
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if stop_over_cap && stdout_over_cap.load(Ordering::Relaxed) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(NotFinished::OverCap);
-            }
-            Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(10)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(NotFinished::TimedOut);
-            }
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(NotFinished::Wait(e));
+    let mut stdout_bytes = None;
+    let mut stderr_bytes = None;
+    // Done when the command has exited and both pipes are closed: a child left behind that still
+    // holds stdout keeps the run going, up to the deadline and no further.
+    let ended = loop {
+        for (channel, bytes) in [(&stdout, &mut stdout_bytes), (&stderr, &mut stderr_bytes)] {
+            if bytes.is_none() {
+                match channel.try_recv() {
+                    Ok(read) => *bytes = Some(read),
+                    Err(TryRecvError::Disconnected) => *bytes = Some(Vec::new()),
+                    Err(TryRecvError::Empty) => {}
+                }
             }
         }
+        let pipes_closed = stdout_bytes.is_some() && stderr_bytes.is_some();
+        match group.leader_exited() {
+            Ok(true) if pipes_closed => break Ok(()),
+            Err(e) => break Err(NotFinished::Wait(e)),
+            Ok(_) if stop_over_cap && stdout_over_cap.load(Ordering::Relaxed) => {
+                break Err(NotFinished::OverCap)
+            }
+            Ok(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(_) => break Err(NotFinished::TimedOut),
+        }
     };
+    if let Err(e) = ended {
+        // The leader is not reaped yet (waitid with WNOWAIT), so the group id is still its own.
+        group.kill();
+        let _ = child.wait();
+        return Err(e);
+    }
+    let status = child.wait().map_err(NotFinished::Wait)?;
     Ok(Finished {
         status,
-        stdout: stdout.join().unwrap_or_default(),
-        stderr: stderr.join().unwrap_or_default(),
+        stdout: stdout_bytes.unwrap_or_default(),
+        stderr: stderr_bytes.unwrap_or_default(),
         cap,
     })
 }
 
+/// The process group a command runs in; its id is the command's process id.
+struct Group(libc::pid_t);
+
+impl Group {
+    /// Whether the leader (the command itself) has exited, leaving it unreaped: until
+    /// `Child::wait`, its id cannot be taken by another process or group.
+    fn leader_exited(&self) -> std::io::Result<bool> {
+        // SAFETY: waitid only writes the siginfo_t it is given, which lives on this stack.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                self.0 as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if rc == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: waitid filled in (or left zeroed) a SIGCHLD siginfo_t, whose si_pid is set.
+        Ok(unsafe { info.si_pid() } != 0)
+    }
+
+    /// SIGKILL to every process of the group (an error means none is left).
+    fn kill(&self) {
+        // SAFETY: kill takes no pointers.
+        let _ = unsafe { libc::kill(-self.0, libc::SIGKILL) };
+    }
+}
+
 /// Reads `source` to its end in a thread of its own, keeping `cap` bytes plus one; `over_cap`
-/// is raised once more than the cap has come.
+/// is raised once more than the cap has come. The bytes come on the channel once the source
+/// ends; a run that stops at its deadline no longer waits for them (the thread ends when the
+/// killed group's end of the pipe closes).
 fn drain<R: Read + Send + 'static>(
     source: Option<R>,
     cap: u64,
     over_cap: Option<Arc<AtomicBool>>,
-) -> JoinHandle<Vec<u8>> {
+) -> Receiver<Vec<u8>> {
+    let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         if let Some(source) = source {
@@ -119,8 +170,10 @@ fn drain<R: Read + Send + 'static>(
             }
             let _ = std::io::copy(&mut kept.into_inner(), &mut std::io::sink());
         }
-        bytes
-    })
+        // The run may have stopped waiting: then nobody is left to receive.
+        let _ = sender.send(bytes);
+    });
+    receiver
 }
 
 #[cfg(test)]
@@ -167,5 +220,56 @@ mod tests {
             run_stopped_over_cap(Command::new("echo").arg("ok"), Duration::from_secs(5), 1000)
                 .unwrap();
         assert_eq!(within.stdout, b"ok\n");
+    }
+
+    /// BG1: a command that exits but leaves a child holding its stdout does not hold the run
+    /// past the limit: it ends as timed out and the child, in the command's group, is killed.
+    #[test]
+    fn a_child_left_holding_stdout_is_bound_by_the_limit_and_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("child_pid");
+        let script = dir.path().join("leaves_a_child.sh");
+        std::fs::write(
+            &script,
+            format!("sleep 30 &\necho $! > '{}'\necho hi\n", pid_file.display()),
+        )
+        .unwrap();
+        let started = Instant::now();
+        let run = run(
+            Command::new("sh").arg(&script),
+            Duration::from_secs(2),
+            1000,
+        );
+        assert!(matches!(run, Err(NotFinished::TimedOut)), "{run:?}");
+        // Generous: the old code waited for the child's 30 s.
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+                .ok()
+                .and_then(|stat| stat.split(") ").nth(1).map(|rest| !rest.starts_with('Z')))
+                .unwrap_or(false)
+        };
+        let gone = (0..100).any(|_| {
+            let gone = !alive();
+            if !gone {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            gone
+        });
+        assert!(gone, "the child {} outlived the run", pid.trim());
+    }
+
+    /// A child that lets go of the pipes does not hold the run: it ends with the command.
+    #[test]
+    fn a_child_detached_from_the_pipes_does_not_hold_the_run() {
+        let done = run(
+            Command::new("sh").args(["-c", "sleep 30 >/dev/null 2>&1 & echo hi"]),
+            Duration::from_secs(10),
+            1000,
+        )
+        .unwrap();
+        assert!(done.status.success());
+        assert_eq!(done.stdout, b"hi\n");
     }
 }

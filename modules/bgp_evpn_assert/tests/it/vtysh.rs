@@ -200,6 +200,37 @@ fn a_hanging_vtysh_is_stopped_at_the_timeout() {
     assert!(msg.contains("did not finish within timeout=1 s on `show evpn vni detail json`, `show evpn next-hops vni all json` and was stopped"), "{msg}");
 }
 
+/// BG1: a vtysh that exits but leaves a child holding its stdout is still bound by `timeout`:
+/// the run fails at the timeout, naming the program and the option, and the child is stopped.
+#[test]
+fn a_vtysh_leaving_a_child_on_its_stdout_is_stopped_at_the_timeout() {
+    let vtysh =
+        FakeVtysh::script("sleep 30 &\necho $! > \"$(dirname \"$0\")/child_pid\"\necho '{}'");
+    let pid_file = vtysh.dir.path().join("child_pid");
+    let result = vtysh.run(json!({"timeout": 2, "vnis": [{"vni": 1}]}));
+    assert_eq!(result["failed"], true, "{result}");
+    let msg = result["msg"].as_str().unwrap();
+    assert!(msg.contains("did not finish within timeout=2 s"), "{msg}");
+    assert!(
+        msg.contains(&vtysh.dir.path().join("vtysh").display().to_string()),
+        "{msg}"
+    );
+    // The child went with the group: it is gone (or, reparented, a zombie being reaped).
+    let pid = fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    let gone = (0..100).any(|_| {
+        let state = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let alive = state
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| !rest.starts_with('Z'));
+        if alive {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        !alive
+    });
+    assert!(gone, "sleep {pid} outlived the run");
+}
+
 #[test]
 fn a_vtysh_printing_no_json_fails_quoting_it() {
     let vtysh = FakeVtysh::script("echo '% Unknown command: show evpn vni detail json'");

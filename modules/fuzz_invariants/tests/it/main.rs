@@ -3,8 +3,10 @@
 //! fuzz/regressions/TARGET and a bounded number of generated inputs), one module per crate the
 //! targets check. Filter by it, e.g. `cargo test -p deevnet_fuzz_invariants --test it frr_local_stanza::`.
 
+mod bgp_evpn_assert;
 mod egress_probe;
 mod frr_local_stanza;
+mod qinq_check;
 mod runtime;
 mod sdn_check;
 mod sysctl_forwarding;

@@ -381,3 +381,142 @@ fn the_guard_is_recognised_by_what_it_drops_and_predicted_in_check_mode() {
     assert!(report.guest_ports.is_empty(), "{:?}", report.guest_ports);
     assert!(report.guest_vlan_guard.present);
 }
+
+/// nft 1.0.6's two listings of `state` (tests/data/nft-1.0.6), as `read_ruleset` reads them.
+fn recorded_nft(state: &str) -> Ruleset {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nft-1.0.6");
+    let read = |ext: &str| std::fs::read_to_string(dir.join(format!("{state}.{ext}"))).unwrap();
+    Ruleset::from_listings(&read("json"), &read("txt")).unwrap()
+}
+
+/// QC1: a guard table set dormant (`flags dormant`) drops nothing, so it is not installed, no
+/// guest port counts as kept off by it, and both say why and the fix. Recorded from nft 1.0.6.
+#[test]
+fn a_dormant_guard_is_not_installed_and_keeps_no_guest_port_off() {
+    use crate::guest_ports::GUARD_TABLE;
+    let node = guest_node();
+    let active = recorded_nft("guard");
+    assert_eq!(active.guard_state(), Ok(()));
+    let report = report_with(&node, active, GuestPortsPolicy::Fail);
+    assert!(report.guest_ports.is_empty(), "{:?}", report.guest_ports);
+    assert_eq!(report.guest_vlan_guard.not_in_force, None);
+
+    let dormant = recorded_nft("guard-dormant");
+    assert!(!dormant.guard_installed());
+    let why = dormant.guard_state().unwrap_err();
+    assert!(
+        why.starts_with(&format!(
+            "table bridge {GUARD_TABLE} is dormant (flags dormant), so its rules drop nothing; set guest_vlan_guard=true, which remakes the table, or run: nft 'add table bridge {GUARD_TABLE}; delete table bridge {GUARD_TABLE}; "
+        )),
+        "{why}"
+    );
+    let report = report_with(&node, dormant, GuestPortsPolicy::Fail);
+    assert!(!report.guest_vlan_guard.present);
+    assert_eq!(report.guest_vlan_guard.not_in_force, Some(why));
+    assert_eq!(
+        ports(&report),
+        [("tap100i0", 100), ("veth101i1", 101), ("fwpr102p0", 102)]
+    );
+    for finding in &report.guest_ports {
+        assert_eq!(
+            finding.nftables,
+            format!("no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it (table bridge {GUARD_TABLE} is dormant (flags dormant), so its rules drop nothing; load it without `flags dormant`, or for the guard set guest_vlan_guard=true)")
+        );
+    }
+}
+
+/// QC1: nft 1.0.6's JSON alone misprints a table's one flag (a freed string): the guard's
+/// `"flags": "deevnet_guest_vlan"` is read as flags that may be dormant, never as in force;
+/// and a dormant table the JSON shows as `"flags": "owner"` is dormant by the text listing.
+#[test]
+fn nft_1_0_6s_misprinted_table_flag_is_not_trusted() {
+    let json_only = |state: &str| {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nft-1.0.6");
+        let text = std::fs::read_to_string(dir.join(format!("{state}.json"))).unwrap();
+        Ruleset::Read(serde_json::from_str(&text).unwrap())
+    };
+    let why = json_only("guard-dormant").guard_state().unwrap_err();
+    assert!(
+        why.contains(
+            "has flags \"deevnet_guest_vlan\" this module cannot read, so it may be dormant"
+        ),
+        "{why}"
+    );
+    // The JSON alone would pass the port: the text listing is what says the table is dormant.
+    assert_eq!(
+        json_only("dormant-rule-flag-misprinted").drops_vlan_frames_from("tap100i0", "vmbr0"),
+        Ok(())
+    );
+    let why = recorded_nft("dormant-rule-flag-misprinted")
+        .drops_vlan_frames_from("tap100i0", "vmbr0")
+        .unwrap_err();
+    assert!(
+        why.contains("table bridge owner is dormant (flags dormant)"),
+        "{why}"
+    );
+}
+
+/// A table's flags in each form nft prints them (a number, a name, a list of names), and a
+/// table the text listing does not show: only no flags, or owner/persist alone, are in force.
+#[test]
+fn table_flags_are_read_in_every_form_and_the_unknown_counts_as_dormant() {
+    use crate::guest_ports::table_not_in_force;
+    let state = |flags: Value| {
+        table_not_in_force(&json!({"family": "bridge", "name": "t", "flags": flags}))
+    };
+    for in_force in [
+        Value::Null,
+        json!(0),
+        json!(2),
+        json!(6),
+        json!("owner"),
+        json!(["owner", "persist"]),
+        json!([]),
+    ] {
+        assert_eq!(state(in_force.clone()), None, "{in_force}");
+    }
+    for dormant in [
+        json!(1),
+        json!(3),
+        json!("dormant"),
+        json!(["owner", "dormant"]),
+    ] {
+        assert!(
+            state(dormant.clone()).unwrap().starts_with("is dormant"),
+            "{dormant}"
+        );
+    }
+    for unreadable in [
+        json!(8),
+        json!(-1),
+        json!(1.5),
+        json!("x"),
+        json!([1]),
+        json!({"dormant": true}),
+    ] {
+        assert!(
+            state(unreadable.clone()).unwrap().contains("cannot read"),
+            "{unreadable}"
+        );
+    }
+    let json = r#"{"nftables": [{"table": {"family": "bridge", "name": "t"}}]}"#;
+    let Ruleset::Read(value) = Ruleset::from_listings(json, "table bridge other {\n}\n").unwrap()
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        value["nftables"][0]["table"]["flags"],
+        "not in nft's text listing"
+    );
+    let Ruleset::Read(value) = Ruleset::from_listings(
+        json,
+        "table bridge t {\n\tflags dormant,owner\n\tchain c {\n\t\tflags offload\n\t}\n}\n",
+    )
+    .unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(
+        value["nftables"][0]["table"]["flags"],
+        json!(["dormant", "owner"])
+    );
+}

@@ -435,3 +435,87 @@ fn the_guard_drops_a_guests_double_tagged_frames_that_passed_before() {
         );
     }
 }
+
+/// QC1: the guard's table set dormant (`flags dormant`) lets a guest's double-tagged frames
+/// through again, and the module sees it: the ruleset read from the namespace shows the guard
+/// not installed, the guest port not kept off (naming the dormant table), and putting the guard
+/// in place again makes it drop the frames.
+#[test]
+fn a_dormant_guard_passes_frames_and_is_reported_not_installed() {
+    use deevnet_runtime::netlink::{Vlan, VlanProtocol};
+    use qinq_check::guest_ports::{audit, GuestBridge, GUARD_TABLE};
+    use qinq_check::node::{install_guard, read_ruleset, NFT};
+    use qinq_check::{ParentKind, Stack};
+    let ns = Namespace::new();
+    for args in [
+        "link add tap100i0 type veth peer name vm100",
+        "link set tap100i0 master br0",
+        "link set tap100i0 up",
+        "link set vm100 up",
+    ] {
+        ns.ip(args);
+    }
+    let nft = std::path::Path::new(NFT);
+    ns.enter(|| install_guard(nft).unwrap());
+    assert_eq!(
+        double_tagged_frames_through(&ns, 0x8100),
+        0,
+        "guard in force"
+    );
+    let dormant = ns
+        .command(NFT)
+        .args(["add", "table", "bridge", GUARD_TABLE, "{ flags dormant; }"])
+        .status()
+        .unwrap();
+    assert!(dormant.success());
+    assert_eq!(
+        double_tagged_frames_through(&ns, 0x8100),
+        3,
+        "guard dormant"
+    );
+    let (state, findings) = ns.enter(|| {
+        let links = Netlink::connect().unwrap().links().unwrap();
+        let parent = links.by_name("bond0").unwrap().clone();
+        let mut uplink = parent.clone();
+        uplink.vlan = Some(Vlan {
+            id: 40,
+            protocol: Some(VlanProtocol::Dot1Q),
+        });
+        let stack = Stack {
+            guest_bridge: GuestBridge::find(40, &parent, &links),
+            parent: parent.clone(),
+            parent_kind: ParentKind::Nic,
+            uplink,
+            bridge: links.by_name("br0").unwrap().clone(),
+            slaves: vec![(parent, None)],
+            trunks: Vec::new(),
+            bond_mode: None,
+        };
+        let ruleset = read_ruleset(nft);
+        (ruleset.guard_state(), audit(&stack, &[], &ruleset))
+    });
+    let why = state.unwrap_err();
+    assert!(
+        why.starts_with(&format!("table bridge {GUARD_TABLE} is dormant (flags dormant), so its rules drop nothing; set guest_vlan_guard=true")),
+        "{why}"
+    );
+    let ports: Vec<(&str, u32)> = findings.iter().map(|f| (f.port.as_str(), f.vmid)).collect();
+    assert_eq!(ports, [("tap100i0", 100)]);
+    assert!(
+        findings[0]
+            .nftables
+            .contains(&format!("table bridge {GUARD_TABLE} is dormant")),
+        "{}",
+        findings[0].nftables
+    );
+    let again = ns.enter(|| {
+        install_guard(nft).unwrap();
+        read_ruleset(nft).guard_installed()
+    });
+    assert!(again);
+    assert_eq!(
+        double_tagged_frames_through(&ns, 0x8100),
+        0,
+        "guard put back"
+    );
+}
