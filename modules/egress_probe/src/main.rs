@@ -66,8 +66,16 @@ fn main() {
                 swept.join(", ")
             ));
         }
-        session::check_all_on_vnet(&plans, &node, label)?;
-        let probed = session::probe(&netlink, &plans, &node, &mark, run.listed, label)?;
+        let gateways_answered = session::check_all_on_vnet(&plans, &node, label)?;
+        let probed = session::probe(
+            &netlink,
+            &plans,
+            &gateways_answered,
+            &node,
+            &mark,
+            run.listed,
+            label,
+        )?;
         let names: Vec<String> = run.probes.iter().map(|(name, _)| name.clone()).collect();
         let policy = FindingsPolicy {
             // egress_probe has no `findings` option: a probe that failed fails the task.

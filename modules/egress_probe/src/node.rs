@@ -104,6 +104,27 @@ pub fn configure_inside(
         })
 }
 
+/// A permanent neighbour entry `address` → `mac` on link `index` (replacing one the kernel
+/// learned).
+pub fn pin_neighbour(
+    netlink: &Netlink,
+    index: u32,
+    address: IpAddr,
+    mac: [u8; 6],
+) -> Result<(), NetlinkError> {
+    netlink
+        .block_on(
+            netlink
+                .handle()
+                .neighbours()
+                .add(index, address)
+                .link_layer_address(&mac)
+                .replace()
+                .execute(),
+        )
+        .map_err(|e| NetlinkError::from_rtnetlink(format!("pinning the gateway {address}"), e))
+}
+
 /// Whether duplicate address detection of `address` on link `index` is over: `Some(true)`
 /// when another host holds it (DADFAILED), `Some(false)` when it passed, `None` while the
 /// address is still tentative.

@@ -183,7 +183,8 @@ pub fn echo6_answer(message: &[u8], from: Ipv6Addr, echo: &Echo6) -> Option<Echo
                 && *quoted.get(6)? == 58
                 && *request.first()? == ICMPV6_ECHO_REQUEST
                 && word(request, 4)? == echo.id
-                && word(request, 6)? == echo.sequence;
+                && word(request, 6)? == echo.sequence
+                && quotes_the_nonce(request.get(8..)?, echo.nonce);
             if !ours {
                 return None;
             }
@@ -275,8 +276,9 @@ pub fn echo_answer(packet: &[u8], echo: &Echo) -> Option<EchoAnswer> {
             Some(EchoAnswer::Reply)
         }
         ICMP_UNREACHABLE => {
-            // The quoted packet: its IP header, then our echo request's first 8 bytes (all a
-            // router must quote: the nonce is not there, the identifier and sequence are).
+            // The quoted packet: its IP header, then our echo request. The identifier and
+            // sequence are public (a neighbour sprays them all): the quote must hold the
+            // payload up to the run's nonce too, as every router quoting per RFC 1812 does.
             let quoted = icmp.get(8..)?;
             let quoted_header = usize::from(quoted.first()? & 0x0f) * 4;
             if quoted_header < 20 {
@@ -287,14 +289,22 @@ pub fn echo_answer(packet: &[u8], echo: &Echo) -> Option<EchoAnswer> {
             (quoted_destination == echo.target
                 && *request.first()? == ICMP_ECHO_REQUEST
                 && word(request, 4)? == echo.id
-                && word(request, 6)? == echo.sequence)
-                .then_some(match icmp[1] {
-                    ICMP_FRAG_NEEDED => EchoAnswer::FragNeeded(source, word(icmp, 6)?),
-                    code => EchoAnswer::Unreachable(source, code),
-                })
+                && word(request, 6)? == echo.sequence
+                && quotes_the_nonce(request.get(8..)?, echo.nonce))
+            .then_some(match icmp[1] {
+                ICMP_FRAG_NEEDED => EchoAnswer::FragNeeded(source, word(icmp, 6)?),
+                code => EchoAnswer::Unreachable(source, code),
+            })
         }
         _ => None,
     }
+}
+
+/// An ICMP error's quote of the request's payload holds the fixed text and the run's nonce:
+/// only who saw the request can quote it. A quote cut shorter proves nothing and is ignored.
+fn quotes_the_nonce(quoted_payload: &[u8], nonce: &[u8; NONCE_LEN]) -> bool {
+    quoted_payload.get(..PAYLOAD.len()) == Some(PAYLOAD)
+        && quoted_payload.get(PAYLOAD.len()..PAYLOAD.len() + NONCE_LEN) == Some(&nonce[..])
 }
 
 /// The reply's payload is the request's: the fixed text, the nonce, then the padding.

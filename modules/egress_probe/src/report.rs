@@ -5,6 +5,7 @@
 use crate::frame::{classify, Direction, Frame, Markers, Packet};
 use crate::params::{Expect, Proto, Size, Target};
 use serde::Serialize;
+use std::net::IpAddr;
 
 /// Probe frames kept per interface: the probes send at most a few hundred, so reaching it means
 /// someone else sent frames that look like the probe's, and the capture is marked overflowed.
@@ -149,6 +150,19 @@ pub fn build(
     dropped: u64,
     markers: &Markers,
 ) -> Report {
+    build_on_node(targets, outcomes, captures, dropped, markers, &[])
+}
+
+/// [`build`], knowing the node's own addresses: a target among them that answers was answered
+/// by the node itself, never a reject on the node's way out.
+pub fn build_on_node(
+    targets: &[Target],
+    outcomes: &[ProbeOutcome],
+    captures: &[Capture],
+    dropped: u64,
+    markers: &Markers,
+    node_addresses: &[IpAddr],
+) -> Report {
     let mut interfaces = Vec::with_capacity(captures.len());
     // Per target: the interfaces its requests left by, and replies seen arriving there.
     let mut left_by: Vec<Vec<(String, u32, u32)>> = vec![Vec::new(); targets.len()];
@@ -269,59 +283,13 @@ pub fn build(
         let frag_needed_mtu = outcome.frag_needed.map(|(_, mtu)| mtu);
         let mut blocked_by = None;
         let mut answered_by = None;
-        if target.expect == Expect::Blocked {
-            // Toward the expected egress (the perimeter) a blocked probe may go: it is dropped
-            // or refused beyond the node. Anywhere else it was not blocked.
-            let role_of = |name: &str| {
-                captures
-                    .iter()
-                    .find(|c| c.interface == name)
-                    .map(|c| c.role)
-            };
-            let (to_egress, requests_left): (Vec<&str>, Vec<&str>) = seen
-                .iter()
-                .filter(|(_, requests, _)| *requests > 0)
-                .map(|(name, _, _)| name.as_str())
-                .partition(|name| role_of(name) == Some(Role::Egress));
-            let host_answered = outcome.refused
-                || outcome
-                    .unreachable
-                    .is_some_and(|(from, code)| from == target.address && (code == 2 || code == 3));
-            if outcome.sent == 0 {
-                // Judged below, as a leak probe that sent nothing is.
-            } else if outcome.received > 0 || host_answered {
+        if target.expect == Expect::Blocked && outcome.sent > 0 {
+            let judged = judge_blocked(target, outcome, seen, captures, node_addresses);
+            if let Some(problem) = judged.problem {
                 passed = false;
-                answered_by = Some(target.address.to_string());
-                problems.push(format!(
-                    "{}: answered by {} ({}/{} probes{}) though it must be blocked: the \
-                     isolation is missing",
-                    target.label(),
-                    target.address,
-                    outcome.received,
-                    outcome.sent,
-                    if outcome.refused {
-                        ", refused by the host"
-                    } else {
-                        ""
-                    }
-                ));
-            } else if !requests_left.is_empty() {
-                passed = false;
-                problems.push(format!(
-                    "{}: no answer, but its probes left the node by {}: not blocked at the node",
-                    target.label(),
-                    requests_left.join(", ")
-                ));
-            } else {
-                blocked_by = Some(match outcome.unreachable {
-                    Some((_, code)) => unreachable_name(code),
-                    None if outcome.error.as_deref() == Some("unreachable") => {
-                        "icmp unreachable".to_string()
-                    }
-                    None if !to_egress.is_empty() => "dropped beyond the node".to_string(),
-                    None => "no answer".to_string(),
-                });
+                problems.push(problem);
             }
+            (blocked_by, answered_by) = (judged.blocked_by, judged.answered_by);
         }
         // A leak probe that sent nothing (its workload's veth gone, say) proves nothing.
         if target.expect != Expect::Reply && outcome.sent == 0 {
@@ -511,6 +479,111 @@ fn size_text(size: Option<Size>) -> String {
         Some(Size::Mtu) => "the VNet's MTU".to_string(),
         None => "small".to_string(),
     }
+}
+
+/// How a blocked target's probes ended: its problem, if any, and who blocked or answered it.
+struct BlockedJudgement {
+    problem: Option<String>,
+    blocked_by: Option<String>,
+    answered_by: Option<String>,
+}
+
+/// A blocked target's verdict from what came back inside the workload and what the capture
+/// saw of it on the node (`seen`: per interface, its requests leaving and its replies arriving).
+/// Toward the expected egress (the perimeter) a blocked probe may go: it is dropped or refused
+/// beyond the node. Anywhere else it was not blocked; and answers seen arriving at the node
+/// are reachability, even when the node drops them before the workload.
+fn judge_blocked(
+    target: &Target,
+    outcome: &ProbeOutcome,
+    seen: &[(String, u32, u32)],
+    captures: &[Capture],
+    node_addresses: &[IpAddr],
+) -> BlockedJudgement {
+    let role_of = |name: &str| {
+        captures
+            .iter()
+            .find(|c| c.interface == name)
+            .map(|c| c.role)
+    };
+    let (to_egress, requests_left): (Vec<&str>, Vec<&str>) = seen
+        .iter()
+        .filter(|(_, requests, _)| *requests > 0)
+        .map(|(name, _, _)| name.as_str())
+        .partition(|name| role_of(name) == Some(Role::Egress));
+    let replies_arrived: Vec<String> = seen
+        .iter()
+        .filter(|(_, _, replies)| *replies > 0)
+        .map(|(name, _, replies)| format!("{name} ({replies})"))
+        .collect();
+    let host_answered = outcome.refused
+        || outcome
+            .unreachable
+            .is_some_and(|(from, code)| from == target.address && (code == 2 || code == 3));
+    let answered = |how: String| BlockedJudgement {
+        problem: Some(format!(
+            "{}: {how} though it must be blocked: the isolation is missing",
+            target.label()
+        )),
+        blocked_by: None,
+        answered_by: Some(target.address.to_string()),
+    };
+    let blocked = |by: String| BlockedJudgement {
+        problem: None,
+        blocked_by: Some(by),
+        answered_by: None,
+    };
+    let answered_in_words = || {
+        format!(
+            "answered by {} ({}/{} probes{})",
+            target.address,
+            outcome.received,
+            outcome.sent,
+            if outcome.refused {
+                ", refused by the host"
+            } else {
+                ""
+            }
+        )
+    };
+    if outcome.received > 0 || host_answered {
+        // A refusal in the target's name (a firewall's REJECT: a TCP reset, a port
+        // unreachable) with nothing of the probe seen leaving the node, nor anything coming
+        // back to it, was made by the node on the way out: blocked there. The node's own
+        // addresses answer from inside the node: that is an answer.
+        let made_by_the_node = outcome.received == 0
+            && !captures.is_empty()
+            && seen.is_empty()
+            && !node_addresses.contains(&target.address);
+        return if made_by_the_node {
+            blocked("rejected by the node".to_string())
+        } else {
+            answered(answered_in_words())
+        };
+    }
+    if !replies_arrived.is_empty() {
+        return answered(format!(
+            "answers arrived at the node by {} and were dropped there, before the workload",
+            replies_arrived.join(", ")
+        ));
+    }
+    if !requests_left.is_empty() {
+        return BlockedJudgement {
+            problem: Some(format!(
+                "{}: no answer, but its probes left the node by {}: not blocked at the node",
+                target.label(),
+                requests_left.join(", ")
+            )),
+            blocked_by: None,
+            answered_by: None,
+        };
+    }
+    blocked(match outcome.unreachable {
+        Some((_, code)) => unreachable_name(code),
+        None if outcome.error.as_deref() == Some("unreachable") => "icmp unreachable".to_string(),
+        None if !to_egress.is_empty() => "dropped beyond the node".to_string(),
+        None => "no answer".to_string(),
+    })
 }
 
 /// An ICMP destination-unreachable code in words, as `blocked_by` says it.

@@ -10,7 +10,7 @@ use deevnet_probe_port::mark::Mark;
 use deevnet_probe_port::namespace::{join, Namespace};
 use deevnet_probe_port::veth::{self, VethGuard};
 use deevnet_runtime::file_policy::FileLock;
-use deevnet_runtime::netlink::{Netlink, NetlinkError, OperState};
+use deevnet_runtime::netlink::{Links, Netlink, NetlinkError, OperState};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
 use std::net::IpAddr;
@@ -53,8 +53,9 @@ pub fn lock_address(plan: &Plan) -> Result<FileLock, Failure> {
 }
 
 /// The last refusals, which need the VNet: the address must not answer ARP, and a gateway that
-/// is not the node's must.
-pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), Failure> {
+/// is not the node's must. The MAC that answered for such a gateway, which the workload then
+/// pins (see [`gateway_macs`]).
+pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<Option<[u8; 6]>, Failure> {
     let link = node
         .links
         .by_index(plan.vnet.index)
@@ -71,7 +72,7 @@ pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), Failure> {
         })?;
     // IPv6 workloads check their address by their own DAD (see `wait_for_dad`).
     let (IpAddr::V4(host), IpAddr::V4(gateway)) = (plan.address.addr(), plan.gateway) else {
-        return Ok(());
+        return Ok(None);
     };
     if let Some(owner) = arp::who_has(plan.vnet.index, mac, host)? {
         return Err(Failure::new(format!(
@@ -81,23 +82,27 @@ pub fn check_on_vnet(plan: &Plan, node: &NodeFacts) -> Result<(), Failure> {
             arp::format_mac(owner)
         )));
     }
-    if !plan.gateway_is_node && arp::who_has(plan.vnet.index, mac, gateway)?.is_none() {
-        return Err(Failure::new(format!(
+    if plan.gateway_is_node {
+        return Ok(None);
+    }
+    match arp::who_has(plan.vnet.index, mac, gateway)? {
+        Some(router) => Ok(Some(router)),
+        None => Err(Failure::new(format!(
             "gateway: {} is neither the node's address on {} nor answers ARP there; give the \
              router of the tenant's subnet, or leave gateway out for the node's own address",
             plan.gateway, plan.vnet.name
-        )));
+        ))),
     }
-    Ok(())
 }
 
 /// The ARP checks of every probe ([`check_on_vnet`]) at once, each on a thread of its own:
-/// 3 s in all, whatever the probe count. The first refusal, `name`d by `label`.
+/// 3 s in all, whatever the probe count. The first refusal, `name`d by `label`; else the MAC
+/// that answered for each probe's gateway that is not the node's ([`gateway_macs`]).
 pub fn check_all_on_vnet(
     plans: &[Plan],
     node: &NodeFacts,
     label: impl Fn(usize) -> String,
-) -> Result<(), Failure> {
+) -> Result<Vec<Option<[u8; 6]>>, Failure> {
     std::thread::scope(|scope| {
         let checks: Vec<_> = plans
             .iter()
@@ -106,21 +111,53 @@ pub fn check_all_on_vnet(
                     // A tagged workload's VLAN is not the bridge's own: it asks from inside;
                     // an IPv6 workload's address is checked by its own DAD.
                     if plan.vlan.is_some() || plan.address.addr().is_ipv6() {
-                        Ok(())
+                        Ok(None)
                     } else {
                         check_on_vnet(plan, node)
                     }
                 })
             })
             .collect();
+        let mut answered = Vec::with_capacity(plans.len());
         for (i, check) in checks.into_iter().enumerate() {
-            check
-                .join()
-                .map_err(|_| Failure::new("an ARP check's thread panicked"))?
-                .map_err(|e| Failure::new(format!("{}{}", label(i), e.msg)))?;
+            answered.push(
+                check
+                    .join()
+                    .map_err(|_| Failure::new("an ARP check's thread panicked"))?
+                    .map_err(|e| Failure::new(format!("{}{}", label(i), e.msg)))?,
+            );
         }
-        Ok(())
+        Ok(answered)
     })
+}
+
+/// The gateway's MAC each workload pins in its neighbour table, so that a host on the VNet
+/// answering ARP in the gateway's name (and passing only some of the probes on) cannot
+/// become the workload's router: the VNet bridge's own MAC for a gateway of the node's (the
+/// anycast gateway of an EVPN zone is the bridge's address too), the MAC that answered the
+/// ARP check for another router, none for an IPv6 router that is not the node's (left to
+/// neighbour discovery), and a tagged workload's is pinned from its own check inside. `links`
+/// are read once every workload is attached: a bridge without a MAC of its own takes its
+/// lowest port's, so attaching the workloads may change it.
+pub fn gateway_macs(
+    plans: &[Plan],
+    links: &Links,
+    answered: &[Option<[u8; 6]>],
+) -> Vec<Option<[u8; 6]>> {
+    plans
+        .iter()
+        .zip(answered)
+        .map(|(plan, answered)| {
+            if plan.gateway_is_node {
+                links
+                    .by_index(plan.vnet.index)
+                    .and_then(|link| link.mac.as_deref())
+                    .and_then(arp::parse_mac)
+            } else {
+                *answered
+            }
+        })
+        .collect()
 }
 
 /// One probe's workload while it exists.
@@ -145,6 +182,7 @@ pub struct Probed {
 pub fn probe(
     netlink: &Netlink,
     plans: &[Plan],
+    gateways_answered: &[Option<[u8; 6]>],
     node: &NodeFacts,
     mark: &Mark,
     listed: bool,
@@ -155,21 +193,26 @@ pub fn probe(
         .map(|_| Netlink::connect())
         .collect::<Result<_, _>>()?;
     let workloads = make_all(&makers, plans, node, mark, listed).map_err(|(i, e)| named(i, e))?;
+    let pins = gateway_macs(plans, &netlink.links()?, gateways_answered);
     // The workloads' links come up at once: one wait, not one per probe.
     let configuring: Vec<_> = workloads
         .iter()
-        .zip(plans)
-        .map(|(workload, plan)| {
+        .zip(plans.iter().zip(&pins))
+        .map(|(workload, (plan, gateway_mac))| {
             let (address, gateway, mtu) = (plan.address, plan.gateway, plan.mtu);
             let (inside, tagged) = (workload.inside_end.clone(), plan.vlan.is_some());
+            let mut gateway_mac = *gateway_mac;
             workload.namespace.spawn(move || -> Result<(), Failure> {
                 configure_workload(&inside, address, gateway, mtu)?;
                 match (address.addr(), gateway) {
                     (IpAddr::V6(host), _) => wait_for_dad(&inside, host)?,
                     (IpAddr::V4(host), IpAddr::V4(gateway)) if tagged => {
-                        check_from_inside(&inside, host, gateway)?
+                        gateway_mac = Some(check_from_inside(&inside, host, gateway)?)
                     }
                     _ => {}
+                }
+                if let Some(mac) = gateway_mac {
+                    pin_gateway(&inside, gateway, mac)?;
                 }
                 Ok(())
             })
@@ -241,6 +284,7 @@ pub fn probe(
     }
     let captured = captures.finish()?;
     let interfaces = remove_all(netlink, workloads)?;
+    let node_addresses: Vec<IpAddr> = node.addresses.iter().map(|a| a.net.addr()).collect();
     let mut probed = Vec::with_capacity(plans.len());
     for (((interface, plan), outcomes), (captured, identity)) in interfaces
         .into_iter()
@@ -249,12 +293,13 @@ pub fn probe(
         .zip(captured.into_iter().zip(&identities))
     {
         probed.push(Probed {
-            report: report::build(
+            report: report::build_on_node(
                 &plan.targets,
                 &outcomes,
                 &captured.captures,
                 captured.dropped,
                 &identity.markers,
+                &node_addresses,
             ),
             interface,
         });
@@ -405,8 +450,6 @@ fn attach_failure(error: NetlinkError, plan: &Plan, node: &NodeFacts) -> Failure
 /// BR_MAX_PORTS − 1: port number 0 is reserved.
 const BRIDGE_MAX_PORTS: usize = 1023;
 
-/// A tagged workload's refusals, asked from inside (its VLAN is not the bridge's own): its
-/// address must not answer ARP, its gateway must.
 /// How long an IPv6 workload's duplicate address detection may take (one solicitation, a
 /// second's wait, as the workload's sysctls set it).
 const DAD_WAIT: Duration = Duration::from_secs(4);
@@ -442,11 +485,13 @@ fn wait_for_dad(dev: &str, host: std::net::Ipv6Addr) -> Result<(), Failure> {
     }
 }
 
+/// A tagged workload's refusals, asked from inside: its address must not answer ARP, its
+/// gateway must; the gateway's MAC, which the workload pins.
 fn check_from_inside(
     dev: &str,
     address: std::net::Ipv4Addr,
     gateway: std::net::Ipv4Addr,
-) -> Result<(), Failure> {
+) -> Result<[u8; 6], Failure> {
     let links = Netlink::connect()?.links()?;
     let link = links
         .by_name(dev)
@@ -463,12 +508,28 @@ fn check_from_inside(
             arp::format_mac(owner)
         )));
     }
-    if arp::who_has(link.index, mac, gateway)?.is_none() {
-        return Err(Failure::new(format!(
+    arp::who_has(link.index, mac, gateway)?.ok_or_else(|| {
+        Failure::new(format!(
             "gateway: {gateway} does not answer ARP on the VLAN; give the tenant's router there"
-        )));
-    }
-    Ok(())
+        ))
+    })
+}
+
+/// The workload's neighbour entry for its gateway, permanent: ARP and neighbour
+/// advertisements from the VNet never replace it.
+fn pin_gateway(dev: &str, gateway: IpAddr, mac: [u8; 6]) -> Result<(), NetlinkError> {
+    let netlink = Netlink::connect()?;
+    let index = netlink
+        .links()?
+        .by_name(dev)
+        .map(|link| link.index)
+        .ok_or_else(|| {
+            NetlinkError::other(
+                "pinning the gateway",
+                format!("{dev} vanished from the workload"),
+            )
+        })?;
+    node::pin_neighbour(&netlink, index, gateway, mac)
 }
 
 fn configure_workload(

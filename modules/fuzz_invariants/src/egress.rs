@@ -161,6 +161,11 @@ pub fn check_icmp(data: &[u8]) {
             }
             Some(EchoAnswer::Unreachable(from, _)) | Some(EchoAnswer::FragNeeded(from, _)) => {
                 assert_eq!(from.octets(), data[12..16]);
+                let quote = [PAYLOAD, &NONCE[..]].concat();
+                assert!(
+                    data.windows(quote.len()).any(|w| w == quote),
+                    "an ICMP error counts only when it quotes the run's nonce"
+                );
             }
             None => {}
         }

@@ -1,6 +1,7 @@
 //! Unit tests of the parts that need no kernel: options, the checks against recorded node
 //! facts, the classification of recorded frames, the result.
 
+mod blocked;
 mod frames;
 mod lifecycle;
 mod params;

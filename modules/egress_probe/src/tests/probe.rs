@@ -105,7 +105,7 @@ fn a_short_icmp_error_quoting_17_bytes_is_no_answer_and_no_crash() {
     let mut full = hex("45000038000000004001000a0a14320a0a1481fa");
     full.extend_from_slice(&[3, 1, 0, 0, 0, 0, 0, 0]);
     full.extend(hex("4500003400000000400100000a1481facb007108"));
-    full.extend_from_slice(&request[..8]);
+    full.extend_from_slice(&request[..8 + crate::probe::PAYLOAD.len() + NONCE.len()]);
     assert_eq!(
         echo_answer(&full, &echo(7)),
         Some(EchoAnswer::Unreachable(Ipv4Addr::new(10, 20, 50, 10), 1))

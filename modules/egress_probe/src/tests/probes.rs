@@ -441,7 +441,8 @@ fn sizes_are_for_icmp_replies_between_the_smallest_probe_and_an_ip_packet() {
 }
 
 /// A router's frag-needed (type 3, code 4, next-hop MTU 1496 in bytes 6-7) quoting the IP
-/// header and first 8 bytes of a 1500-byte echo, as Linux sends it.
+/// header and the start of a 1500-byte echo up to its nonce, as Linux sends it (up to 576
+/// bytes in all).
 #[test]
 fn a_frag_needed_names_its_mtu_and_an_unreachable_its_code() {
     let padding = 1500 - IPV4_ECHO_OVERHEAD;
@@ -450,7 +451,7 @@ fn a_frag_needed_names_its_mtu_and_an_unreachable_its_code() {
         let mut q = vec![0x45, 0, 0x05, 0xdc, 0, 0, 0x40, 0, 0x3f, 1, 0, 0];
         q.extend_from_slice(&[10, 20, 129, 250]);
         q.extend_from_slice(&INTERNET.octets());
-        q.extend_from_slice(&request[..8]);
+        q.extend_from_slice(&request[..QUOTED]);
         q
     };
     let router = Ipv4Addr::new(10, 20, 50, 1);
@@ -480,6 +481,43 @@ fn a_frag_needed_names_its_mtu_and_an_unreachable_its_code() {
         Some(EchoAnswer::Reply)
     );
     assert_eq!(echo_answer(&reply_to(&request), &echo(7)), None);
+}
+
+/// The echo header, the fixed text and the nonce: what a quote must hold.
+const QUOTED: usize = 8 + crate::probe::PAYLOAD.len() + crate::probe::NONCE_LEN;
+
+/// EP2: a neighbour that never saw the probe sprays frag-needed for every identifier and
+/// sequence. The identifier and sequence are public, the nonce is not: a quote without it, or
+/// cut before it, is no answer, so a silent drop stays one.
+#[test]
+fn an_icmp_error_counts_only_when_its_quote_holds_the_runs_nonce() {
+    let padding = 1500 - IPV4_ECHO_OVERHEAD;
+    let request = echo_request_padded(0x48bc, 7, &NONCE, padding);
+    let forged = |quote: &[u8]| {
+        let mut icmp = vec![3, 4, 0, 0, 0, 0, 0x05, 0xd8];
+        icmp.extend_from_slice(&[0x45, 0, 0x05, 0xdc, 0, 0, 0x40, 0, 0x3f, 1, 0, 0]);
+        icmp.extend_from_slice(&[10, 20, 129, 250]);
+        icmp.extend_from_slice(&INTERNET.octets());
+        icmp.extend_from_slice(quote);
+        ipv4(
+            Ipv4Addr::new(10, 20, 129, 66),
+            Ipv4Addr::new(10, 20, 129, 250),
+            &icmp,
+        )
+    };
+    let full = crate::probe::Echo { padding, ..echo(7) };
+    // The first 8 bytes only: all RFC 792 asks, and all a forger knows.
+    assert_eq!(echo_answer(&forged(&request[..8]), &full), None);
+    // The whole quote with another run's nonce.
+    let other = echo_request_padded(0x48bc, 7, &[0x5a; crate::probe::NONCE_LEN], padding);
+    assert_eq!(echo_answer(&forged(&other[..QUOTED]), &full), None);
+    // Cut inside the nonce.
+    assert_eq!(echo_answer(&forged(&request[..QUOTED - 1]), &full), None);
+    // The real quote.
+    assert_eq!(
+        echo_answer(&forged(&request[..QUOTED]), &full),
+        Some(EchoAnswer::FragNeeded(Ipv4Addr::new(10, 20, 129, 66), 1496))
+    );
 }
 
 fn blocked(address: Ipv4Addr) -> Target {

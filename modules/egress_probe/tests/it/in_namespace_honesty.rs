@@ -260,3 +260,174 @@ fn a_flood_toward_the_target_on_the_forbidden_interface_does_not_hide_a_leak() {
     assert_eq!(result["capture"], json!({"dropped": 0, "overflowed": []}));
     assert!(lab.probe_links().is_empty());
 }
+
+/// A host on the VNet answering ARP for `gateway` with its own MAC, until dropped.
+struct ArpImpostor {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<u64>>,
+}
+
+impl ArpImpostor {
+    fn start(ns: &TestNamespace, dev: &'static str, gateway: Ipv4Addr) -> ArpImpostor {
+        let mac = link_mac(ns, dev);
+        let fd = ns.enter(move || {
+            const ETH_P_ARP: u16 = 0x0806;
+            // SAFETY: plain syscalls; the descriptor is owned right away.
+            let fd = unsafe {
+                libc::socket(
+                    libc::AF_PACKET,
+                    libc::SOCK_DGRAM | libc::SOCK_NONBLOCK,
+                    i32::from(ETH_P_ARP.to_be()),
+                )
+            };
+            assert!(
+                fd >= 0,
+                "packet socket: {}",
+                std::io::Error::last_os_error()
+            );
+            unsafe { OwnedFd::from_raw_fd(fd) }
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut answered = 0u64;
+            let mut buffer = [0u8; 128];
+            while !stopping.load(Ordering::Relaxed) {
+                // SAFETY: zeroed sockaddr_ll is valid; buffer and from are valid for their lengths.
+                let mut from: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+                let mut from_len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+                let len = unsafe {
+                    libc::recvfrom(
+                        fd.as_raw_fd(),
+                        buffer.as_mut_ptr() as *mut libc::c_void,
+                        buffer.len(),
+                        0,
+                        &mut from as *mut _ as *mut libc::sockaddr,
+                        &mut from_len,
+                    )
+                };
+                let arp = &buffer[..len.max(0) as usize];
+                // A request (operation 1) for the gateway's address.
+                if arp.len() < 28 || arp[6..8] != [0, 1] || arp[24..28] != gateway.octets() {
+                    std::thread::sleep(Duration::from_millis(1));
+                    continue;
+                }
+                let mut reply = arp[..28].to_vec();
+                reply[7] = 2;
+                reply[8..14].copy_from_slice(&mac);
+                reply[14..18].copy_from_slice(&gateway.octets());
+                reply[18..28].copy_from_slice(&arp[8..18]);
+                let mut to = from;
+                to.sll_halen = 6;
+                to.sll_addr[..6].copy_from_slice(&arp[8..14]);
+                // SAFETY: reply and to are valid for their lengths.
+                let sent = unsafe {
+                    libc::sendto(
+                        fd.as_raw_fd(),
+                        reply.as_ptr() as *const libc::c_void,
+                        reply.len(),
+                        0,
+                        &to as *const libc::sockaddr_ll as *const libc::sockaddr,
+                        std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+                    )
+                };
+                answered += u64::from(sent > 0);
+            }
+            answered
+        });
+        ArpImpostor {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// How many ARP requests it answered.
+    fn stop(mut self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.take().map_or(0, |t| t.join().unwrap())
+    }
+}
+
+impl Drop for ArpImpostor {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The MAC of `dev` in `ns`, from `ip -o link`.
+fn link_mac(ns: &TestNamespace, dev: &str) -> [u8; 6] {
+    let output = std::process::Command::new("ip")
+        .args(["-n", ns.name(), "-o", "link", "show", "dev", dev])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mac = text
+        .split_whitespace()
+        .skip_while(|word| *word != "link/ether")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no MAC on {dev}: {text}"));
+    let bytes: Vec<u8> = mac
+        .split(':')
+        .map(|part| u8::from_str_radix(part, 16).unwrap())
+        .collect();
+    bytes.try_into().unwrap()
+}
+
+/// EP1: a VM on the VNet claims the gateway's address and routes the workload's traffic
+/// itself: the egress target on to the node, the leak toward management dropped. Here the
+/// node does not answer ARP on the VNet at all (arp_ignore 8), so the impostor's answer is the
+/// only one: without the pinned gateway the workload would route by the VM, see its egress
+/// pass and its leak vanish. With it, the workload's packets go to the node's bridge, and the
+/// leak by management is seen, as without the VM.
+#[test]
+fn a_neighbour_claiming_the_gateway_cannot_hide_a_leak() {
+    let lab = Lab::new();
+    let targets = json!([{"address": "203.0.113.8"}, {"address": "10.20.99.5", "expect": "none"}]);
+    let control = lab.run(probe_args(targets.clone()));
+    assert_eq!(control["verdict"], json!("failed"), "{control:#}");
+    assert_eq!(control["targets"][0]["passed"], json!(true), "{control:#}");
+    assert!(
+        control["msg"]
+            .as_str()
+            .unwrap()
+            .contains("tenant packets left by mgmt untranslated"),
+        "{control:#}"
+    );
+
+    // A bridge MAC of its own, as Proxmox's bridges have (ifupdown2 sets it): one without
+    // takes its lowest port's, and the workload's port may be that.
+    lab.node.ip("link set vnet0 address 02:00:00:00:01:01");
+    crate::in_namespace::sysctl(&lab.node, "conf/vnet0/arp_ignore", "8");
+    // The VM: a router back to the node for everything but management, which it drops.
+    crate::in_namespace::sysctl(&lab._vm, "ip_forward", "1");
+    crate::in_namespace::sysctl(&lab._vm, "conf/all/send_redirects", "0");
+    crate::in_namespace::sysctl(&lab._vm, "conf/eth0/send_redirects", "0");
+    lab._vm.ip("route add default via 10.20.129.1");
+    lab._vm.ip("route add blackhole 10.20.99.0/24");
+    lab._vm.ip(&format!(
+        "neigh replace 10.20.129.1 lladdr {} dev eth0 nud permanent",
+        {
+            let mac = link_mac(&lab.node, "vnet0");
+            mac.iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<Vec<_>>()
+                .join(":")
+        }
+    ));
+    let impostor = ArpImpostor::start(&lab._vm, "eth0", Ipv4Addr::new(10, 20, 129, 1));
+    let result = lab.run(probe_args(targets));
+    impostor.stop();
+    assert_eq!(result["verdict"], json!("failed"), "{result:#}");
+    assert!(
+        result["msg"]
+            .as_str()
+            .unwrap()
+            .contains("tenant packets left by mgmt untranslated"),
+        "{result:#}"
+    );
+    assert_eq!(result["targets"][0]["passed"], json!(true), "{result:#}");
+    assert!(lab.probe_links().is_empty());
+}

@@ -529,3 +529,56 @@ fn every_target_of_a_workload_is_probed_at_once() {
         assert!(of.len() == 2 && of[0] + 1 == of[1], "{requests:?}");
     }
 }
+
+/// EP3: the node lets the probes out but drops only the target's answers. The answers were
+/// seen arriving by the uplink: the target is reachable, not blocked.
+#[test]
+fn a_target_whose_answers_the_node_drops_is_reachable_not_blocked() {
+    let lab = crate::in_namespace::Lab::new();
+    lab.node
+        .ip("rule add from 203.0.113.8 iif uplink lookup 100");
+    lab.node.ip("route add blackhole default table 100");
+    let result = lab.run(crate::in_namespace::probe_args(json!([
+        {"address": "203.0.113.8", "expect": "blocked"}
+    ])));
+    assert_eq!(result["verdict"], json!("failed"), "{result:#}");
+    assert_eq!(result["targets"][0]["answered_by"], json!("203.0.113.8"));
+    assert_eq!(result["targets"][0]["blocked_by"], json!(null));
+    assert_eq!(
+        result["msg"],
+        json!(
+            "203.0.113.8 icmp: answers arrived at the node by uplink (2) and were dropped there, \
+             before the workload though it must be blocked: the isolation is missing"
+        )
+    );
+    assert!(lab.probe_links().is_empty());
+}
+
+/// EP4: the node's firewall rejects the connection on the way out with a reset in the
+/// target's name, as Proxmox's REJECT does: nothing left the node, so the node blocked it.
+#[test]
+fn a_reject_by_the_node_is_blocking_not_an_answer() {
+    let lab = crate::in_namespace::Lab::new();
+    let nft = |rule: &str| {
+        let status = lab
+            .node
+            .command("/usr/sbin/nft")
+            .arg(rule)
+            .status()
+            .expect("nft");
+        assert!(status.success(), "nft {rule}");
+    };
+    nft("add table inet deevnet_test");
+    nft("add chain inet deevnet_test forward { type filter hook forward priority 0; }");
+    nft("add rule inet deevnet_test forward ip daddr 203.0.113.8 tcp dport 443 reject with tcp reset");
+    let result = lab.run(crate::in_namespace::probe_args(json!([
+        {"address": "203.0.113.8", "proto": "tcp", "port": 443, "expect": "blocked"}
+    ])));
+    assert_eq!(result["verdict"], json!("passed"), "{result:#}");
+    assert_eq!(
+        result["targets"][0]["blocked_by"],
+        json!("rejected by the node")
+    );
+    assert_eq!(result["targets"][0]["left_by"], json!([]));
+    assert!(lab.probe_links().is_empty());
+}

@@ -33,8 +33,8 @@ fn fuzz_smoke_egress_icmp() {
     );
 }
 
-/// The corpus means what its names say: the real reply is an answer, the forged one and the
-/// short error are not, and the kernel filter passes every recorded probe frame but the flood.
+/// The corpus means what its names say: the real reply is an answer, the forged one, the
+/// short error and an error quoting the public 8 bytes without the nonce are not, and the kernel filter passes every recorded probe frame but the flood.
 #[test]
 fn the_seeds_are_what_they_are_named() {
     let echo = |sequence| Echo {
@@ -52,6 +52,7 @@ fn the_seeds_are_what_they_are_named() {
         answer("unreachable-quoting-the-request", 1),
         Some(EchoAnswer::Unreachable(_, _))
     ));
+    assert_eq!(answer("unreachable-quoting-8-bytes", 1), None);
 
     let program = filter_program(&egress::markers(), &[7]);
     let passes = |name: &str, ifindex| {
