@@ -21,8 +21,10 @@ description:
   - The workload is a network namespace of the module's own process, with a veth pair whose
     node end (C(dvprobe<pid>)) is attached to the VNet's bridge as a VM's tap is. Inside it
     has O(address) and a default route via O(gateway). For an IPv4 address IPv6 is off in it
-    and on its tap, so the workload sends nothing but the probes (and the ARP for its
-    gateway).
+    and on its tap, so the workload sends nothing but the probes. Its gateway's MAC is pinned
+    (a permanent neighbour entry) - the VNet bridge's own for a gateway of the node's, else the
+    MAC that answered the ARP check - a host on the VNet answering ARP in the gateway's name
+    cannot become the workload's router and pass some probes while dropping others.
   - "IPv6 - O(address) and the targets may be IPv6 (one family per probe; a dual-stack tenant
     is two probes). The workload then has IPv6 on but learns nothing from routers (no router
     advertisements, autoconf or solicitations) and has no link-local address; neighbor
@@ -44,7 +46,9 @@ description:
     handshake, or a DNS query (C(. IN NS)) answered - each waiting at most O(timeout) seconds.
   - An echo reply counts only with the request's identifier, sequence and payload, which
     carries a random nonce of the run - a neighbour answering in a target's name cannot
-    forge it.
+    forge it. An ICMP error (unreachable, fragmentation needed, packet too big) counts only
+    when its quote of the request holds that nonce too, as every router quoting per RFC 1812
+    does; one quoting only the 8 bytes RFC 792 asks for proves nothing and is ignored.
   - "Every target is probed at once - each target's probes follow one another, but no target
     waits for another - so a run waits at most O(count) x O(timeout) seconds for answers
     (600 at most), whatever the number of targets, plus a few seconds to set up (the ARP check
@@ -80,9 +84,13 @@ description:
     perimeter, which may drop or refuse them). How it was blocked is reported in
     C(blocked_by) - C(icmp admin-prohibited) (a C(prohibit) route, a reject rule), C(icmp
     host-unreachable) (an C(unreachable) route), C(icmp net-unreachable), ..., C(no answer)
-    (silent and not seen leaving - a C(blackhole) route or a drop at the node), or C(dropped
-    beyond the node) (silent after leaving by the expected egress). An answer fails it,
-    naming who answered (C(answered_by)). A node rate-limits its ICMP errors to one
+    (silent and not seen leaving - a C(blackhole) route or a drop at the node), C(dropped
+    beyond the node) (silent after leaving by the expected egress), or C(rejected by the
+    node) (a reset or port unreachable in the target's name while nothing of the probe left
+    the node nor came back to it - a firewall's REJECT on the node; a target that is one of
+    the node's own addresses is the node answering). An answer fails it, naming who answered
+    (C(answered_by)) - also when the answers were seen arriving at the node and dropped there
+    before the workload: reachable one way is reachable. A node rate-limits its ICMP errors to one
     source (a burst of about two, then one every two seconds), so a target past the burst may
     read C(no answer) - still blocked."
   - "Full-size probes - O(targets[].size) sends ICMP echoes with DF set of exactly that IP
