@@ -43,7 +43,9 @@ def render(about: dict) -> str:
             continue
         out.append(f"### {lic['name']} ({lic['id']})\n")
         out.append("Used by: " + ", ".join(users) + "\n")
-        out.append("```text\n" + lic["text"].replace("```", "'''").rstrip() + "\n```\n")
+        # Some crates ship their license with CRLF line endings; the collection's files use LF.
+        text = lic["text"].replace("\r\n", "\n").replace("\r", "\n")
+        out.append("```text\n" + text.replace("```", "'''").rstrip() + "\n```\n")
     return "\n".join(out) + "\n"
 
 

@@ -4,6 +4,7 @@ not on the allow-list (mk/notices/about.toml, licenses compatible with GPL-3.0-o
 the build."""
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import tarfile
@@ -96,3 +97,18 @@ def test_a_crate_whose_license_is_not_on_the_allow_list_fails_the_build(tmp_path
     allowed = _cargo_about_on_a_crate_licensed(tmp_path, "MIT")
     assert allowed.returncode == 0, allowed.stderr
     assert '"linked"' in allowed.stdout
+
+
+def test_license_texts_shipped_with_crlf_line_endings_render_with_lf():
+    """ansible-test's line-endings check fails the tarball on a single CR (a crate's license
+    file written on Windows)."""
+    spec = importlib.util.spec_from_file_location("render", ROOT / "mk" / "notices" / "render.py")
+    render = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render)
+    crate = {"name": "hmac", "version": "0.12.1", "source": "registry+https://github.com/rust-lang/crates.io-index"}
+    about = {"crates": [{"package": crate | {"license": "MIT"}, "license": "MIT"}],
+             "licenses": [{"name": "MIT License", "id": "MIT", "text": "Copyright\r\n\r\nPermission\r\n",
+                           "used_by": [{"crate": crate}]}]}
+    text = render.render(about)
+    assert "\r" not in text
+    assert "Copyright\n\nPermission" in text
