@@ -63,7 +63,7 @@ DEFAULT_LAB_RUN_DIR = ROOT / "build" / "lab-bench"
 RESULTS = WORK / "results.json"
 
 SECTION_TITLE = "## 4. The whole `--tags tenant-egress` play, 1 to 1,000 tenants (lab VM)"
-PROBE_TITLE = "### The probe step: one `egress_probe` run for every probed tenant (issue 25)"
+PROBE_TITLE = "### The probe step: one `egress_probe` run for every probed tenant"
 
 # The lab's exit node (tests/lab/README.md). One management probe per tenant keeps the baseline
 # at one `ip route get` per tenant; the deevnet role checks the same lookup plus the default.
@@ -943,6 +943,24 @@ def update_section(path: Path, section: str) -> str:
 
 # --- entry points --------------------------------------------------------------------------------
 
+def update_probe_subsection(path: Path, subsection: str) -> str:
+    """Replaces the probe step's subsection of section 4 in place (up to the next heading), or
+    appends it to the section; the tenant counts' figures around it stay."""
+    text = path.read_text()
+    start = text.find(PROBE_TITLE)
+    if start == -1:
+        section = existing_section(path)
+        if not section:
+            raise SystemExit(f"{path} has no section {SECTION_TITLE!r} to put the probe step in")
+        text = text.replace(section, section.rstrip("\n") + "\n\n" + subsection.rstrip("\n") + "\n\n", 1)
+    else:
+        ends = [i for i in (text.find("\n## ", start + 1), text.find("\n### ", start + 1)) if i != -1]
+        end = min(ends) if ends else len(text)
+        text = text[:start] + subsection.rstrip("\n") + "\n" + text[end:]
+    path.write_text(text)
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options shared with bench/run.py --tenant-play."""
     parser.add_argument("--tenant-sizes", default="1,100,1000",
@@ -958,11 +976,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "128 (egress_probe's limit per run); 'none' for no probe step (default 1,10,100)")
     parser.add_argument("--lab-run-dir", default=str(DEFAULT_LAB_RUN_DIR),
                         help="the lab VM's run folder (its own, so no other VM is touched)")
+    parser.add_argument("--probe-step-only", action="store_true",
+                        help="measure only the probe step (--probe-sizes); --update then replaces only its "
+                             "subsection, and the tenant counts stay as an earlier run measured them")
 
 
 def settings_of(args, command: str) -> Settings:
-    sizes = [int(part) for part in args.tenant_sizes.split(",")]
-    if not sizes or min(sizes) < 1 or max(sizes) > 9999:
+    sizes = [] if args.probe_step_only else [int(part) for part in args.tenant_sizes.split(",")]
+    if not args.probe_step_only and (not sizes or min(sizes) < 1 or max(sizes) > 9999):
         raise SystemExit("--tenant-sizes: between 1 and 9999 tenants (VRF names are vrf_tNNNN)")
     if args.tenant_rounds < 1:
         raise SystemExit("--tenant-rounds: at least 1")
@@ -1002,6 +1023,13 @@ def main() -> int:
         settings = settings_of(args, " ".join(["bench/tenant_play.py", *sys.argv[1:]]))
         measured = bench_tenant_play(installed_collections_env(), settings, Path(args.lab_run_dir))
         date = time.strftime("%Y-%m-%d")
+    if not settings.sizes:  # --probe-step-only
+        subsection = "\n".join(probe_report(measured, settings.rounds)) + "\n"
+        subsection = subsection.replace(PROBE_TITLE, PROBE_TITLE + f"\n\nReproduce: `{settings.command}` ({date}).", 1)
+        print(subsection)
+        if args.update:
+            update_probe_subsection(Path(args.update), subsection)
+        return 1 if any_failed(measured) else 0
     section = report_section(measured, settings, date)
     print(section)
     if args.update:

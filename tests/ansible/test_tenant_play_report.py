@@ -102,3 +102,17 @@ def test_the_reported_targets_per_probe_are_the_roles(probed):
     targets = {len(probe["targets"]) for probe in probes}
     blocked = {sum(target.get("expect") == "blocked" for target in probe["targets"]) for probe in probes}
     assert (targets, blocked) == ({tenant_play.probe_targets(probed)[0]}, {tenant_play.probe_targets(probed)[1]})
+
+
+def test_the_probe_step_alone_replaces_only_its_subsection(tmp_path):
+    """--probe-step-only: the tenant counts' table around the probe step stays as measured."""
+    path = tmp_path / "BENCHMARKS.md"
+    path.write_text(f"# Benchmarks\n\n{tenant_play.SECTION_TITLE}\n\nthe tenant counts' table\n\n"
+                    f"{tenant_play.PROBE_TITLE}\n\nold figures\n\n### Where the time goes\n\nkept\n\n"
+                    "## 5. Fleet scale\n\nfleet\n")
+    text = tenant_play.update_probe_subsection(path, f"{tenant_play.PROBE_TITLE}\n\nnew figures\n")
+    assert "old figures" not in text
+    assert "new figures" in text
+    for kept in ("the tenant counts' table", "### Where the time goes\n\nkept", "## 5. Fleet scale\n\nfleet"):
+        assert kept in text
+    assert text.count(tenant_play.PROBE_TITLE) == 1
