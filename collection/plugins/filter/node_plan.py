@@ -34,11 +34,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
-
-try:
-    import yaml
-except ImportError:  # ansible-core depends on PyYAML; the guard only keeps import errors readable
-    yaml = None
+import yaml  # ansible-core's own dependency: the role's defaults and argument spec are YAML
 
 VARIABLE = "proxmox_node_network_tenant_egress"
 SDN_VARIABLE = "proxmox_node_network_sdn"
