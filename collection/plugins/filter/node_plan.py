@@ -31,10 +31,10 @@ from pathlib import Path
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.yaml import yaml_load
 from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
-import yaml  # ansible-core's own dependency: the role's defaults and argument spec are YAML
 
 VARIABLE = "proxmox_node_network_tenant_egress"
 SDN_VARIABLE = "proxmox_node_network_sdn"
@@ -105,7 +105,7 @@ def _role_file(*parts: str) -> Path:
 
 
 def _role_yaml(*parts: str) -> dict:
-    return yaml.safe_load(_role_file(*parts).read_text(encoding="utf-8")) or {}
+    return yaml_load(_role_file(*parts).read_text(encoding="utf-8")) or {}
 
 
 def role_defaults() -> dict:
