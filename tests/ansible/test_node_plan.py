@@ -1145,3 +1145,19 @@ def test_the_summary_names_whose_address_answered_and_fails_but_in_check_mode():
         "lines": [refused["msg"]], "failed": True, "msg": refused["msg"]}
     with pytest.raises(AnsibleFilterError):
         node_plan.egress_probe_summary("not a result", RUN)
+
+
+def test_a_misspelt_setting_is_named_with_the_closest_valid_key():
+    with pytest.raises(AnsibleFilterError) as raised:
+        plan({**{key: value for key, value in EXIT.items() if key != "transit_gateway"},
+              "transit_gatway": "10.20.50.1", "tenants": [{"name": "tdemo"}]})
+    assert str(raised.value) == (
+        "proxmox_node_network_tenant_egress.transit_gatway is not a setting of the role (ansible-doc -t role "
+        "deevnet.net.proxmox_node_network); did you mean transit_gateway? rename it")
+
+
+def test_without_defaults_the_plan_takes_the_role_s_own():
+    settings = {**EXIT, "tenants": [{"name": "tdemo", "probe": {"address": "10.20.129.250/24",
+                                                               "targets": [{"address": "203.0.113.8"}]}}]}
+    assert node_plan.tenant_egress_plan(settings) == node_plan.tenant_egress_plan(settings, DEFAULTS)
+    assert node_plan.role_defaults() == DEFAULTS

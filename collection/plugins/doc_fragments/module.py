@@ -10,9 +10,10 @@ from __future__ import annotations
 class ModuleDocFragment:
     DOCUMENTATION = r'''
 requirements:
-  - On the target, x86_64 Linux with glibc 2.34 or later, such as Proxmox VE 8 and 9 nodes. No
-    Python is needed there for this module, a compiled program.
-  - On the controller, ansible-core 2.15 or later.
+  # ansible-doc joins the items with ", ": each is a phrase, no closing period.
+  - x86_64 Linux with glibc 2.34 or later on the target, such as Proxmox VE 8 and 9 nodes (the module is a
+    compiled program, so the target needs no Python)
+  - ansible-core 2.15 or later on the controller
 attributes:
   action:
     support: full

@@ -23,11 +23,15 @@ hold several filters, so each has its own sidecar)."""
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import re
+from collections.abc import Mapping
+from pathlib import Path
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.yaml import yaml_load
 from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
@@ -71,6 +75,80 @@ CORE_PREFIX_LIST = "LEAK-SUBNET-ONLY"
 # that); the names say the family.
 CORE_ROUTE_MAP6 = "DEEVNET-TO-CORE-V6"
 CORE_PREFIX_LIST6 = "LEAK-SUBNET-ONLY-V6"
+
+
+def _plain(value):
+    """`value` as plain dicts, lists and strings. Ansible passes its lazy containers (and tagged
+    strings); ArgumentSpecValidator deep-copies what it validates, and deep-copying a lazy
+    container makes ansible-core 2.19+ instantiate a PluginLoader with aliases, which it reports
+    as a deprecation (removed in 2.25)."""
+    if isinstance(value, Mapping):
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def _role_file(*parts: str) -> Path:
+    """A file of the role deevnet.net.proxmox_node_network: beside plugins/ in the installed
+    collection, or under the repository's roles/ beside collection/ in the source tree."""
+    here = Path(__file__).resolve()
+    candidates = [here.parents[2] / "roles" / "proxmox_node_network" / Path(*parts),
+                  here.parents[3] / "roles" / "proxmox_node_network" / Path(*parts)]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise AnsibleFilterError(f"the role's {'/'.join(parts)} is not at {candidates[0]}: the collection is incomplete; "
+                             f"install it again (ansible-galaxy collection install --force deevnet.net)")
+
+
+def _role_yaml(*parts: str) -> dict:
+    return yaml_load(_role_file(*parts).read_text(encoding="utf-8")) or {}
+
+
+def role_defaults() -> dict:
+    """The defaults the role passes to the plan (defaults/main.yml), for a call without them."""
+    return _role_yaml("defaults", "main.yml")["__proxmox_node_network_tenant_egress_defaults"]
+
+
+def _validating(options: dict) -> dict:
+    """An argument spec's options without their documentation, nested options too."""
+    return {name: {key: (_validating(value) if key == "options" else value)
+                   for key, value in option.items() if key not in ("description", "version_added")}
+            for name, option in options.items()}
+
+
+def settings_spec() -> dict:
+    """The options of proxmox_node_network_tenant_egress as meta/argument_specs.yml documents
+    them. The role declares the variable raw, so Ansible does not check its keys: a misspelt key
+    would print the whole argument spec (about 30 KB) around one useful line. The plan checks
+    them against this spec instead, and names the misspelt key and the closest valid one."""
+    options = _role_yaml("meta", "argument_specs.yml")["argument_specs"]["main"]["options"]
+    return _validating(options[VARIABLE]["options"])
+
+
+def validated_settings(settings: dict) -> dict:
+    """The node's settings checked against settings_spec(), as Ansible checks a role's variables
+    (and, like it, not converted: the plan's own checks read the values as given); a listed
+    tenant's options are checked by validated_tenants. An unknown key is named with the closest
+    known one."""
+    spec = settings_spec()
+    unknown = sorted(key for key in settings if key not in spec)
+    if unknown:
+        raise AnsibleFilterError("; ".join(_unknown_key(key, sorted(spec)) for key in unknown))
+    result = ArgumentSpecValidator(spec).validate(dict(settings))
+    if result.error_messages:
+        raise AnsibleFilterError(f"{VARIABLE}: " + "; ".join(result.error_messages))
+    return settings
+
+
+def _unknown_key(key, known: list[str]) -> str:
+    closest = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+    fix = (f"did you mean {closest[0]}? rename it" if closest
+           else f"remove it, or use one of: {', '.join(known)}")
+    return f"{VARIABLE}.{key} is not a setting of the role (ansible-doc -t role deevnet.net.proxmox_node_network); {fix}"
 
 
 def _given(value) -> bool:
@@ -855,17 +933,23 @@ def sdn_report(sdn_mode: str, source: str, intent, disagreements: list[str]) -> 
     }
 
 
-def tenant_egress_plan(settings: dict, defaults: dict, ipv6=False, frr_mode: str = "exact",
+def tenant_egress_plan(settings: dict, defaults: dict | None = None, ipv6=False, frr_mode: str = "exact",
                        undeclared_vrfs: str = "fail", sdn=None, sdn_mode: str = "ignore") -> dict:
     """The whole plan of the tenant-egress section; raises AnsibleFilterError, one message per
     rule the node's shape breaks, before anything is planned for a node it would break. With the
     node's SDN intent (`sdn`, unless `sdn_mode` is ignore) the tenants may be discovered, and the
     disagreements and drift are in the plan's `sdn` (a failure message, or warnings)."""
+    settings, sdn = _plain(settings), _plain(sdn)
     if not isinstance(settings, dict):
         raise AnsibleFilterError(f"{VARIABLE}: expected a dict of the node's settings, got {settings!r}; "
                                  f"see ansible-doc -t role deevnet.net.proxmox_node_network")
+    # Without defaults, the role's own (defaults/main.yml), as the role passes them.
+    defaults = role_defaults() if defaults is None else _plain(defaults)
     if not isinstance(defaults, dict):
-        raise AnsibleFilterError(f"tenant_egress_plan: defaults must be the role's dict of defaults, got {defaults!r}")
+        raise AnsibleFilterError(f"tenant_egress_plan: defaults must be the role's dict of defaults, got {defaults!r}; "
+                                 f"leave it out for the role's own (defaults/main.yml)")
+    # No settings plan nothing (a QinQ-only node); given ones are checked as the role documents them.
+    settings = validated_settings(settings) if settings else settings
     if sdn_mode not in SDN_MODES:
         raise AnsibleFilterError(f"{SDN_VARIABLE}: {sdn_mode!r} is not one of {', '.join(SDN_MODES)}")
     ipv6 = boolean(ipv6, strict=True)

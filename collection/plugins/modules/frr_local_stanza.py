@@ -148,8 +148,11 @@ options:
       - Both its exit status and its output count; output holding C(Unknown command), C(Ambiguous command),
         C(Command incomplete), C(early exit) or C(Warning) refuses the file even when the status is 0,
         because C(vtysh) can exit 0 and still print C(Unknown command).
-      - With FRR installed, C(vtysh -C -f %s) is a useful value. It checks syntax only.
-      - Not run in check mode.
+      - With FRR installed, C(vtysh -C -f %s) is a useful value. It checks syntax only, and FRR takes a unique
+        abbreviation of a command (C(ip rout) for C(ip route)), so only a misspelling is refused.
+      - Run in check mode too (it only reads the staged file, which is staged in a private temporary folder
+        there, not beside O(path)); a refusal fails the check run as it would fail the real one.
+      - When it ran, C(msg) ends with C(validate accepted the new file).
     type: str
   owner:
     description:
@@ -193,7 +196,7 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    description: Computes, lints and reports what would change; the file is not touched and O(validate) is not run.
+    description: Computes, lints, validates (O(validate)) and reports what would change; the file is not touched.
   diff_mode:
     support: full
     description: Shows the file before and after (and the owner record's change, with O(owner)).

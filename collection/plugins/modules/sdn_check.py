@@ -34,7 +34,8 @@ description:
   - "Drift, each a finding with the object, what Proxmox declares, what the node has and the fix:
     an SDN object whose C(.cfg) section differs from the running configuration (pending, fix:
     C(pvesh set /cluster/sdn)); a node whose O(interfaces_sdn) is older than the running
-    configuration, or missing while zones apply (fix: C(ifreload -a)); and, with O(kernel=true),
+    configuration, or missing while zones apply (fix: C(ifquery --check -a) and C(ifreload -a --no-act) to see
+    what a reload would change, then C(ifreload -a)); and, with O(kernel=true),
     what the kernel has that differs (VRFs, VXLAN devices, bridges, addresses, the unreachable
     catch-all, MTUs), and what it has but cannot use (a device administratively down, a gateway
     address whose duplicate address detection failed). Drift fails the task unless O(drift=warn)."

@@ -487,6 +487,13 @@ impl Request {
 fn parse_address(text: &str) -> Result<IpNet, String> {
     let example = "e.g. 10.20.129.250/24: an unused address in the tenant's subnet, with \
                    the subnet's prefix length";
+    if text.trim().is_empty() {
+        // Not "'' is not an address": the option was left out, and the fix is to give it.
+        return Err(format!(
+            "address is missing: the probe's workload needs its own address in the VNet; give \
+             address, {example}"
+        ));
+    }
     let net: ipnet::IpNet = text.parse().map_err(|_| {
         if text.parse::<IpAddr>().is_ok() {
             format!("address: '{text}' has no prefix length; give it as {example}")

@@ -81,6 +81,21 @@ fn apply(
         ownership.plan(&before, &edited.text, &request.stanzas)?;
     }
     let record_changed = ownership.as_ref().is_some_and(Ownership::changes);
+    // validate only reads the staged file (vtysh -C changes nothing), so check mode runs it too:
+    // a check run that would be refused says so. Staged in a private folder there, so that
+    // check mode writes nothing beside the target.
+    let validated = file_changed && request.validator.is_some();
+    if let (true, Some(validator)) = (validated && check_mode, &request.validator) {
+        let folder = tempfile::Builder::new()
+            .prefix("deevnet-frr-validate.")
+            .tempdir()
+            .map_err(|e| format!("cannot make a private folder to stage the new file for validate (check mode): {e}"))?;
+        validate_staged(
+            validator,
+            &folder.path().join("frr.conf.local"),
+            &edited.text,
+        )?;
+    }
     let mut backup_file = None;
     if (file_changed || record_changed) && !check_mode {
         backup_file = write(
@@ -97,7 +112,7 @@ fn apply(
         .as_ref()
         .filter(|_| record_changed)
         .map(Ownership::diff);
-    Ok(report(
+    let mut outcome = report(
         request,
         changed,
         &before,
@@ -105,7 +120,12 @@ fn apply(
         findings,
         record_diff,
         backup_file,
-    ))
+    );
+    if validated {
+        // Said in check mode as well: validate ran on the new file there too.
+        outcome.msg.push_str("; validate accepted the new file");
+    }
+    Ok(outcome)
 }
 
 /// With `owner`, its record, under its own lock (always taken after the file's).

@@ -41,7 +41,7 @@ pub const DEFAULT_VXLAN_PORT: u16 = 4789;
 mod fix {
     use super::CATCH_ALL_METRIC;
 
-    pub const RELOAD: &str = "`ifreload -a` on this node";
+    pub use crate::finding::RELOAD;
     pub const APPLY: &str = "apply the SDN: `pvesh set /cluster/sdn`";
 
     /// A device the kernel lacks.

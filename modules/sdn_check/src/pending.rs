@@ -10,7 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The fix of every pending change.
 pub const APPLY_FIX: &str = "apply the SDN: `pvesh set /cluster/sdn`";
 /// The fix of a node that has not reloaded (Proxmox's own status words in parentheses).
-pub const RELOAD_FIX: &str = "reload this node's network: `ifreload -a` (Proxmox: local sdn network configuration is too old, please reload)";
+pub const RELOAD_FIX: &str = concat!(
+    "reload this node's network (Proxmox: local sdn network configuration is too old, please reload): ",
+    crate::finding::reload_after_preview!()
+);
 
 /// One SDN object whose `.cfg` section differs from the running configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -48,6 +48,17 @@ fn addresses_without_prefix_or_outside_unicast_are_refused() {
     }
 }
 
+/// Left out, `address` is named as missing with the fix, not as "'' is not an address".
+#[test]
+fn a_missing_address_is_named_with_its_fix() {
+    let msg = refused(|p| p.address = String::new());
+    assert_eq!(
+        msg,
+        "address is missing: the probe's workload needs its own address in the VNet; give address, \
+         e.g. 10.20.129.250/24: an unused address in the tenant's subnet, with the subnet's prefix length"
+    );
+}
+
 #[test]
 fn targets_in_forbidden_ranges_are_refused() {
     for (address, words) in [

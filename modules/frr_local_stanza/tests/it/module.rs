@@ -610,3 +610,62 @@ fn written_files_pass_vtysh_dry_run_where_frr_is_installed() {
         .unwrap();
     assert!(!check.status.success(), "vtysh accepted a doubled exit-vrf");
 }
+
+/// Check mode runs `validate` too (it only reads the staged file; `vtysh -C` changes nothing): a
+/// typo FRR refuses fails the check run as it would fail the real one, an accepted file says
+/// so in `msg`, and nothing is written beside the target either way.
+#[test]
+fn check_mode_runs_validate_and_writes_nothing() {
+    // FRR's own check where it is installed (make host-deps), else a stand-in that refuses the
+    // same typo, so the test holds on any machine.
+    let validate = match ["/usr/bin/vtysh", "/usr/local/bin/vtysh"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+    {
+        Some(vtysh) => format!("{vtysh} -C -f %s"),
+        None => "grep -q '^ ip route ' %s".to_string(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = conf(dir.path());
+    fs::write(&path, "").unwrap();
+    // FRR takes a unique abbreviation (`ip rout`), not a misspelling.
+    let typo = json!([{"header": "vrf vrf_tdemo", "lines": ["ip routte 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]}]);
+    let refused = run(
+        dir.path(),
+        json!({"path": path, "stanzas": typo, "validate": validate, "_ansible_check_mode": true}),
+    );
+    assert!(!refused.success, "{}", refused.result);
+    let msg = refused.result["msg"].as_str().unwrap();
+    assert!(
+        msg.contains("refused the new file") || msg.contains("printed `"),
+        "{msg}"
+    );
+    assert!(msg.contains("Nothing was written"), "{msg}");
+
+    let good = json!([{"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]}]);
+    let accepted = run(
+        dir.path(),
+        json!({"path": path, "stanzas": good, "validate": validate, "_ansible_check_mode": true}),
+    );
+    assert!(accepted.success, "{}", accepted.result);
+    assert_eq!(accepted.result["changed"], json!(true));
+    assert_eq!(
+        accepted.result["msg"],
+        json!("1 added; lint clean; validate accepted the new file")
+    );
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "",
+        "check mode wrote the file"
+    );
+    let mut left: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["args.json", "frr.conf.local"],
+        "check mode left a staged file"
+    );
+}

@@ -8,7 +8,10 @@ use deevnet_runtime::netlink::{AddressState, OperState, VxlanInfo};
 
 const VTEP_V4: &str = "10.20.51.22";
 const VTEP_V6: &str = "2001:db8:51::22";
-const RELOAD: &str = "`ifreload -a` on this node";
+/// The reload as every fix gives it: the preview first (the Cozystack guide: no bare `ifreload -a`
+/// on a host whose interfaces file has stale entries).
+const RELOAD: &str = "first see what a reload would change: `ifquery --check -a` (where the interfaces differ from the files) \
+                      and `ifreload -a --no-act` (what it would run); then, if it touches nothing stale, `ifreload -a` on this node";
 
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
@@ -217,7 +220,7 @@ fn an_ipv4_vtep_device_under_an_ipv6_intent_is_re_created() {
                 object,
                 "local 2001:db8:51::22 (IPv6)",
                 "local 10.20.51.22 (IPv4)",
-                "re-create it: `ifreload -a` on this node",
+                &format!("re-create it: {RELOAD}"),
             ))
             .to_vec()
     );
@@ -238,7 +241,7 @@ fn a_missing_local_address_and_another_address_of_the_family() {
             "vxlan_tdemo0",
             "local 10.20.51.22 (IPv4)",
             "no local address",
-            "re-create it: `ifreload -a` on this node"
+            &format!("re-create it: {RELOAD}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -262,8 +265,10 @@ fn a_missing_vrf_is_one_finding_and_its_members_are_not_compared() {
             "vrf_tdemo",
             "a vrf device: the VRF of zone tdemo",
             "no such device",
-            "create it: `ifreload -a` on this node (if /etc/network/interfaces.d/sdn lacks it, \
-             apply the SDN: `pvesh set /cluster/sdn` first)"
+            &format!(
+                "create it: {RELOAD} (if /etc/network/interfaces.d/sdn lacks it, \
+                 apply the SDN: `pvesh set /cluster/sdn` first)"
+            )
         )
     );
 }
@@ -280,8 +285,9 @@ fn a_device_of_another_kind_under_a_declared_name() {
             "vrf_tdemo",
             "a vrf device: the VRF of zone tdemo",
             "a device of kind bridge",
-            "remove the device that holds the name (`ip link del vrf_tdemo`), then `ifreload -a` \
-             on this node"
+            &format!(
+                "remove the device that holds the name (`ip link del vrf_tdemo`), then {RELOAD}"
+            )
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -350,7 +356,7 @@ fn a_wrong_vni_is_re_created() {
             "vxlan_tdemo0",
             "VNI 11000",
             "VNI 11001",
-            "re-create it: `ifreload -a` on this node"
+            &format!("re-create it: {RELOAD}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -378,7 +384,7 @@ fn the_port_is_the_zones_or_4789() {
             "vrfvx_tdemo",
             "port 4789 (the default: the zone sets no vxlan-port)",
             "port 8472",
-            "re-create it: `ifreload -a` on this node"
+            &format!("re-create it: {RELOAD}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -531,8 +537,10 @@ fn the_catch_all_missing_on_a_member() {
             "the IPv4 catch-all (unreachable default metric 4278198272 in table 1001): this node \
              is a member of zone tdemo, not an exit node",
             "no catch-all: lookups fall through to the main table",
-            "add it: `ifreload -a` on this node (the VRF's post-up runs `ip route add vrf \
-             vrf_tdemo unreachable default metric 4278198272` on member nodes)"
+            &format!(
+                "add it: {RELOAD} (the VRF's post-up runs `ip route add vrf \
+                 vrf_tdemo unreachable default metric 4278198272` on member nodes)"
+            )
         )
     );
 }
@@ -547,8 +555,10 @@ fn the_catch_all_present_on_an_exit_node() {
             "vrf_tdemo",
             "no IPv4 catch-all: this node is an exit node of zone tdemo",
             "the catch-all (unreachable default metric 4278198272 in table 1001)",
-            "remove it: `ip route del vrf vrf_tdemo unreachable default metric 4278198272` \
-             (what the VRF's post-up does on exit nodes), or `ifreload -a` on this node"
+            &format!(
+                "remove it: `ip route del vrf vrf_tdemo unreachable default metric 4278198272` \
+                 (what the VRF's post-up does on exit nodes), or {RELOAD}"
+            )
         )
     );
 }
@@ -656,5 +666,39 @@ fn a_bridge_without_carrier_is_not_drift_of_its_own() {
         let mut view = agreeing(VTEP_V4);
         device_mut(&mut view, bridge).oper_state = OperState::LowerLayerDown;
         assert_eq!(kernel_drift(&intent, &view), Vec::new(), "{bridge}");
+    }
+}
+
+/// No fix text recommends a bare `ifreload -a`: each says first how to see what the reload would
+/// change (the Cozystack guide: "Do not run ifreload -a on a host whose interfaces file has stale
+/// entries"), and only then the reload.
+#[test]
+fn no_fix_reloads_without_showing_first_what_the_reload_would_change() {
+    let texts = [
+        fix::create(),
+        fix::replace("vrf_tdemo"),
+        fix::recreate(),
+        fix::reload("set it"),
+        fix::bring_up("tdemo0"),
+        fix::duplicate("fd20:129::1/64", "tdemo0"),
+        fix::add_catch_all("vrf_tdemo"),
+        fix::remove_catch_all("vrf_tdemo"),
+        crate::pending::RELOAD_FIX.to_string(),
+        crate::interfaces::applied_version("auto vrf_x\n", "interfaces_sdn=/s").unwrap_err(),
+    ];
+    for text in texts {
+        let reloads: Vec<usize> = text
+            .match_indices("`ifreload -a`")
+            .map(|(at, _)| at)
+            .collect();
+        assert!(!reloads.is_empty(), "{text}");
+        for at in reloads {
+            let before = &text[..at];
+            assert!(
+                before.contains("`ifquery --check -a`")
+                    && before.contains("`ifreload -a --no-act`"),
+                "a bare `ifreload -a` without the preview before it: {text}"
+            );
+        }
     }
 }

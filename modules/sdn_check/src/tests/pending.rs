@@ -64,6 +64,12 @@ fn pending_changes_and_a_node_not_reloaded_are_drift() {
         }
     );
     assert_eq!(APPLY_FIX, "apply the SDN: `pvesh set /cluster/sdn`");
+    assert_eq!(
+        RELOAD_FIX,
+        "reload this node's network (Proxmox: local sdn network configuration is too old, please reload): first see what \
+         a reload would change: `ifquery --check -a` (where the interfaces differ from the files) and `ifreload -a --no-act` \
+         (what it would run); then, if it touches nothing stale, `ifreload -a` on this node"
+    );
 }
 
 /// Missing interfaces.d/sdn: drift only when zones apply to the node.

@@ -17,6 +17,9 @@ use sdn_check::{Finding, NodeIntent, SubnetIntent, VnetIntent, ZoneIntent, ZoneT
 
 const VTEP_V4: &str = "10.20.51.22";
 const VTEP_V6: &str = "2001:db8:51::22";
+/// The reload as every fix gives it, the preview first (no bare `ifreload -a`).
+const RELOAD: &str = "first see what a reload would change: `ifquery --check -a` (where the interfaces differ from the files) \
+                      and `ifreload -a --no-act` (what it would run); then, if it touches nothing stale, `ifreload -a` on this node";
 
 fn zone(name: &str, zone_type: ZoneType, vnets: Vec<VnetIntent>) -> ZoneIntent {
     ZoneIntent {
@@ -209,7 +212,7 @@ fn an_ipv4_vxlan_device_after_the_vtep_moved_to_ipv6() {
             object: "vxlan_tdemo0".into(),
             declared: "local 2001:db8:51::22 (IPv6)".into(),
             found: "local 10.20.51.22 (IPv4)".into(),
-            fix: "re-create it: `ifreload -a` on this node".into(),
+            fix: format!("re-create it: {RELOAD}"),
         }
     );
 }
@@ -256,7 +259,7 @@ fn a_wrong_mtu() {
             object: "vx0".into(),
             declared: "MTU 1400".into(),
             found: "MTU 1300".into(),
-            fix: "set it: `ifreload -a` on this node".into(),
+            fix: format!("set it: {RELOAD}"),
         }
     );
 }
@@ -275,7 +278,7 @@ fn a_bridge_without_its_gateway_address() {
         (
             "tdemo0",
             "gateway address fd20:129::1/64 (subnet fd20:129::/64)",
-            "add it: `ifreload -a` on this node"
+            format!("add it: {RELOAD}").as_str()
         )
     );
     // The bridge's link-local address is there, the gateway is not.
@@ -297,7 +300,7 @@ fn forwarding_off_on_a_gateway_bridge() {
             object: "simple0".into(),
             declared: "IPv4 forwarding on (net.ipv4.conf.simple0.forwarding = 1)".into(),
             found: "net.ipv4.conf.simple0.forwarding = 0".into(),
-            fix: "turn it on: `ifreload -a` on this node".into(),
+            fix: format!("turn it on: {RELOAD}"),
         }
     );
 }
@@ -340,7 +343,7 @@ fn a_bridge_set_down() {
             object: "simple0".into(),
             declared: "administratively up".into(),
             found: "administratively down".into(),
-            fix: "bring it up: `ip link set simple0 up`, or `ifreload -a` on this node".into(),
+            fix: format!("bring it up: `ip link set simple0 up`, or {RELOAD}"),
         }
     );
 }
@@ -391,7 +394,7 @@ fn a_gateway_another_host_on_the_segment_holds() {
             object: "tdemo0".into(),
             declared: "gateway address fd20:129::1/64 (subnet fd20:129::/64)".into(),
             found: "address fd20:129::1/64, DAD failed (`dadfailed`): another holder on the segment has it; the kernel does not use it".into(),
-            fix: "remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and `ifreload -a` on this node".into(),
+            fix: format!("remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and {RELOAD}"),
         }
     );
 }
