@@ -33,9 +33,12 @@ host-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; rc=$$?; \
 	    [ -z "$$planted" ] || rm -f /usr/sbin/policy-rc.d; exit $$rc; fi
 
+# cargo doc with -D warnings: each crate's own documentation (its lib.rs or main.rs `//!`), where
+# a broken or private intra-doc link fails the lint.
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
 # Needs root: the module tests create network namespaces.
 rust-test:

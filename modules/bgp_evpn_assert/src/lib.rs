@@ -4,6 +4,10 @@
 //! and the peers a request names), [`frr`] (FRR's JSON shapes, docs/frr-json.md), [`checks`]
 //! (each assertion and its wording), [`report`] (the result keys), all pure; [`node`] runs the
 //! node's vtysh. [`settle`] re-reads until every check passes or `settle_timeout` has passed.
+//!
+//! Invariants: the module changes nothing; vtysh is run without a shell, only when root's, and
+//! stopped at `timeout` or past `max_output_bytes` ([`deevnet_runtime::bounded_command`]).
+//! Neighbours: [`deevnet_runtime`].
 
 pub mod checks;
 pub mod frr;

@@ -135,7 +135,7 @@ pub fn filter_program(markers: &Markers, unwatched: &[u32]) -> Vec<Instruction> 
 /// instructions a workload, at most [`crate::params::MAX_PROBES`]), not with the targets, and
 /// every jump is short. Everything it passes is still classified before it is kept.
 ///
-/// `tagged_vlans`: the VLANs of tagged workloads (see [`not_ip_block`]).
+/// `tagged_vlans`: the VLANs of tagged workloads (see `not_ip_block`).
 pub fn filter_program_for(
     markers: &[Markers],
     unwatched: &[u32],

@@ -4,6 +4,11 @@
 //! The kernel side: the node's facts ([`node`]), the captures ([`capture`]), the probes' packets ([`probe`]), every target probed at once from inside ([`all_targets`]), the ARP
 //! check for a free address ([`arp`]), and one probe session on the node from lock to teardown
 //! ([`session`]).
+//!
+//! Invariants: the module changes no configuration (the workloads exist only during the run,
+//! removed on any way out by `deevnet_probe_port`'s namespace and marked veth); an ICMP error
+//! counts only when its quote holds the run's nonce. Neighbours: [`deevnet_runtime`] and
+//! [`deevnet_probe_port`].
 
 pub mod all_targets;
 pub mod arp;

@@ -3,6 +3,9 @@
 //! Two users: the libFuzzer targets in `fuzz/fuzz_targets/` (cargo fuzz, `make fuzz`), and this
 //! crate's own integration tests, the stable smoke run (`make fuzz-smoke`, part of
 //! `cargo test --workspace`), so both hold the code to the same rules. See TESTING.md.
+//!
+//! Neighbours: it depends on the module crates it checks ([`specs`] takes their `SPEC`s), no
+//! module crate depends on it, and `fuzz/` is its only user besides its own tests.
 
 pub mod egress;
 pub mod frr;

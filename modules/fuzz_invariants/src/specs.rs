@@ -1,7 +1,7 @@
 //! Each fuzzed module's argument spec, taken from the module's library where it is declared
 //! next to its `Params`: the same static its binary validates with and prints for
-//! `--argument-spec`, so there is no copy to go stale. A new module: a path dependency in
-//! `fuzz/Cargo.toml` and one line here.
+//! `--argument-spec`, so there is no copy to go stale. Not every module is listed; another one: a
+//! path dependency in `modules/fuzz_invariants/Cargo.toml` and one line here.
 
 use deevnet_runtime::OptionSpec;
 

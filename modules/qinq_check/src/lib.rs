@@ -4,6 +4,11 @@
 //! ([`Stack::resolve`]), the bond's configured slaves read from the interfaces file
 //! ([`interfaces`]), and each check on what the kernel reported ([`evaluate`]). The kernel
 //! and file side is [`node`].
+//!
+//! Invariants: a name the request gives that the node does not have is bad input, refused
+//! before any change; `nft` runs only when [`deevnet_runtime::file_policy::trusted_program`]
+//! trusts it, within the bounds of [`deevnet_runtime::bounded_command`]; the interfaces file is
+//! read through [`deevnet_runtime::file_policy::read_trusted`]. Neighbours: [`deevnet_runtime`].
 
 mod checks;
 pub mod fix;

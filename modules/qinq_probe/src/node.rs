@@ -1,6 +1,7 @@
 //! The node's side: the uplink and zone bridge the request names, found in the node's links
 //! ([`resolve`], bad input refused before anything changes); the sender's probe port and its
-//! frames ([`send`]); the receiver's capture on every slave and its fdb read ([`receive`]).
+//! frames ([`send`]); the receiver's capture on every slave ([`Capture`]) and its fdb read
+//! ([`read_fdb`]).
 
 use crate::frame::{self, Payload, RunKey, Tag, TPID_8021AD, TPID_8021Q};
 use crate::params::Request;

@@ -8,6 +8,15 @@
 //! Mechanisms that more than one module needs live here once: the file-safety policy and its
 //! lock ([`file_policy`]), atomic file writes ([`atomic_file`]), sysctl keys and `/proc/sys` access ([`sysctl`]), interface-name rules
 //! ([`ifname`]).
+//!
+//! Also: the argument types and their coercion ([`spec`], [`choice`] for choice options), tools
+//! run within a time limit and an output cap ([`bounded_command`]), and what an assertion module
+//! does with its findings in check mode ([`findings`]).
+//!
+//! Invariants: exactly one JSON result per run ([`Module::run`]); every file a module reads or
+//! writes goes through [`file_policy`]; a program run as root is one only root could have
+//! planted ([`file_policy::trusted_program`]). Neighbours: every module crate depends on this
+//! one, and this one on none of them.
 
 pub mod atomic_file;
 pub mod bounded_command;

@@ -7,7 +7,7 @@
 //!
 //! The files: [`params`] (the options), [`files`] (every read, by the runtime's file policy),
 //! [`running_config`] (`.running-config`'s JSON), [`section_config`] (the `.cfg` files),
-//! [`interfaces`] (`#version:N` and the node's own addresses), [`derive`] (the generator's
+//! [`interfaces`] (`#version:N` and the node's own addresses), [`derive`](mod@derive) (the generator's
 //! rules), [`pending`] (changes not applied, a node not reloaded), [`report`] (the result).
 //! The kernel: [`node`] (what the kernel has) and [`kernel_drift`] (how it differs).
 

@@ -6,6 +6,10 @@
 //!   ([`managed_file`]), the result's keys and summary ([`report`]).
 //! - The node's side ([`node`]): the files and `/proc/sys` values read to plan the run and
 //!   to report it.
+//!
+//! Invariants: nothing is written until every check passed (the boot conflict included); the
+//! file is replaced through the runtime's [`deevnet_runtime::atomic_file`] under its lock; the
+//! values reported are read back from `/proc/sys`. Neighbours: [`deevnet_runtime`] only.
 
 pub mod boot;
 pub mod managed_file;

@@ -260,7 +260,7 @@ fn features_set_attributes(device: &str, feature: &str, on: bool) -> Vec<Attr> {
     ]
 }
 
-/// [`features_set_attributes`] as the bytes that follow the genetlink header.
+/// `features_set_attributes` as the bytes that follow the genetlink header.
 pub fn features_set_request(device: &str, feature: &str, on: bool) -> Vec<u8> {
     emitted(&features_set_attributes(device, feature, on))
 }

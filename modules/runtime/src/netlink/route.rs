@@ -309,7 +309,7 @@ fn destination(family: Family, prefix_len: u8, destination: Option<IpAddr>) -> O
 
 /// Takes what the modules need out of one RTM_NEWROUTE message; `None` for a family other than
 /// IPv4 and IPv6 (MPLS, multicast dumps), which no caller asked for, and for a destination no
-/// prefix of the family can hold (see [`destination`]).
+/// prefix of the family can hold (see `destination`).
 pub fn route_from_message(message: &RouteMessage) -> Option<Route> {
     let family = match message.header.address_family {
         AddressFamily::Inet => Family::V4,
