@@ -9,7 +9,7 @@
 use deevnet_probe_port::sock;
 use deevnet_runtime::Failure;
 use std::net::Ipv4Addr;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 const ARP_REQUEST: u16 = 1;
@@ -59,46 +59,89 @@ pub fn format_mac(mac: [u8; 6]) -> String {
         .join(":")
 }
 
-/// Asks on `bridge` (ifindex, MAC) who has `address`; the MAC that answered, if any.
-pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u8; 6]>, Failure> {
-    let fail = |what: &str, e: std::io::Error| {
-        Failure::new(format!("{what} the ARP check for {address}: {e}"))
-    };
+/// A packet socket for ARP on link `index`, and the broadcast address to send to there.
+fn arp_socket(index: u32) -> std::io::Result<(OwnedFd, libc::sockaddr_ll)> {
     let arp = (libc::ETH_P_ARP as u16).to_be();
     let fd = sock::socket(
         libc::AF_PACKET,
         libc::SOCK_DGRAM | libc::SOCK_NONBLOCK,
         arp as i32,
-    )
-    .map_err(|e| fail("opening a socket for", e))?;
+    )?;
     // SAFETY: zeroed sockaddr_ll is valid; the fields set are those bind and sendto read.
     let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
     sll.sll_family = libc::AF_PACKET as u16;
     sll.sll_protocol = arp;
-    sll.sll_ifindex = bridge as i32;
+    sll.sll_ifindex = index as i32;
     sll.sll_halen = 6;
     sll.sll_addr[..6].copy_from_slice(&[0xff; 6]);
-    let sll_len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-    let sll_ptr = &sll as *const libc::sockaddr_ll as *const libc::sockaddr;
-    sock::check(unsafe { libc::bind(fd.as_raw_fd(), sll_ptr, sll_len) })
-        .map_err(|e| fail("binding", e))?;
+    // SAFETY: sll is a valid sockaddr_ll for its length.
+    sock::check(unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
+            SLL_LEN,
+        )
+    })?;
+    Ok((fd, sll))
+}
+
+const SLL_LEN: libc::socklen_t = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+
+/// Sends `frame` (an ARP packet) to the link's broadcast address.
+fn send(fd: &OwnedFd, sll: &libc::sockaddr_ll, frame: &[u8]) -> std::io::Result<()> {
+    // SAFETY: frame and sll are valid for their lengths.
+    let sent = unsafe {
+        libc::sendto(
+            fd.as_raw_fd(),
+            frame.as_ptr() as *const libc::c_void,
+            frame.len(),
+            0,
+            sll as *const libc::sockaddr_ll as *const libc::sockaddr,
+            SLL_LEN,
+        )
+    };
+    if sent < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// A gratuitous ARP request for `address` from `mac`: the sender and target address are both
+/// its own, so every neighbour holding an entry for it takes the new MAC (RFC 5227's
+/// announcement).
+pub fn announcement_frame(mac: [u8; 6], address: Ipv4Addr) -> Vec<u8> {
+    let mut frame = vec![0, 1, 0x08, 0x00, 6, 4];
+    frame.extend_from_slice(&ARP_REQUEST.to_be_bytes());
+    frame.extend_from_slice(&mac);
+    frame.extend_from_slice(&address.octets());
+    frame.extend_from_slice(&[0; 6]);
+    frame.extend_from_slice(&address.octets());
+    frame
+}
+
+/// Announces from link `index` (MAC `mac`) that `address` is there now. The workload's
+/// address is the same run after run but its MAC is new each time, and it never asks for its
+/// pinned gateway: without the announcement the node would send its answers to the previous
+/// run's MAC for as long as that entry stays reachable.
+pub fn announce(index: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<(), Failure> {
+    let fail = |what: &str, e: std::io::Error| {
+        Failure::new(format!("{what} the ARP announcement of {address}: {e}"))
+    };
+    let (fd, sll) = arp_socket(index).map_err(|e| fail("opening a socket for", e))?;
+    send(&fd, &sll, &announcement_frame(mac, address)).map_err(|e| fail("sending", e))
+}
+
+/// Asks on `bridge` (ifindex, MAC) who has `address`; the MAC that answered, if any.
+pub fn who_has(bridge: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<Option<[u8; 6]>, Failure> {
+    let fail = |what: &str, e: std::io::Error| {
+        Failure::new(format!("{what} the ARP check for {address}: {e}"))
+    };
+    let (fd, sll) = arp_socket(bridge).map_err(|e| fail("opening a socket for", e))?;
     let frame = probe_frame(mac, address);
     let deadline = Instant::now() + ANSWER_WAIT;
     while Instant::now() < deadline {
-        // SAFETY: frame and sll are valid for their lengths.
-        let sent = unsafe {
-            libc::sendto(
-                fd.as_raw_fd(),
-                frame.as_ptr() as *const libc::c_void,
-                frame.len(),
-                0,
-                sll_ptr,
-                sll_len,
-            )
-        };
-        if sent < 0 {
-            return Err(fail("sending", std::io::Error::last_os_error()));
-        }
+        send(&fd, &sll, &frame).map_err(|e| fail("sending", e))?;
         let ask_again = (Instant::now() + ASK_EVERY).min(deadline);
         let mut buffer = [0u8; 128];
         while let Some(len) =

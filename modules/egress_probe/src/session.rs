@@ -214,6 +214,9 @@ pub fn probe(
                 if let Some(mac) = gateway_mac {
                     pin_gateway(&inside, gateway, mac)?;
                 }
+                if let IpAddr::V4(host) = address.addr() {
+                    announce(&inside, host)?;
+                }
                 Ok(())
             })
         })
@@ -513,6 +516,21 @@ fn check_from_inside(
             "gateway: {gateway} does not answer ARP on the VLAN; give the tenant's router there"
         ))
     })
+}
+
+/// The workload's gratuitous ARP for its own address (see [`arp::announce`]). An IPv6
+/// workload's unsolicited neighbour advertisement follows its DAD (`ndisc_notify`).
+fn announce(dev: &str, address: std::net::Ipv4Addr) -> Result<(), Failure> {
+    let links = Netlink::connect()?.links()?;
+    let link = links
+        .by_name(dev)
+        .ok_or_else(|| Failure::new(format!("{dev} vanished from the workload")))?;
+    let mac = link
+        .mac
+        .as_deref()
+        .and_then(arp::parse_mac)
+        .ok_or_else(|| Failure::new(format!("{dev} has no Ethernet address to announce")))?;
+    arp::announce(link.index, mac, address)
 }
 
 /// The workload's neighbour entry for its gateway, permanent: ARP and neighbour

@@ -17,7 +17,8 @@ impl Namespace {
     /// no router solicitation, no duplicate address detection on the tenant's VNet). An IPv6
     /// one (`ipv6`) has it on, but learns nothing from routers (no RA, no autoconf, no router
     /// solicitation), has no link-local address, and runs one DAD solicitation for its
-    /// address: what it sends is that, its neighbor discovery and the probes.
+    /// address, then advertises it: what it sends is that, its neighbor discovery and the
+    /// probes.
     pub fn new(ipv6: bool) -> Result<Namespace, Failure> {
         std::thread::spawn(move || {
             nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET).map_err(|e| {
@@ -32,6 +33,9 @@ impl Namespace {
                     ("addr_gen_mode", "1"),
                     ("accept_dad", "1"),
                     ("dad_transmits", "1"),
+                    // An unsolicited neighbour advertisement once DAD passed: the node drops
+                    // the previous run's MAC for the address at once.
+                    ("ndisc_notify", "1"),
                 ]
             } else {
                 &[("disable_ipv6", "1")]

@@ -448,3 +448,19 @@ impl Lab {
         name
     }
 }
+
+/// The same address run after run, each time behind a new veth (a new MAC), while the node still
+/// holds the previous run's MAC for it as reachable (set here as another MAC): the workload,
+/// which never asks for its pinned gateway, announces itself, so it gets its replies.
+#[test]
+fn a_run_after_another_on_the_same_address_gets_its_replies() {
+    let lab = Lab::new();
+    let args = probe_args(json!([{"address": "203.0.113.8"}]));
+    for run in ["first", "second"] {
+        lab.node
+            .ip("neigh replace 10.20.129.250 lladdr 02:00:00:00:02:50 dev vnet0 nud reachable");
+        let result = lab.run(args.clone());
+        assert_eq!(result["verdict"], json!("passed"), "{run} run: {result:#}");
+        assert_eq!(result["targets"][0]["received"], json!(2), "{run} run");
+    }
+}
