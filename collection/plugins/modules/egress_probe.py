@@ -21,8 +21,9 @@ description:
   - The workload is a network namespace of the module's own process, with a veth pair whose
     node end (C(dvprobe<pid>)) is attached to the VNet's bridge as a VM's tap is. Inside it
     has O(address) and a default route via O(gateway). For an IPv4 address IPv6 is off in it
-    and on its tap, so the workload sends nothing but the probes and one gratuitous ARP for its
-    address (the node forgets the previous run's MAC for it at once). Its gateway's MAC is pinned
+    and on its tap, so the workload sends nothing but the probes and one ARP request for its
+    gateway, from which the node learns its new MAC (and an EVPN zone its address). An IPv4
+    gateway's MAC is pinned
     (a permanent neighbour entry) - the VNet bridge's own for a gateway of the node's, else the
     MAC that answered the ARP check - a host on the VNet answering ARP in the gateway's name
     cannot become the workload's router and pass some probes while dropping others.

@@ -107,29 +107,35 @@ fn send(fd: &OwnedFd, sll: &libc::sockaddr_ll, frame: &[u8]) -> std::io::Result<
     }
 }
 
-/// A gratuitous ARP request for `address` from `mac`: the sender and target address are both
-/// its own, so every neighbour holding an entry for it takes the new MAC (RFC 5227's
-/// announcement).
-pub fn announcement_frame(mac: [u8; 6], address: Ipv4Addr) -> Vec<u8> {
+/// The workload's ARP request for its gateway, as any host sends one: the node (or the router)
+/// learns the workload's address and MAC from it, replacing what it held for that address. The
+/// answer is not needed (the gateway is pinned) and not read.
+pub fn announcement_frame(mac: [u8; 6], address: Ipv4Addr, gateway: Ipv4Addr) -> Vec<u8> {
     let mut frame = vec![0, 1, 0x08, 0x00, 6, 4];
     frame.extend_from_slice(&ARP_REQUEST.to_be_bytes());
     frame.extend_from_slice(&mac);
     frame.extend_from_slice(&address.octets());
     frame.extend_from_slice(&[0; 6]);
-    frame.extend_from_slice(&address.octets());
+    frame.extend_from_slice(&gateway.octets());
     frame
 }
 
-/// Announces from link `index` (MAC `mac`) that `address` is there now. The workload's
-/// address is the same run after run but its MAC is new each time, and it never asks for its
-/// pinned gateway: without the announcement the node would send its answers to the previous
-/// run's MAC for as long as that entry stays reachable.
-pub fn announce(index: u32, mac: [u8; 6], address: Ipv4Addr) -> Result<(), Failure> {
+/// Announces from link `index` (MAC `mac`) that `address` is there now, by asking for
+/// `gateway`. The workload's address is the same run after run but its MAC is new each time,
+/// and with its gateway pinned it would never ask: the node would keep sending its answers to
+/// the previous run's MAC, and on an EVPN zone never learn the workload at all (the type-2
+/// route a member advertises comes from the neighbour entry this request creates).
+pub fn announce(
+    index: u32,
+    mac: [u8; 6],
+    address: Ipv4Addr,
+    gateway: Ipv4Addr,
+) -> Result<(), Failure> {
     let fail = |what: &str, e: std::io::Error| {
         Failure::new(format!("{what} the ARP announcement of {address}: {e}"))
     };
     let (fd, sll) = arp_socket(index).map_err(|e| fail("opening a socket for", e))?;
-    send(&fd, &sll, &announcement_frame(mac, address)).map_err(|e| fail("sending", e))
+    send(&fd, &sll, &announcement_frame(mac, address, gateway)).map_err(|e| fail("sending", e))
 }
 
 /// Asks on `bridge` (ifindex, MAC) who has `address`; the MAC that answered, if any.

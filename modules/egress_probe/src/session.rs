@@ -135,8 +135,9 @@ pub fn check_all_on_vnet(
 /// answering ARP in the gateway's name (and passing only some of the probes on) cannot
 /// become the workload's router: the VNet bridge's own MAC for a gateway of the node's (the
 /// anycast gateway of an EVPN zone is the bridge's address too), the MAC that answered the
-/// ARP check for another router, none for an IPv6 router that is not the node's (left to
-/// neighbour discovery), and a tagged workload's is pinned from its own check inside. `links`
+/// ARP check for another router, none for an IPv6 gateway (left to neighbour discovery, which
+/// is also how the node learns the workload), and a tagged workload's is pinned from its own
+/// check inside. `links`
 /// are read once every workload is attached: a bridge without a MAC of its own takes its
 /// lowest port's, so attaching the workloads may change it.
 pub fn gateway_macs(
@@ -148,7 +149,11 @@ pub fn gateway_macs(
         .iter()
         .zip(answered)
         .map(|(plan, answered)| {
-            if plan.gateway_is_node {
+            if plan.gateway.is_ipv6() {
+                // Neighbour discovery is how the node (and an EVPN zone) learns the workload:
+                // the workload must ask for its gateway.
+                None
+            } else if plan.gateway_is_node {
                 links
                     .by_index(plan.vnet.index)
                     .and_then(|link| link.mac.as_deref())
@@ -214,8 +219,8 @@ pub fn probe(
                 if let Some(mac) = gateway_mac {
                     pin_gateway(&inside, gateway, mac)?;
                 }
-                if let IpAddr::V4(host) = address.addr() {
-                    announce(&inside, host)?;
+                if let (IpAddr::V4(host), IpAddr::V4(gateway)) = (address.addr(), gateway) {
+                    announce(&inside, host, gateway)?;
                 }
                 Ok(())
             })
@@ -518,9 +523,13 @@ fn check_from_inside(
     })
 }
 
-/// The workload's gratuitous ARP for its own address (see [`arp::announce`]). An IPv6
-/// workload's unsolicited neighbour advertisement follows its DAD (`ndisc_notify`).
-fn announce(dev: &str, address: std::net::Ipv4Addr) -> Result<(), Failure> {
+/// The workload's ARP request for its gateway (see [`arp::announce`]). An IPv6 workload's
+/// gateway is not pinned: it asks for it by neighbour discovery, as a VM does.
+fn announce(
+    dev: &str,
+    address: std::net::Ipv4Addr,
+    gateway: std::net::Ipv4Addr,
+) -> Result<(), Failure> {
     let links = Netlink::connect()?.links()?;
     let link = links
         .by_name(dev)
@@ -530,7 +539,7 @@ fn announce(dev: &str, address: std::net::Ipv4Addr) -> Result<(), Failure> {
         .as_deref()
         .and_then(arp::parse_mac)
         .ok_or_else(|| Failure::new(format!("{dev} has no Ethernet address to announce")))?;
-    arp::announce(link.index, mac, address)
+    arp::announce(link.index, mac, address, gateway)
 }
 
 /// The workload's neighbour entry for its gateway, permanent: ARP and neighbour

@@ -52,23 +52,16 @@ pub fn hex(text: &str) -> Vec<u8> {
 }
 
 #[test]
-fn the_workloads_announcement_claims_its_address_as_sender_and_target() {
+fn the_workloads_announcement_asks_for_its_gateway_from_its_own_address() {
     let mac = [2, 0, 0, 0, 0, 1];
     let address = Ipv4Addr::new(10, 20, 129, 250);
-    let frame = arp::announcement_frame(mac, address);
+    let gateway = Ipv4Addr::new(10, 20, 129, 1);
+    let frame = arp::announcement_frame(mac, address, gateway);
     assert_eq!(frame.len(), 28);
-    assert_eq!(
-        &frame[6..8],
-        &[0, 1],
-        "a request, as RFC 5227's announcement"
-    );
+    assert_eq!(&frame[6..8], &[0, 1], "a request");
     assert_eq!(&frame[8..14], &mac);
     assert_eq!(&frame[14..18], &address.octets(), "sender: the workload");
-    assert_eq!(
-        &frame[24..28],
-        &address.octets(),
-        "target: the workload too"
-    );
-    // Any other prober of the address hears it as the owner answering.
+    assert_eq!(&frame[24..28], &gateway.octets(), "target: its gateway");
+    // Any other prober of the address hears it as the owner speaking.
     assert_eq!(arp::answer_for(&frame, address), Some(mac));
 }
