@@ -10,7 +10,7 @@ use deevnet_probe_port::mark::Mark;
 use deevnet_probe_port::namespace::{join, Namespace};
 use deevnet_probe_port::veth::{self, VethGuard};
 use deevnet_runtime::file_policy::FileLock;
-use deevnet_runtime::netlink::{Links, Netlink, NetlinkError, OperState};
+use deevnet_runtime::netlink::{Netlink, NetlinkError, OperState};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
 use std::net::IpAddr;
@@ -138,31 +138,35 @@ pub fn check_all_on_vnet(
 /// ARP check for another router, none for an IPv6 gateway (left to neighbour discovery, which
 /// is also how the node learns the workload), and a tagged workload's is pinned from its own
 /// check inside. `links`
-/// are read once every workload is attached: a bridge without a MAC of its own takes its
-/// lowest port's, so attaching the workloads may change it.
+/// are asked for once every workload is attached, one lookup per VNet (no dump of the node): a
+/// bridge without a MAC of its own takes its lowest port's, so attaching may change it.
 pub fn gateway_macs(
+    netlink: &Netlink,
     plans: &[Plan],
-    links: &Links,
     answered: &[Option<[u8; 6]>],
-) -> Vec<Option<[u8; 6]>> {
-    plans
-        .iter()
-        .zip(answered)
-        .map(|(plan, answered)| {
-            if plan.gateway.is_ipv6() {
-                // Neighbour discovery is how the node (and an EVPN zone) learns the workload:
-                // the workload must ask for its gateway.
-                None
-            } else if plan.gateway_is_node {
-                links
-                    .by_index(plan.vnet.index)
-                    .and_then(|link| link.mac.as_deref())
-                    .and_then(arp::parse_mac)
-            } else {
-                *answered
+) -> Result<Vec<Option<[u8; 6]>>, Failure> {
+    let mut bridges: Vec<(u32, Option<[u8; 6]>)> = Vec::new();
+    let mut pins = Vec::with_capacity(plans.len());
+    for (plan, answered) in plans.iter().zip(answered) {
+        pins.push(if plan.gateway.is_ipv6() {
+            // Neighbour discovery is how the node (and an EVPN zone) learns the workload:
+            // the workload must ask for its gateway.
+            None
+        } else if plan.gateway_is_node {
+            match bridges.iter().find(|(index, _)| *index == plan.vnet.index) {
+                Some((_, mac)) => *mac,
+                None => {
+                    let mac = veth::link_by_name(netlink, &plan.vnet.name)?
+                        .and_then(|link| link.mac.as_deref().and_then(arp::parse_mac));
+                    bridges.push((plan.vnet.index, mac));
+                    mac
+                }
             }
-        })
-        .collect()
+        } else {
+            *answered
+        });
+    }
+    Ok(pins)
 }
 
 /// One probe's workload while it exists.
@@ -198,7 +202,7 @@ pub fn probe(
         .map(|_| Netlink::connect())
         .collect::<Result<_, _>>()?;
     let workloads = make_all(&makers, plans, node, mark, listed).map_err(|(i, e)| named(i, e))?;
-    let pins = gateway_macs(plans, &netlink.links()?, gateways_answered);
+    let pins = gateway_macs(netlink, plans, gateways_answered)?;
     // The workloads' links come up at once: one wait, not one per probe.
     let configuring: Vec<_> = workloads
         .iter()
@@ -208,7 +212,7 @@ pub fn probe(
             let (inside, tagged) = (workload.inside_end.clone(), plan.vlan.is_some());
             let mut gateway_mac = *gateway_mac;
             workload.namespace.spawn(move || -> Result<(), Failure> {
-                configure_workload(&inside, address, gateway, mtu)?;
+                let inside = configure_workload(&inside, address, gateway, mtu)?;
                 match (address.addr(), gateway) {
                     (IpAddr::V6(host), _) => wait_for_dad(&inside, host)?,
                     (IpAddr::V4(host), IpAddr::V4(gateway)) if tagged => {
@@ -217,10 +221,10 @@ pub fn probe(
                     _ => {}
                 }
                 if let Some(mac) = gateway_mac {
-                    pin_gateway(&inside, gateway, mac)?;
+                    node::pin_neighbour(&inside.netlink, inside.index, gateway, mac)?;
                 }
                 if let (IpAddr::V4(host), IpAddr::V4(gateway)) = (address.addr(), gateway) {
-                    announce(&inside, host, gateway)?;
+                    arp::announce(inside.index, inside.mac, host, gateway)?;
                 }
                 Ok(())
             })
@@ -464,16 +468,10 @@ const DAD_WAIT: Duration = Duration::from_secs(4);
 
 /// An IPv6 workload's address-in-use check: its own duplicate address detection (a neighbor
 /// solicitation from ::, which any owner of the address answers), ND's ARP probe.
-fn wait_for_dad(dev: &str, host: std::net::Ipv6Addr) -> Result<(), Failure> {
-    let netlink = Netlink::connect()?;
-    let index = netlink
-        .links()?
-        .by_name(dev)
-        .map(|link| link.index)
-        .ok_or_else(|| Failure::new(format!("{dev} vanished from the workload")))?;
+fn wait_for_dad(inside: &Inside, host: std::net::Ipv6Addr) -> Result<(), Failure> {
     let started = Instant::now();
     loop {
-        match node::dad_outcome(&netlink, index, host.into())? {
+        match node::dad_outcome(&inside.netlink, inside.index, host.into())? {
             Some(true) => {
                 return Err(Failure::new(format!(
                     "address: {host} is in use on the VNet (duplicate address detection: \
@@ -496,67 +494,30 @@ fn wait_for_dad(dev: &str, host: std::net::Ipv6Addr) -> Result<(), Failure> {
 /// A tagged workload's refusals, asked from inside: its address must not answer ARP, its
 /// gateway must; the gateway's MAC, which the workload pins.
 fn check_from_inside(
-    dev: &str,
+    inside: &Inside,
     address: std::net::Ipv4Addr,
     gateway: std::net::Ipv4Addr,
 ) -> Result<[u8; 6], Failure> {
-    let links = Netlink::connect()?.links()?;
-    let link = links
-        .by_name(dev)
-        .ok_or_else(|| Failure::new(format!("{dev} vanished from the workload")))?;
-    let mac = link
-        .mac
-        .as_deref()
-        .and_then(arp::parse_mac)
-        .ok_or_else(|| Failure::new(format!("{dev} has no Ethernet address to ask ARP from")))?;
-    if let Some(owner) = arp::who_has(link.index, mac, address)? {
+    if let Some(owner) = arp::who_has(inside.index, inside.mac, address)? {
         return Err(Failure::new(format!(
             "address: {address} is in use on the VLAN (answered ARP from {}); give an unused \
              address in the tenant's subnet",
             arp::format_mac(owner)
         )));
     }
-    arp::who_has(link.index, mac, gateway)?.ok_or_else(|| {
+    arp::who_has(inside.index, inside.mac, gateway)?.ok_or_else(|| {
         Failure::new(format!(
             "gateway: {gateway} does not answer ARP on the VLAN; give the tenant's router there"
         ))
     })
 }
 
-/// The workload's ARP request for its gateway (see [`arp::announce`]). An IPv6 workload's
-/// gateway is not pinned: it asks for it by neighbour discovery, as a VM does.
-fn announce(
-    dev: &str,
-    address: std::net::Ipv4Addr,
-    gateway: std::net::Ipv4Addr,
-) -> Result<(), Failure> {
-    let links = Netlink::connect()?.links()?;
-    let link = links
-        .by_name(dev)
-        .ok_or_else(|| Failure::new(format!("{dev} vanished from the workload")))?;
-    let mac = link
-        .mac
-        .as_deref()
-        .and_then(arp::parse_mac)
-        .ok_or_else(|| Failure::new(format!("{dev} has no Ethernet address to announce")))?;
-    arp::announce(link.index, mac, address, gateway)
-}
-
-/// The workload's neighbour entry for its gateway, permanent: ARP and neighbour
-/// advertisements from the VNet never replace it.
-fn pin_gateway(dev: &str, gateway: IpAddr, mac: [u8; 6]) -> Result<(), NetlinkError> {
-    let netlink = Netlink::connect()?;
-    let index = netlink
-        .links()?
-        .by_name(dev)
-        .map(|link| link.index)
-        .ok_or_else(|| {
-            NetlinkError::other(
-                "pinning the gateway",
-                format!("{dev} vanished from the workload"),
-            )
-        })?;
-    node::pin_neighbour(&netlink, index, gateway, mac)
+/// The workload's interface once configured and up: its connection, index and MAC, read once
+/// for everything the workload then does on it.
+struct Inside {
+    netlink: Netlink,
+    index: u32,
+    mac: [u8; 6],
 }
 
 fn configure_workload(
@@ -564,17 +525,29 @@ fn configure_workload(
     address: ipnet::IpNet,
     gateway: IpAddr,
     mtu: u32,
-) -> Result<(), NetlinkError> {
+) -> Result<Inside, Failure> {
     let netlink = Netlink::connect()?;
     node::configure_inside(&netlink, dev, address, gateway, mtu)?;
     let started = Instant::now();
     loop {
         let links = netlink.links()?;
-        if links
+        if let Some(link) = links
             .by_name(dev)
-            .is_some_and(|link| link.oper_state == OperState::Up)
+            .filter(|link| link.oper_state == OperState::Up)
         {
-            return Ok(());
+            let mac = link
+                .mac
+                .as_deref()
+                .and_then(arp::parse_mac)
+                .ok_or_else(|| {
+                    Failure::new(format!("{dev} has no Ethernet address in the workload"))
+                })?;
+            let index = link.index;
+            return Ok(Inside {
+                netlink,
+                index,
+                mac,
+            });
         }
         if started.elapsed() > LINK_UP_WAIT {
             return Err(NetlinkError::other(
@@ -583,7 +556,8 @@ fn configure_workload(
                     "its interface did not come up within {}s on the VNet",
                     LINK_UP_WAIT.as_secs()
                 ),
-            ));
+            )
+            .into());
         }
         std::thread::sleep(Duration::from_millis(20));
     }
