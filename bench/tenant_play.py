@@ -477,7 +477,7 @@ def probe_phases(out: str) -> dict:
     if made and attached and up and deleted:
         phases.update({
             "first_made": round(min(made.values()), 2),  # before it: arguments, node facts, locks, ARP checks
-            "last_attached": round(max(attached.values()), 2),  # workloads made one after another
+            "last_attached": round(max(attached.values()), 2),
             "last_up": round(max(up.values()), 2),  # every workload configured (in parallel)
             "first_deleted": round(min(deleted.values()), 2),  # probes sent and answered (in parallel)
             "last_deleted": round(max(deleted.values()), 2),  # teardown
@@ -783,8 +783,8 @@ def where_probe_time_goes(probes: list[ProbeSizeResult]) -> list[str]:
              "arguments for N probed tenants (its own filter), once per count after the rounds. It reports no "
              "timing of its own, so the phases come from `ip -ts monitor link` on the node ends of its veths: "
              "*before* (arguments, node facts, the address locks, the ARP checks of every address at once), "
-             "*workloads made* (first veth made to the last attached to its VNet: the namespaces and veths "
-             "are made one after another), *configured* (to the last workload's carrier up: addresses and "
+             "*workloads made* (first veth made to the last attached to its VNet: four makers side by "
+             "side), *configured* (to the last workload's carrier up: addresses and "
              "routes inside, in parallel), *probing* (to the first veth deleted: the probes, in parallel), "
              "*teardown* (to the last deleted) and *after* (to the exit: the report).", "",
              "| probed tenants | module wall | before | workloads made | configured | probing | teardown | after | verdict |",
@@ -842,33 +842,28 @@ def probe_time_finding(direct: list[ProbeSizeResult]) -> list[str]:
     probing = {size.probed: phase(size)["probing"] for size in timed}
     made = {size.probed: phase(size)["workloads made"] for size in timed}
     waits = [f"{probing[size.probed]:.1f} s at {size.probed:,} ({probe_targets(size.probed)[1]} blocked "
-             f"target(s) per probe: {probe_targets(size.probed)[1] * wait} s if none is answered)" for size in timed]
-    full_waits = [size.probed for size in timed
-                  if probing[size.probed] >= 0.8 * probe_targets(size.probed)[1] * wait]
-    lines += ["", "Reading, from these figures (the module not changed): Ansible adds no task and no module run with "
+             "target(s) per probe)" for size in timed]
+    full_waits = [size.probed for size in timed if probing[size.probed] >= 0.8 * wait]
+    lines += ["", "Reading, from these figures: Ansible adds no task and no module run with "
               "the count (one of each at every count); the module's time goes to two places."]
     lines.append(
-        f"- *Probing* follows the blocked targets per probe, not the tenants: {'; '.join(waits)}. A workload "
-        "probes its targets one after another (probe.rs `run_all`, each target `count` echoes, each waiting up "
-        f"to `timeout`: {PROBE_COUNT} x {PROBE_TIMEOUT_S} s = {wait} s for a target nothing answers), while the "
-        "workloads probe in parallel. "
-        + (f"At {', '.join(f'{n:,}' for n in full_waits)} the probing lasts as long as every blocked target "
-           "waiting the whole of it: no ICMP error came back for them (the role's summary says \"dropped beyond "
-           "the node\"; the lab's transit router has no route to the other tenants nor to the management network). "
-           if full_waits else "")
-        + f"At 1 probed tenant a probe has one blocked target (the management probe), from {ISOLATION_PEERS + 1} "
-          f"probed tenants on it has {ISOLATION_PEERS + 1} (the next {ISOLATION_PEERS} tenants' workloads too): that wait is in the "
-          "ratio to 1 whatever the module does with the tenant count; it would shrink if a workload probed its "
-          "blocked targets at once (they could share one wait).")
+        f"- *Probing*: {'; '.join(waits)}. Every target of a workload is probed at once (all_targets.rs), and the "
+        f"workloads probe in parallel, so the probing is at most one wait ({PROBE_COUNT} x {PROBE_TIMEOUT_S} s = "
+        f"{wait} s, for a blocked target nothing answers), whatever the targets and tenants. "
+        + (f"At {', '.join(f'{n:,}' for n in full_waits)} a blocked target stayed silent for the whole wait (the "
+           "lab's transit router has no route to the other tenants' workloads). " if full_waits else "")
+        + "Where the probing is shorter than the wait, every blocked target was refused at once (an ICMP error "
+          "back): the one-tenant run has only the management probe, the larger ones the next tenants' workloads "
+          "too, so part of the ratio to 1 is that wait, not the count.")
     per_workload = (made[high.probed] - made[alike[-1].probed if alike else low.probed]) / (
         high.probed - (alike[-1].probed if alike else low.probed)) * 1000
     lines.append(
         "- *Workloads made* follows the tenant count: "
         + ", ".join(f"{made[size.probed]:.1f} s at {size.probed:,}" for size in timed)
-        + f" ({per_workload:.0f} ms per workload under TCG): session.rs `probe()` makes the workloads (namespace, "
-          "veth pair, alias, attach to the VNet; `make_workload`) in a loop, one after another, before they are "
-          "configured and probe in parallel. *Configured*, *teardown* and *after* (the report) grow with it too. "
-          "Making the workloads in parallel is where this part of the time would come from.")
+        + f" ({per_workload:.0f} ms per workload under TCG): session.rs `make_all` makes them (namespace, veth "
+          "pair, alias, attach to the VNet) with four makers side by side, each on its own netlink connection; on "
+          "the lab's two emulated CPUs that is the kernel's own work per workload. *Configured*, *teardown* and "
+          "*after* (the report) grow with the count too: they are the rest of the ratio.")
     return lines
 
 
