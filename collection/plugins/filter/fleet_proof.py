@@ -1,0 +1,877 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 deevnet.net contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The fabric proof of the playbook deevnet.net.fabric_proof, as pure functions: what each node
+asks its kernel and probes (``fleet_proof_plan``), and the report that puts every node's intent,
+prediction and observation side by side (``fleet_proof_reconcile``). Nothing here reads a host.
+
+- **Intent** is each node's Proxmox SDN as the module sdn_check reads it (zones, VNets, subnets,
+  exit nodes, VTEP, applied version), and the cross-node checks on it: one SDN version, every
+  VTEP known to every other member of each VNI (the module bgp_evpn_assert's VNIs), the exit
+  nodes.
+- **Prediction** is the node's kernel, asked by the module vrf_route_assert: for each tenant and
+  destination, the output lookup in the tenant's VRF (the egress device, whether it fell through
+  to the main table), whether a source NAT rule of the node's nftables ruleset matches that
+  egress, and, for the returns, the input lookups that apply forwarding and rp_filter as the
+  kernel does to a real packet arriving by the uplink or the L3VNI bridge.
+- **Observation** is the module egress_probe, run once per node for every tenant there.
+
+The report's format is documented in fleet_proof_reconcile.yml; the renderers are the filters of
+fleet_report.py. The documentation of each filter is in its sidecar YAML, next to this file."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+FORMAT = "deevnet.net.fabric_proof/1"
+# The destination classes given as targets, in the matrix's order, each with what the tenant's
+# traffic to it must do. The classes made from the fleet itself follow them.
+TARGET_CLASSES = (
+    ("internet", "reply"),
+    ("dns", "reply"),
+    ("ntp", "reply"),
+    ("management", "blocked"),
+    ("private", "blocked"),
+)
+# How each given class is probed: DNS answers queries; the others answer echoes (the probe has
+# no NTP client: an NTP server's reachability is its echo).
+CLASS_PROTO = {"dns": "udp"}
+# The last addresses of a tenant's subnet, counted down from the last host, are the proof's
+# workloads, one per node in the play's order (an address in use is refused by egress_probe's
+# address check, never taken over).
+LAST_HOST_OFFSET = 1
+
+
+def _fail(filter_name: str, where: str, value, fix: str):
+    raise AnsibleFilterError(f"{filter_name}: {where} is {value!r}; {fix}")
+
+
+def _address(filter_name: str, where: str, value) -> str:
+    try:
+        return str(ipaddress.ip_address(str(value).strip()))
+    except ValueError:
+        _fail(filter_name, where, value, "give one IP address, e.g. 203.0.113.8 (no names: the proof "
+                                         "must not depend on DNS)")
+
+
+def _targets(filter_name: str, settings: Mapping, name: str) -> list:
+    """A class's targets: addresses, or dicts with address (and proto and port for internet)."""
+    given = settings.get(name) or []
+    if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, (list, tuple)):
+        _fail(filter_name, f"settings.{name}", given, "give a list of addresses")
+    targets = []
+    for index, entry in enumerate(given):
+        where = f"settings.{name}[{index}]"
+        entry = dict(entry) if isinstance(entry, Mapping) else {"address": entry}
+        target = {"address": _address(filter_name, f"{where}.address", entry.get("address")),
+                  "proto": str(entry.get("proto") or CLASS_PROTO.get(name, "icmp"))}
+        if target["proto"] not in ("icmp", "tcp", "udp"):
+            _fail(filter_name, f"{where}.proto", target["proto"], "give icmp, tcp or udp")
+        if entry.get("port") is not None:
+            target["port"] = int(entry["port"])
+        elif target["proto"] == "tcp":
+            _fail(filter_name, f"{where}.port", None, "a tcp target needs the port to complete a handshake with")
+        targets.append(target)
+    return targets
+
+
+def normalize_settings(settings, filter_name: str) -> dict:
+    """The proof's settings, checked: each class's targets, the probe's count and timeout, the
+    workload addresses given by hand, and where returns are forced to land."""
+    if not isinstance(settings, Mapping):
+        _fail(filter_name, "settings", settings, "give the dict the playbook builds from the fabric_proof_* variables")
+    normalized = {name: _targets(filter_name, settings, name) for name, _ in TARGET_CLASSES}
+    if not normalized["internet"]:
+        _fail(filter_name, "settings.internet", settings.get("internet"),
+              "give at least one internet target: the returns are predicted from it as their source")
+    for key, default, low, high in (("count", 3, 1, 10), ("timeout", 2, 1, 10)):
+        value = settings.get(key, default)
+        if isinstance(value, bool) or not str(value).isdecimal() or not low <= int(value) <= high:
+            _fail(filter_name, f"settings.{key}", value, f"give a whole number from {low} to {high}")
+        normalized[key] = int(value)
+    normalized["full_size"] = bool(settings.get("full_size", True))
+    normalized["workload_addresses"] = dict(settings.get("workload_addresses") or {})
+    normalized["return_landing"] = dict(settings.get("return_landing") or {})
+    normalized["start_at"] = settings.get("start_at")
+    return normalized
+
+
+def _node_inputs(node: str, facts) -> dict:
+    """What the plan needs of one node: its sdn_check result, uplinks and management bridge."""
+    facts = facts if isinstance(facts, Mapping) else {}
+    sdn = facts.get("sdn") if isinstance(facts.get("sdn"), Mapping) else {}
+    return {"sdn": sdn, "uplinks": list(facts.get("uplinks") or []),
+            "management": facts.get("management") or "vmbr0"}
+
+
+def _ipv4_subnet(zone: Mapping):
+    """The zone's first VNet with an IPv4 subnet that has a gateway on the node: (vnet, subnet)."""
+    for vnet in zone.get("vnets") or []:
+        for subnet in vnet.get("subnets") or []:
+            network = ipaddress.ip_network(subnet.get("cidr"), strict=False)
+            if network.version == 4 and subnet.get("gateway"):
+                return vnet, subnet
+    return None, None
+
+
+def tenants_of(node: str, facts: Mapping) -> list:
+    """The node's tenants: each EVPN zone that applies to it and has an IPv4 subnet."""
+    tenants = []
+    for zone in _node_inputs(node, facts)["sdn"].get("zones") or []:
+        if zone.get("type") != "evpn" or not zone.get("vrf"):
+            continue
+        vnet, subnet = _ipv4_subnet(zone)
+        if vnet is None:
+            continue
+        tenants.append({
+            "name": zone["name"], "vrf": zone["vrf"], "l3vni": zone.get("l3vni"),
+            "l3vni_bridge": zone.get("l3vni_bridge"), "exit_node": bool(zone.get("exit_node")),
+            "vtep": zone.get("vtep"), "vnet": vnet["name"], "vni": vnet.get("vni"),
+            "mtu": vnet.get("mtu") or zone.get("mtu"), "subnet": subnet["cidr"],
+            "gateway": subnet["gateway"], "snat": bool(subnet.get("snat")),
+        })
+    return tenants
+
+
+def workload_address(tenant: Mapping, node: str, nodes: list, given: Mapping) -> str:
+    """The proof's workload of `tenant` on `node`: given by hand, else the subnet's last hosts,
+    one per node in the play's order."""
+    by_hand = (given.get(tenant["name"]) or {}).get(node)
+    if by_hand:
+        return str(ipaddress.ip_address(by_hand))
+    network = ipaddress.ip_network(tenant["subnet"], strict=False)
+    return str(network.broadcast_address - LAST_HOST_OFFSET - nodes.index(node))
+
+
+def _fleet_tenants(nodes_facts: Mapping, nodes: list, given: Mapping) -> dict:
+    """Every node's tenants, each with its workload address: {node: {tenant: tenant}}."""
+    fleet = {}
+    for node in nodes:
+        fleet[node] = {}
+        for tenant in tenants_of(node, nodes_facts.get(node)):
+            tenant["workload"] = workload_address(tenant, node, nodes, given)
+            fleet[node][tenant["name"]] = tenant
+    return fleet
+
+
+def _check_nodes(filter_name: str, nodes, facts) -> list:
+    if isinstance(nodes, (str, bytes)) or not isinstance(nodes, (list, tuple)) or not nodes:
+        _fail(filter_name, "nodes", nodes, "give the play's hosts (ansible_play_hosts_all)")
+    if not isinstance(facts, Mapping):
+        _fail(filter_name, "facts", facts, "give a dict of every node's gathered results, by node")
+    return [str(node) for node in nodes]
+
+
+def _return_workloads(settings: Mapping, tenant: str, node: str) -> dict:
+    """The workloads whose returns the fabric is made to land on a given node: {landing: address}."""
+    given = ((settings["return_landing"].get(tenant) or {}).get(node)) or {}
+    return {str(landing): str(ipaddress.ip_address(address)) for landing, address in given.items()}
+
+
+def _class_targets(settings: Mapping) -> list:
+    """(column, expect, target) for every given target, in the matrix's order."""
+    return [(name, expect, target) for name, expect in TARGET_CLASSES for target in settings[name]]
+
+
+def _probe_target(target: Mapping, expect: str, **extra) -> dict:
+    made = {"address": target["address"], "proto": target["proto"], "expect": expect}
+    if target.get("port") is not None:
+        made["port"] = target["port"]
+    made.update(extra)
+    return made
+
+
+def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping, management: str) -> list:
+    """The egress_probe probes of one tenant on one node: its workload with every class target,
+    the other tenants' workloads, its peers on the other nodes; and one workload per forced
+    return, probing the first internet target."""
+    targets = [_probe_target(target, expect) for _, expect, target in _class_targets(settings)]
+    for other in fleet[node].values():
+        if other["name"] != tenant["name"]:
+            targets.append({"address": other["workload"], "proto": "icmp", "expect": "blocked"})
+    for peer_node, tenants in fleet.items():
+        peer = tenants.get(tenant["name"])
+        if peer_node == node or peer is None:
+            continue
+        targets.append({"address": peer["workload"], "proto": "icmp", "expect": "reply", "peer": True})
+        if settings["full_size"]:
+            targets.append({"address": peer["workload"], "proto": "icmp", "expect": "reply", "peer": True,
+                            "size": "mtu"})
+    prefix = ipaddress.ip_network(tenant["subnet"], strict=False).prefixlen
+    base = {"vnet": tenant["vnet"], "gateway": tenant["gateway"], "forbidden_interfaces": [management]}
+    probes = [dict(base, name=tenant["name"], address=f"{tenant['workload']}/{prefix}", targets=targets)]
+    first = settings["internet"][0]
+    for landing, address in sorted(_return_workloads(settings, tenant["name"], node).items()):
+        probes.append(dict(base, name=f"{tenant['name']}-via-{landing}", address=f"{address}/{prefix}",
+                           targets=[_probe_target(first, "reply")]))
+    return probes
+
+
+def _tenant_lookups(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping) -> dict:
+    """vrf_route_assert's entry for one tenant VRF: every class target and the other tenants'
+    workloads, looked up as the tenant's traffic is; and the return to its own workload as it
+    enters the VRF by the L3VNI bridge (forwarding and rp_filter applied)."""
+    lookups = [{"dst": target["address"], "table": "any"} for _, _, target in _class_targets(settings)]
+    lookups += [{"dst": other["workload"], "table": "any"}
+                for other in fleet[node].values() if other["name"] != tenant["name"]]
+    if tenant.get("l3vni_bridge"):
+        lookups.append({"dst": tenant["workload"], "src": settings["internet"][0]["address"],
+                        "iif": tenant["l3vni_bridge"], "table": "any"})
+    return {"name": tenant["vrf"], "lookups": _unique(lookups)}
+
+
+def _return_lookups(node: str, uplinks: list, fleet: Mapping, settings: Mapping) -> dict:
+    """The default VRF's entry: each other node's workloads, as their returns enter this node by
+    each uplink (forwarding and rp_filter applied)."""
+    source = settings["internet"][0]["address"]
+    lookups = [{"dst": tenant["workload"], "src": source, "iif": uplink, "table": "any"}
+               for other, tenants in fleet.items() if other != node
+               for tenant in tenants.values() for uplink in uplinks]
+    return {"name": "default", "lookups": _unique(lookups)}
+
+
+def _unique(entries: list) -> list:
+    seen, kept = set(), []
+    for entry in entries:
+        key = tuple(sorted(entry.items()))
+        if key not in seen:
+            seen.add(key)
+            kept.append(entry)
+    return kept
+
+
+def fleet_proof_plan(facts, nodes, node, settings) -> dict:
+    """What `node` asks and probes: its tenants (each with its workload), the VNIs for
+    bgp_evpn_assert, the VRFs and lookups for vrf_route_assert, the probes for egress_probe."""
+    nodes = _check_nodes("fleet_proof_plan", nodes, facts)
+    if node not in nodes:
+        _fail("fleet_proof_plan", "node", node, f"give one of the play's hosts {nodes}")
+    settings = normalize_settings(settings, "fleet_proof_plan")
+    fleet = _fleet_tenants(facts, nodes, settings["workload_addresses"])
+    inputs = _node_inputs(node, facts.get(node))
+    mine = list(fleet[node].values())
+    vnis = sorted({vni for tenant in mine for vni in (tenant["l3vni"], tenant["vni"]) if vni})
+    vrfs = [_tenant_lookups(node, tenant, fleet, settings) for tenant in mine]
+    if inputs["uplinks"]:
+        vrfs.append(_return_lookups(node, inputs["uplinks"], fleet, settings))
+    probes = [probe for tenant in mine
+              for probe in _tenant_probes(node, tenant, fleet, settings, inputs["management"])]
+    return {"tenants": mine, "vnis": [{"vni": vni} for vni in vnis], "vrfs": vrfs, "probes": probes,
+            "count": settings["count"], "timeout": settings["timeout"]}
+
+
+class Findings:
+    """The report's findings, each once: numbered F1, F2, ... in the order they are found, the
+    same (node, subject, text) twice being one finding."""
+
+    def __init__(self):
+        self.entries = []
+        self._ids = {}
+
+    def add(self, node, subject: str, text: str, fix: str) -> str:
+        key = (node, subject, text)
+        if key not in self._ids:
+            self._ids[key] = f"F{len(self.entries) + 1}"
+            self.entries.append({"id": self._ids[key], "node": node, "subject": subject, "text": text, "fix": fix})
+        return self._ids[key]
+
+
+def _check(check_id: str, label: str, problems: list, findings: Findings, ok_text: str) -> dict:
+    """A fleet check from its problems, each (node, subject, text, fix)."""
+    ids = [findings.add(*problem) for problem in problems]
+    text = "; ".join(problem[2] for problem in problems) if problems else ok_text
+    return {"id": check_id, "label": label, "ok": not problems, "text": text, "findings": ids}
+
+
+def _version_check(gathered: Mapping, reached: list, findings: Findings) -> dict:
+    """One SDN version: every node applied the version the cluster runs."""
+    versions = {node: (gathered[node].get("sdn") or {}).get("version") or {} for node in reached}
+    running = sorted({v.get("running") for v in versions.values() if v.get("running") is not None})
+    problems = []
+    if len(running) > 1:
+        problems.append((None, "/etc/pve/sdn/.running-config",
+                         f"the nodes read different running SDN versions {running}",
+                         "check the cluster file system (pmxcfs) on the nodes that differ"))
+    target = running[-1] if running else None
+    for node in reached:
+        applied = versions[node].get("applied")
+        if target is not None and applied != target:
+            problems.append((node, "/etc/network/interfaces.d/sdn",
+                             f"{node} applied SDN version {applied}, the cluster runs {target}",
+                             f"apply the SDN on {node}: `ifreload -a` there (or Apply in the SDN panel)"))
+    return _check("sdn_version", "one SDN version", problems, findings,
+                  f"every node applied SDN version {target}" if target is not None else "no SDN version read")
+
+
+def _evpn_vnis(result) -> dict:
+    """bgp_evpn_assert's VNIs by number: {vni: entry}."""
+    vnis = (result or {}).get("vnis") if isinstance(result, Mapping) else None
+    return {entry.get("vni"): entry for entry in vnis or [] if isinstance(entry, Mapping)}
+
+
+def _vtep_check(fleet: Mapping, gathered: Mapping, reached: list, findings: Findings) -> dict:
+    """Every VTEP appears as a remote VTEP of each VNI on every other member of its zone."""
+    problems = []
+    for node in reached:
+        vnis = _evpn_vnis(gathered[node].get("evpn"))
+        for tenant in fleet[node].values():
+            members = {other: tenants[tenant["name"]]["vtep"] for other, tenants in fleet.items()
+                       if other != node and tenant["name"] in tenants}
+            for vni in (tenant["l3vni"], tenant["vni"]):
+                if not vni:
+                    continue
+                entry = vnis.get(vni) or {}
+                if not entry.get("type"):
+                    problems.append((node, f"VNI {vni}", f"VNI {vni} of {tenant['name']} is missing on {node}",
+                                     f"re-create its devices: `ifreload -a` on {node}"))
+                    continue
+                known = set(entry.get("remote_vteps") or [])
+                for other, vtep in sorted(members.items()):
+                    if vtep and vtep not in known:
+                        problems.append((node, f"VNI {vni}",
+                                         f"{node}'s VNI {vni} does not know {other}'s VTEP {vtep}",
+                                         f"check that VNI {vni} exists on {other} and that the EVPN session "
+                                         f"between {node} and {other} is up (bgp_evpn_assert)"))
+    return _check("vtep_mesh", "every VTEP known", problems, findings,
+                  "every VNI knows the VTEP of every other member")
+
+
+def _exit_check(fleet: Mapping, gathered: Mapping, reached: list, findings: Findings) -> dict:
+    """The exit nodes are the ones the zone lists, where the inventory declares them too."""
+    problems = []
+    for node in reached:
+        declared = gathered[node].get("exit")
+        for tenant in fleet[node].values():
+            if declared is not None and bool(declared) != tenant["exit_node"]:
+                problems.append((node, f"zone {tenant['name']}",
+                                 f"{node} is {'' if declared else 'not '}an exit node in the inventory, but zone "
+                                 f"{tenant['name']} {'does not list' if declared else 'lists'} it",
+                                 f"make the zone's exit nodes and the inventory's fabric_proof_exit agree"))
+    return _check("exit_nodes", "exit nodes as the zones list", problems, findings,
+                  "every node's exit role is the one its zones list")
+
+
+def _reached_check(nodes: list, reached: list, findings: Findings) -> dict:
+    problems = [(node, node, f"{node} was not reached or failed before its results were gathered",
+                 f"see the play's output for {node}") for node in nodes if node not in reached]
+    return _check("nodes_reached", "every node reached", problems, findings, f"all {len(nodes)} nodes reached")
+
+
+# NAT prediction. No kernel API evaluates nftables for a made-up packet, so the postrouting NAT
+# chains are walked here: a rule whose every match is understood and holds for (egress device,
+# source address) decides; a match not understood makes the answer unknown, never "no NAT".
+NAT_STATEMENTS = ("snat", "masquerade")
+XT_NAT_TARGETS = ("SNAT", "MASQUERADE")
+
+
+class Unknown(Exception):
+    """A match or statement the NAT walk does not understand."""
+
+
+def _nft_objects(ruleset) -> list:
+    if isinstance(ruleset, Mapping):
+        return [entry for entry in ruleset.get("nftables") or [] if isinstance(entry, Mapping)]
+    return []
+
+
+def _nat_chains(objects: list) -> list:
+    """The postrouting NAT base chains of IPv4 (ip and inet tables), in priority order."""
+    chains = [entry["chain"] for entry in objects if "chain" in entry]
+    hooked = [chain for chain in chains if chain.get("hook") == "postrouting" and chain.get("type") == "nat"
+              and chain.get("family") in ("ip", "inet")]
+    return sorted(hooked, key=lambda chain: chain.get("prio") if isinstance(chain.get("prio"), int) else 0)
+
+
+def _rules(objects: list, family: str, table: str, chain: str) -> list:
+    return [entry["rule"] for entry in objects if "rule" in entry and entry["rule"].get("family") == family
+            and entry["rule"].get("table") == table and entry["rule"].get("chain") == chain]
+
+
+def _in_prefix(address: str, right) -> bool:
+    """Whether `address` is `right`: an address, a prefix, a range or an anonymous set of them."""
+    if isinstance(right, str):
+        return ipaddress.ip_address(address) == ipaddress.ip_address(right)
+    if isinstance(right, Mapping) and "prefix" in right:
+        prefix = right["prefix"]
+        return ipaddress.ip_address(address) in ipaddress.ip_network(f"{prefix['addr']}/{prefix['len']}", strict=False)
+    if isinstance(right, Mapping) and "range" in right:
+        low, high = (ipaddress.ip_address(end) for end in right["range"])
+        return low <= ipaddress.ip_address(address) <= high
+    if isinstance(right, Mapping) and "set" in right:
+        return any(_in_prefix(address, member) for member in right["set"])
+    raise Unknown(f"a match against {right!r}")
+
+
+def _match_holds(match: Mapping, packet: Mapping) -> bool:
+    left, right, op = match.get("left"), match.get("right"), match.get("op", "==")
+    if op not in ("==", "!=", "in"):
+        raise Unknown(f"the operator {op!r}")
+    if isinstance(left, Mapping) and (left.get("meta") or {}).get("key") == "oifname":
+        names = right.get("set") if isinstance(right, Mapping) and "set" in right else [right]
+        if not all(isinstance(name, str) for name in names):
+            raise Unknown(f"an oifname match against {right!r}")
+        # A trailing * is a wildcard, as in iptables' `-o vmbr0+` translated.
+        held = any(packet["dev"] == name or (name.endswith("*") and packet["dev"].startswith(name[:-1]))
+                   for name in names)
+    elif isinstance(left, Mapping) and (left.get("payload") or {}).get("field") == "saddr" \
+            and (left.get("payload") or {}).get("protocol") == "ip":
+        held = _in_prefix(packet["src"], right)
+    else:
+        raise Unknown(f"a match on {left!r}")
+    return held if op != "!=" else not held
+
+
+def _rule_verdict(rule: Mapping, packet: Mapping):
+    """'nat', ('jump'|'goto', chain), 'return', 'accept', or None (the rule does not apply)."""
+    for expr in rule.get("expr") or []:
+        if "match" in expr:
+            if not _match_holds(expr["match"], packet):
+                return None
+        elif any(statement in expr for statement in NAT_STATEMENTS):
+            return "nat"
+        elif "xt" in expr:
+            xt = expr["xt"] or {}
+            if xt.get("type") == "target" and xt.get("name") in XT_NAT_TARGETS:
+                return "nat"
+            raise Unknown(f"the iptables extension {xt.get('name')!r}")
+        elif "jump" in expr or "goto" in expr:
+            kind = "jump" if "jump" in expr else "goto"
+            return (kind, expr[kind].get("target"))
+        elif "return" in expr or "accept" in expr:
+            return "return" if "return" in expr else "accept"
+        elif "counter" in expr or "log" in expr or "comment" in expr:
+            continue
+        else:
+            raise Unknown(f"the expression {sorted(expr)!r}")
+    return None
+
+
+def _walk_chain(objects: list, family: str, table: str, chain: str, packet: Mapping, depth: int = 0):
+    """True (a NAT statement is reached), False (the chain ends without one) or 'accept'."""
+    if depth > 16:
+        raise Unknown("more than 16 nested chains")
+    for rule in _rules(objects, family, table, chain):
+        verdict = _rule_verdict(rule, packet)
+        if verdict is None:
+            continue
+        if verdict == "nat":
+            return True
+        if verdict in ("return", "accept"):
+            return False if verdict == "return" else "accept"
+        reached = _walk_chain(objects, family, table, verdict[1], packet, depth + 1)
+        if reached is True or reached == "accept" or verdict[0] == "goto":
+            return reached
+    return False
+
+
+def predict_nat(ruleset, dev: str, src: str):
+    """Whether a packet from `src` leaving by `dev` is source-translated: True, False, or None
+    when the ruleset has what this walk does not understand (with why)."""
+    objects = _nft_objects(ruleset)
+    if not objects:
+        return None, "no nftables ruleset was read"
+    packet = {"dev": dev, "src": src}
+    try:
+        for chain in _nat_chains(objects):
+            if _walk_chain(objects, chain["family"], chain["table"], chain["name"], packet) is True:
+                return True, f"a source NAT rule of {chain['family']} {chain['table']} {chain['name']} matches"
+    except (Unknown, ValueError, KeyError, TypeError) as unknown:
+        return None, f"not evaluated: {unknown}"
+    return False, "no source NAT rule matches"
+
+
+def _lookup_answers(result) -> dict:
+    """vrf_route_assert's lookup answers: {(vrf, dst, iif or None): actual}."""
+    answers = {}
+    checks = result.get("checks") if isinstance(result, Mapping) else None
+    for check in checks or []:
+        name = str(check.get("check") or "")
+        if not name.startswith("lookup "):
+            continue
+        actual = check.get("actual") or {}
+        expected = check.get("expected") or {}
+        iif = actual.get("iif") or expected.get("iif")
+        answers[(check.get("vrf"), name.split()[1], iif)] = dict(actual, msg=check.get("msg"))
+    return answers
+
+
+def _probe_targets(result) -> dict:
+    """egress_probe's targets: {(probe name, address, proto, port, size): target}."""
+    found = {}
+    probes = result.get("probes") if isinstance(result, Mapping) else None
+    for probe in probes or []:
+        for target in probe.get("targets") or []:
+            size = None if target.get("size") is None else "mtu"
+            key = (probe.get("name"), target.get("address"), target.get("proto"), target.get("port"), size)
+            found[key] = dict(target, probe_msg=probe.get("msg") or "")
+    return found
+
+
+def _route_text(answer: Mapping) -> str:
+    if answer.get("type") == "refused":
+        return f"refused ({answer.get('reason')})"
+    table = answer.get("table")
+    through = ", fall-through to the main table" if answer.get("fall_through") else ""
+    via = f"via {answer['via']} " if answer.get("via") else ""
+    return f"{via}dev {answer.get('dev')} (table {table}{through})"
+
+
+def predict_reply(answer, tenant: Mapping, node: Mapping, dst: str):
+    """The kernel's prediction for a target that must answer: (verdict, dev, nat, text, problem)."""
+    if not answer:
+        return "unknown", None, None, f"{dst}: no lookup answer was gathered", None
+    route = _route_text(answer)
+    if answer.get("type") != "unicast":
+        return "blocked", None, None, f"{dst} in {tenant['vrf']}: {route}", (
+            tenant["vrf"], f"{tenant['vrf']} has no route to {dst}: {route}",
+            "give the VRF a default (the role's tenant-egress: a leaked default, or import vrf default)")
+    dev = answer.get("dev")
+    nat, nat_text = predict_nat(node.get("nft"), dev, tenant["workload"])
+    text = f"{dst} in {tenant['vrf']}: {route}; {nat_text}"
+    if dev == node["management"] or answer.get("fall_through"):
+        return "blocked", dev, nat, text, (
+            tenant["vrf"], f"{tenant['vrf']} falls through to the main table: tenant packets to {dst} leave by "
+                           f"{dev} untranslated",
+            "give the VRF its own default (import vrf default, or the leaked static default)")
+    if nat is not None and nat != tenant["snat"]:
+        said = "source-translates" if nat else "does not source-translate"
+        return "blocked", dev, nat, text, (
+            f"nat {dev}", f"the ruleset {said} {tenant['subnet']} leaving by {dev}, but the subnet's snat is "
+                          f"{'on' if tenant['snat'] else 'off'}",
+            f"apply the SDN again (`ifreload -a`) so that Proxmox's SNAT rule for {tenant['subnet']} matches")
+    return "reply", dev, nat, text, None
+
+
+def predict_blocked(answer, tenant: Mapping, node: Mapping, dst: str, vnets: Mapping):
+    """The kernel's prediction for a target that must stay unreachable from the tenant: it must
+    not be delivered on the node (its management side, another tenant's VNet, the node itself)."""
+    if not answer:
+        return "unknown", None, None, f"{dst}: no lookup answer was gathered", None
+    route = _route_text(answer)
+    text = f"{dst} in {tenant['vrf']}: {route}"
+    dev = answer.get("dev")
+    if answer.get("type") == "local":
+        return "reply", dev, None, text, (tenant["vrf"], f"{dst} is delivered to {tenant['vrf']}'s node itself",
+                                          "give the VRF its own default so its lookups stop falling through")
+    if answer.get("type") != "unicast":
+        return "blocked", None, None, text, None
+    if dev == node["management"]:
+        return "reply", dev, None, text, (
+            tenant["vrf"], f"{tenant['vrf']} reaches {dst} on the management side by {dev}",
+            "give the VRF its own default so its lookups stop falling through to the main table")
+    if dev in vnets and vnets[dev] != tenant["name"]:
+        return "reply", dev, None, text, (
+            f"route {dst} in {tenant['vrf']}",
+            f"a route leaked between tenants: {tenant['vrf']} reaches {dst} by {dev}, {vnets[dev]}'s VNet",
+            f"remove the route from {tenant['vrf']} (`ip route show vrf {tenant['vrf']}`) and the import or "
+            f"route-map that leaks it")
+    return "blocked", dev, None, text, None
+
+
+def observe(target) -> tuple:
+    """egress_probe's verdict on one target: (verdict as reply/blocked/unknown/not_run, text)."""
+    if not target:
+        return "not_run", "not probed"
+    text = (f"{target.get('received', 0)}/{target.get('sent', 0)} replies"
+            + (f", {target['error']}" if target.get("error") else "")
+            + (f", left by {', '.join(str(name) for name in target['left_by'])}" if target.get("left_by") else ""))
+    if target.get("passed"):
+        return target.get("expect"), text
+    other = "blocked" if target.get("expect") == "reply" else "reply"
+    return other, text
+
+
+def _probe_problem(target: Mapping, address: str) -> str:
+    lines = [line for line in str(target.get("probe_msg") or "").splitlines() if address in line]
+    return lines[0] if lines else ""
+
+
+def _combine(expect: str, parts: list, findings: Findings, node: str) -> dict:
+    """A cell from its targets' (prediction, observation) parts: the verdict, and each reason it
+    is not a pass as a finding. A prediction's problem is the finding (it names the device or the
+    route); an observation that fails where the kernel predicts success is a finding of its own,
+    beyond the node; a prediction of failure that the probe contradicts is a disagreement."""
+    ids, verdict = [], "pass"
+    for part in parts:
+        pred, obs = part["prediction"], part["observation"]
+        if obs["verdict"] == "not_run":
+            verdict = "not_run"
+        elif pred.get("problem"):
+            ids.append(findings.add(pred.get("node", node), *pred["problem"]))
+            if obs["verdict"] == expect:
+                ids.append(findings.add(node, part["subject"], (
+                    f"the kernel's lookup predicts {pred['verdict']} ({pred['text']}) but the probe saw "
+                    f"{obs['verdict']}: prediction and observation disagree"),
+                    "apply what the node runs (FRR or the SDN not reloaded), or find the route the kernel "
+                    "holds and FRR does not"))
+        elif obs["verdict"] not in (expect, "unknown"):
+            ids.append(findings.add(node, part["subject"], obs.get("problem") or f"{part['subject']}: {obs['text']}",
+                                    part.get("fix") or f"the kernel of {node} routes it as expected: look beyond "
+                                                        "the node (the core, its routes back, a firewall)"))
+        elif obs["verdict"] == "unknown" and verdict == "pass":
+            verdict = "unknown"
+    if ids and verdict != "not_run":
+        verdict = "fail"
+    for part in parts:
+        part["prediction"].pop("problem", None)
+        part["prediction"].pop("node", None)
+    return {
+        "expect": expect, "target": ", ".join(part["target"] for part in parts),
+        "prediction": _merged([part["prediction"] for part in parts], expect),
+        "observation": _merged([part["observation"] for part in parts], expect),
+        "verdict": verdict, "findings": list(dict.fromkeys(ids)),
+    }
+
+
+def _merged(parts: list, expect: str) -> dict:
+    """One side (prediction or observation) of a cell over its targets: the first verdict that is
+    not the expected one, else the expected one where any target gave it."""
+    verdicts = [part["verdict"] for part in parts]
+    off = [verdict for verdict in verdicts if verdict not in (expect, "unknown")]
+    verdict = "not_run" if "not_run" in verdicts else off[0] if off else expect if expect in verdicts else "unknown"
+    merged = {"verdict": verdict, "text": "; ".join(part["text"] for part in parts if part.get("text"))}
+    for key in ("dev", "nat", "fall_through"):
+        values = [part.get(key) for part in parts if key in part]
+        if values:
+            merged[key] = values[0] if all(value == values[0] for value in values) else None
+    return merged
+
+
+def _prediction(verdict, dev, nat, text, problem, **extra) -> dict:
+    made = {"verdict": verdict, "dev": dev, "nat": nat, "text": text, "problem": problem}
+    made.update(extra)
+    return made
+
+
+def _observation(target, address: str) -> dict:
+    verdict, text = observe(target)
+    return {"verdict": verdict, "text": text, "problem": _probe_problem(target or {}, address) or None}
+
+
+def _class_cells(row: Mapping, settings: Mapping, findings: Findings) -> list:
+    """The cells of the given classes (internet, DNS, NTP, management, private) of one row."""
+    tenant, node = row["tenant"], row["node"]
+    cells = []
+    for name, expect in TARGET_CLASSES:
+        parts = []
+        for target in settings[name]:
+            address = target["address"]
+            answer = node["answers"].get((tenant["vrf"], address, None))
+            if expect == "reply":
+                predicted = _prediction(*predict_reply(answer, tenant, node, address))
+            else:
+                predicted = _prediction(*predict_blocked(answer, tenant, node, address, row["vnets"]))
+            predicted["fall_through"] = bool((answer or {}).get("fall_through"))
+            observed = node["observed"].get((tenant["name"], address, target["proto"], target.get("port"), None))
+            parts.append({"target": f"{address} {target['proto']}" + (f"/{target['port']}" if target.get("port") else ""),
+                          "subject": f"{tenant['name']} -> {address}", "prediction": predicted,
+                          "observation": _observation(observed, address)})
+        if parts:
+            cells.append(dict(_combine(expect, parts, findings, node["name"]), column=name))
+    return cells
+
+
+def _tenant_cells(row: Mapping, findings: Findings) -> list:
+    """One cell per other tenant of the node: its workload must stay unreachable."""
+    tenant, node, cells = row["tenant"], row["node"], []
+    for other in row["fleet"][node["name"]].values():
+        if other["name"] == tenant["name"]:
+            continue
+        address = other["workload"]
+        answer = node["answers"].get((tenant["vrf"], address, None))
+        predicted = _prediction(*predict_blocked(answer, tenant, node, address, row["vnets"]))
+        observed = node["observed"].get((tenant["name"], address, "icmp", None, None))
+        part = {"target": address, "subject": f"{tenant['name']} -> {other['name']} {address}",
+                "prediction": predicted, "observation": _observation(observed, address),
+                "fix": f"find what connects {tenant['vrf']} and {other['vrf']} on {node['name']}"}
+        cells.append(dict(_combine("blocked", [part], findings, node["name"]), column=f"tenant:{other['name']}"))
+    return cells
+
+
+def _peer_cells(row: Mapping, findings: Findings, full_size: bool) -> list:
+    """Per other node with the tenant: its workload there answers across the fabric, small and,
+    with full_size, at the VNet's MTU with DF set. Predicted from the EVPN VNI's remote VTEPs."""
+    tenant, node, cells = row["tenant"], row["node"], []
+    vnis = _evpn_vnis(node["evpn"])
+    for other, tenants in row["fleet"].items():
+        peer = tenants.get(tenant["name"])
+        if other == node["name"] or peer is None:
+            continue
+        known = set((vnis.get(tenant["vni"]) or {}).get("remote_vteps") or [])
+        if not node["evpn"]:
+            predicted = ("unknown", None, None, "the VNIs were not read", None)
+        elif peer["vtep"] in known:
+            predicted = ("reply", tenant["vnet"], None, f"VNI {tenant['vni']} floods to {other}'s VTEP {peer['vtep']}", None)
+        else:
+            predicted = ("blocked", None, None, f"VNI {tenant['vni']} does not know {other}'s VTEP {peer['vtep']}",
+                         (f"VNI {tenant['vni']}", f"{node['name']}'s VNI {tenant['vni']} does not know {other}'s VTEP "
+                          f"{peer['vtep']}", f"check VNI {tenant['vni']} on {other} and the EVPN session"))
+        for column, size in (("peer", None), ("peer-df", "mtu")):
+            if size and not full_size:
+                continue
+            observed = node["observed"].get((tenant["name"], peer["workload"], "icmp", None, size))
+            part = {"target": peer["workload"] + (" DF mtu" if size else ""),
+                    "subject": f"{tenant['name']} {node['name']} -> {other}" + (" full-size DF" if size else ""),
+                    "prediction": _prediction(*predicted), "observation": _observation(observed, peer["workload"]),
+                    "fix": f"look at the underlay between {node['name']} and {other}: its MTU must carry the VNet's "
+                           f"{tenant.get('mtu')} bytes plus VXLAN's 50" if size else None}
+            cells.append(dict(_combine("reply", [part], findings, node["name"]), column=f"{column}:{other}"))
+    return cells
+
+
+def _input_problem(answer, node: str, dst: str, iif: str):
+    """(verdict, text, problem) of an input lookup: the return to `dst` arriving on `iif`."""
+    if not answer:
+        return "unknown", f"{node}: no lookup of {dst} arriving on {iif} was gathered", None
+    if answer.get("type") == "unicast":
+        return "reply", f"{node}: {dst} from {iif} {_route_text(answer)}", None
+    reason = answer.get("reason")
+    setting = {"not_forwarded": "forwarding", "reverse_path": "rp_filter"}.get(reason)
+    subject = f"net.ipv4.conf.{iif}.{setting}" if setting else f"{dst} arriving on {iif}"
+    text = answer.get("msg") or f"{node} drops returns to {dst} arriving on {iif}: {_route_text(answer)}"
+    fix = {"forwarding": f"set {subject}=1 on {node} (deevnet.net.sysctl_forwarding; the role's tenant-egress)",
+           "rp_filter": f"set {subject}=0 and net.ipv4.conf.all.rp_filter=0 on {node} (the role's tenant-egress)"
+           }.get(setting, f"give {node} a route to {dst}")
+    return "blocked", f"{node}: {dst} from {iif} {_route_text(answer)}", (subject, text, fix)
+
+
+def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Findings) -> list:
+    """Per other node X: the tenant's traffic back to this row's workload, entering the fabric at
+    X by its uplinks, is forwarded there and accepted where it enters the tenant's VRF here.
+    Observed only where the fabric is made to land those returns on X (settings.return_landing)."""
+    tenant, node, cells = row["tenant"], row["node"], []
+    source = settings["internet"][0]
+    forced = _return_workloads(settings, tenant["name"], node["name"])
+    for name, landing in nodes.items():
+        if name == node["name"]:
+            continue
+        steps = [(name, landing["answers"].get(("default", tenant["workload"], uplink)), uplink)
+                 for uplink in landing["uplinks"]]
+        if tenant.get("l3vni_bridge"):
+            steps.append((node["name"], node["answers"].get((tenant["vrf"], tenant["workload"], tenant["l3vni_bridge"])),
+                          tenant["l3vni_bridge"]))
+        judged = [(where,) + _input_problem(answer, where, tenant["workload"], iif) for where, answer, iif in steps]
+        failing = [step for step in judged if step[3]]
+        verdicts = [step[1] for step in judged]
+        verdict = "blocked" if failing else "unknown" if not judged or "unknown" in verdicts else "reply"
+        predicted = _prediction(verdict, None, None, "; ".join(step[2] for step in judged) or "no uplink named",
+                                failing[0][3] if failing else None, node=failing[0][0] if failing else node["name"])
+        if name in forced:
+            observed = node["observed"].get((f"{tenant['name']}-via-{name}", source["address"], source["proto"],
+                                             source.get("port"), None))
+            observation = _observation(observed, source["address"])
+        else:
+            observation = {"verdict": "unknown", "problem": None,
+                           "text": f"not observed: returns land where the core sends them (no return_landing for {name})"}
+        part = {"target": f"{forced.get(name, tenant['workload'])} via {name}",
+                "subject": f"{tenant['name']}@{node['name']} returns via {name}",
+                "prediction": predicted, "observation": observation}
+        cells.append(dict(_combine("reply", [part], findings, node["name"]), column=f"return:{name}"))
+    return cells
+
+
+def _drift_check(gathered: Mapping, reached: list, findings: Findings) -> dict:
+    """What each node's kernel has that its SDN does not declare (sdn_check's drift)."""
+    problems = []
+    for node in reached:
+        for drift in (gathered[node].get("sdn") or {}).get("drift") or []:
+            problems.append((node, str(drift.get("object")),
+                             f"{node}: {drift.get('object')}: declared {drift.get('declared')}, found "
+                             f"{drift.get('found')}", str(drift.get("fix"))))
+    return _check("sdn_drift", "kernel as the SDN declares", problems, findings,
+                  "every node's kernel has what its SDN declares")
+
+
+def _node_context(name: str, facts) -> dict:
+    facts = facts if isinstance(facts, Mapping) else {}
+    inputs = _node_inputs(name, facts)
+    return {"name": name, "management": inputs["management"], "uplinks": inputs["uplinks"],
+            "nft": facts.get("nft"), "evpn": facts.get("evpn"), "answers": _lookup_answers(facts.get("lookups")),
+            "observed": _probe_targets(facts.get("probe"))}
+
+
+def _columns(nodes: list, fleet: Mapping, full_size: bool) -> list:
+    def column(column_id, label, kind, node=None, tenant=None):
+        return {"id": column_id, "label": label, "kind": kind, "node": node, "tenant": tenant}
+    columns = [column(name, "mgmt" if name == "management" else name, name) for name, _ in TARGET_CLASSES]
+    tenant_names = sorted({name for tenants in fleet.values() for name in tenants})
+    columns += [column(f"tenant:{name}", name, "tenant", tenant=name) for name in tenant_names]
+    columns += [column(f"peer:{node}", node, "peer", node=node) for node in nodes]
+    if full_size:
+        columns += [column(f"peer-df:{node}", f"{node} DF", "peer_df", node=node) for node in nodes]
+    columns += [column(f"return:{node}", f"via {node}", "return", node=node) for node in nodes]
+    return columns
+
+
+def _summary(cells: list, checks: list, findings: Findings) -> dict:
+    count = {verdict: sum(cell["verdict"] == verdict for cell in cells)
+             for verdict in ("pass", "fail", "unknown", "not_run")}
+    return {"cells": len(cells), "passed": count["pass"], "failed": count["fail"], "unknown": count["unknown"],
+            "not_run": count["not_run"], "checks_failed": sum(not check["ok"] for check in checks),
+            "findings": len(findings.entries)}
+
+
+def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> dict:
+    """The report: every node's gathered results (facts, by node: reached, sdn, evpn, lookups,
+    nft, probe, uplinks, management, exit) reconciled into cells, fleet checks and findings;
+    `qinq`, the rows of the QinQ acceptance matrix when the playbook ran it."""
+    nodes = _check_nodes("fleet_proof_reconcile", nodes, facts)
+    settings = normalize_settings(settings, "fleet_proof_reconcile")
+    gathered = {node: facts.get(node) if isinstance(facts.get(node), Mapping) else {} for node in nodes}
+    reached = [node for node in nodes if gathered[node].get("reached") and gathered[node].get("sdn")]
+    fleet = _fleet_tenants({node: gathered[node] for node in reached}, nodes, settings["workload_addresses"])
+    findings = Findings()
+    checks = [_reached_check(nodes, reached, findings), _version_check(gathered, reached, findings),
+              _vtep_check(fleet, gathered, reached, findings), _exit_check(fleet, gathered, reached, findings),
+              _drift_check(gathered, reached, findings)]
+    contexts = {node: _node_context(node, gathered[node]) for node in reached}
+    vnets = {tenant["vnet"]: tenant["name"] for tenants in fleet.values() for tenant in tenants.values()}
+    cells = []
+    for node in reached:
+        for tenant in fleet[node].values():
+            row = {"tenant": tenant, "node": contexts[node], "fleet": fleet, "vnets": vnets}
+            for cell in (_class_cells(row, settings, findings) + _tenant_cells(row, findings)
+                         + _peer_cells(row, findings, settings["full_size"])
+                         + _return_cells(row, contexts, settings, findings)):
+                cells.append(dict(cell, tenant=tenant["name"], node=node))
+    tenants = {}
+    for node in reached:
+        for tenant in fleet[node].values():
+            tenants.setdefault(tenant["name"], {"name": tenant["name"], "vrf": tenant["vrf"], "subnets": []})
+            if tenant["subnet"] not in tenants[tenant["name"]]["subnets"]:
+                tenants[tenant["name"]]["subnets"].append(tenant["subnet"])
+    return {
+        "format": FORMAT, "generated": generated,
+        "nodes": [_node_entry(node, gathered[node], fleet.get(node) or {}, node in reached) for node in nodes],
+        "tenants": [tenants[name] for name in sorted(tenants)],
+        "columns": _columns(nodes, fleet, settings["full_size"]),
+        "cells": cells, "findings": findings.entries, "checks": checks,
+        "qinq": _qinq(qinq), "summary": _summary(cells, checks, findings),
+    }
+
+
+def _node_entry(name: str, facts: Mapping, tenants: Mapping, reached: bool) -> dict:
+    version = (facts.get("sdn") or {}).get("version") or {}
+    vteps = sorted({tenant["vtep"] for tenant in tenants.values() if tenant.get("vtep")})
+    return {"name": name, "exit": any(tenant["exit_node"] for tenant in tenants.values()),
+            "vtep": vteps[0] if vteps else None, "sdn_version": version.get("applied"),
+            "uplinks": list(facts.get("uplinks") or []), "management": facts.get("management") or "vmbr0",
+            "reached": reached}
+
+
+def _qinq(qinq):
+    """The QinQ acceptance matrix folded in: {hosts, rows}, when the playbook ran it."""
+    if isinstance(qinq, Mapping) and qinq.get("rows") is not None:
+        return {"hosts": list(qinq.get("hosts") or []), "rows": list(qinq["rows"])}
+    return None
+
+
+class FilterModule:
+    """deevnet.net.fleet_proof_plan and deevnet.net.fleet_proof_reconcile."""
+
+    def filters(self):
+        return {"fleet_proof_plan": fleet_proof_plan, "fleet_proof_reconcile": fleet_proof_reconcile}

@@ -1,0 +1,374 @@
+"""The fabric proof's plan and reconciliation (collection/plugins/filter/fleet_proof.py), without a
+host: a fleet of three nodes and two tenants is made healthy from the modules' documented
+results (sdn_check, bgp_evpn_assert, vrf_route_assert, egress_probe, `nft -j list ruleset`), then
+each fault of the field is planted alone, and the report must name it and nothing else."""
+from __future__ import annotations
+
+import copy
+import importlib.util
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location(
+    "fleet_proof", ROOT / "collection" / "plugins" / "filter" / "fleet_proof.py")
+fleet_proof = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fleet_proof)
+plan = fleet_proof.fleet_proof_plan
+reconcile = fleet_proof.fleet_proof_reconcile
+
+NODES = ["hv01", "hv02", "hv03"]
+VTEP = {"hv01": "198.51.100.131", "hv02": "198.51.100.132", "hv03": "198.51.100.133"}
+INTERNET = "203.0.113.8"
+TENANTS = {
+    "tdemo": {"vrf": "vrf_tdemo", "l3vni": 10001, "vnet": "tdemo0", "vni": 11001, "cidr": "192.0.2.0/24",
+              "gateway": "192.0.2.1"},
+    "tother": {"vrf": "vrf_tother", "l3vni": 10002, "vnet": "tother0", "vni": 11002, "cidr": "10.30.1.0/24",
+               "gateway": "10.30.1.1"},
+}
+# The workloads the plan derives: the subnet's last hosts, one per node in the play's order.
+WORKLOAD = {("tdemo", "hv01"): "192.0.2.254", ("tdemo", "hv02"): "192.0.2.253", ("tdemo", "hv03"): "192.0.2.252",
+            ("tother", "hv01"): "10.30.1.254", ("tother", "hv02"): "10.30.1.253", ("tother", "hv03"): "10.30.1.252"}
+SETTINGS = {"internet": [INTERNET], "dns": [], "ntp": [], "management": ["198.51.100.5"], "private": [],
+            "full_size": True}
+# Where the lab's core makes each pair's returns land: one workload per (tenant, node, landing).
+LANDING = {tenant: {node: {other: f"{TENANTS[tenant]['cidr'].rsplit('.', 1)[0]}.{200 + 10 * i + j}"
+                           for j, other in enumerate(NODES) if other != node}
+                    for i, node in enumerate(NODES)} for tenant in TENANTS}
+
+
+def zone(name: str, node: str) -> dict:
+    tenant = TENANTS[name]
+    return {"name": name, "type": "evpn", "vrf": tenant["vrf"], "l3vni": tenant["l3vni"],
+            "l3vni_vxlan": f"vrfvx_{name}", "l3vni_bridge": f"vrfbr_{name}", "exit_node": True,
+            "primary_exit_node": None, "local_routing": False, "vtep": VTEP[node], "vxlan_port": None, "mtu": 1450,
+            "generated": True,
+            "vnets": [{"name": tenant["vnet"], "vni": tenant["vni"], "vlan": None, "vlan_aware": False,
+                       "vxlan_device": f"vxlan_{tenant['vnet']}", "mtu": 1450,
+                       "subnets": [{"cidr": tenant["cidr"], "gateway": tenant["gateway"], "snat": False}]}]}
+
+
+def route(dev: str, table: int = 1001, via=None, kind: str = "unicast", fall_through: bool = False) -> dict:
+    return {"type": kind, "via": via, "dev": dev, "table": table, "fall_through": fall_through}
+
+
+def check(vrf: str, dst: str, actual: dict, iif=None) -> dict:
+    actual = dict(actual, iif=iif) if iif else actual
+    return {"vrf": vrf, "check": f"lookup {dst}", "ok": True, "expected": {}, "actual": actual,
+            "msg": f"{vrf}: {dst} {actual}"}
+
+
+def target(address: str, expect: str, passed: bool = True, size=None, proto: str = "icmp") -> dict:
+    received = 3 if (expect == "reply") == passed else 0
+    return {"address": address, "proto": proto, "port": None, "expect": expect, "size": 1450 if size else None,
+            "verdict": "passed" if passed else "failed", "sent": 3, "received": received, "replies": received,
+            "error": None if received else "no reply", "left_by": ["nic5"], "passed": passed}
+
+
+def healthy_node(node: str) -> dict:
+    """One node of the healthy fleet, gathered as the playbook gathers it."""
+    checks, probes = [], []
+    for name, tenant in TENANTS.items():
+        workload = WORKLOAD[(name, node)]
+        checks.append(check(tenant["vrf"], INTERNET, route("nic5", via="fe80::1")))
+        checks.append(check(tenant["vrf"], "198.51.100.5", route("nic5", via="fe80::1")))
+        for other in TENANTS:
+            if other != name:
+                checks.append(check(tenant["vrf"], WORKLOAD[(other, node)], route("nic5", via="fe80::1")))
+        checks.append(check(tenant["vrf"], workload, route(tenant["vnet"]), iif=f"vrfbr_{name}"))
+        for other_node in NODES:
+            if other_node != node:
+                checks.append(check("default", WORKLOAD[(name, other_node)],
+                                    route(f"vrfbr_{name}", table=254, via=VTEP[other_node]), iif="nic5"))
+        targets = [target(INTERNET, "reply"), target("198.51.100.5", "blocked")]
+        targets += [target(WORKLOAD[(other, node)], "blocked") for other in TENANTS if other != name]
+        for other_node in NODES:
+            if other_node != node:
+                targets += [target(WORKLOAD[(name, other_node)], "reply"),
+                            target(WORKLOAD[(name, other_node)], "reply", size="mtu")]
+        probes.append({"name": name, "verdict": "passed", "msg": "", "targets": targets})
+        for landing in LANDING[name][node]:
+            probes.append({"name": f"{name}-via-{landing}", "verdict": "passed", "msg": "",
+                           "targets": [target(INTERNET, "reply")]})
+    evpn = {"vnis": [{"vni": vni, "type": kind, "vrf": tenant["vrf"],
+                      "remote_vteps": [VTEP[other] for other in NODES if other != node]}
+                     for tenant in TENANTS.values() for vni, kind in ((tenant["l3vni"], "L3"), (tenant["vni"], "L2"))]}
+    return {"reached": True, "uplinks": ["nic5"], "management": "vmbr0", "exit": True,
+            "sdn": {"node": node, "version": {"running": 7, "applied": 7}, "drift": [],
+                    "zones": [zone(name, node) for name in TENANTS]},
+            "evpn": evpn, "lookups": {"checks": checks}, "probe": {"probes": probes},
+            "nft": {"nftables": [{"metainfo": {"json_schema_version": 1}}]}}
+
+
+def fleet() -> dict:
+    return {node: healthy_node(node) for node in NODES}
+
+
+def settings(**given) -> dict:
+    return dict(SETTINGS, return_landing=LANDING, **given)
+
+
+def failing(report: dict) -> list:
+    return sorted((cell["tenant"], cell["node"], cell["column"]) for cell in report["cells"] if cell["verdict"] != "pass")
+
+
+def findings_text(report: dict) -> list:
+    return [(finding["node"], finding["subject"], finding["text"]) for finding in report["findings"]]
+
+
+def lookup_of(facts: dict, node: str, vrf: str, dst: str, iif=None) -> dict:
+    for entry in facts[node]["lookups"]["checks"]:
+        if entry["vrf"] == vrf and entry["check"] == f"lookup {dst}" and entry["actual"].get("iif") == iif:
+            return entry
+    raise AssertionError(f"no lookup {vrf} {dst} {iif} on {node}")
+
+
+def probe_target(facts: dict, node: str, probe: str, address: str, size=None) -> dict:
+    for entry in facts[node]["probe"]["probes"]:
+        if entry["name"] == probe:
+            for found in entry["targets"]:
+                if found["address"] == address and (found["size"] is not None) == (size is not None):
+                    return found
+    raise AssertionError(f"no target {address} in {probe} on {node}")
+
+
+def test_a_healthy_fleet_passes_every_cell_and_check():
+    report = reconcile(fleet(), NODES, settings(), "2026-12-06T10:00:00Z")
+    assert report["format"] == "deevnet.net.fabric_proof/1"
+    assert failing(report) == []
+    assert [check["ok"] for check in report["checks"]] == [True] * 5
+    assert report["findings"] == []
+    # 2 tenants x 3 nodes; per row: internet, management, the other tenant, 2 peers small and DF, 2 returns.
+    assert report["summary"] == {"cells": 6 * 9, "passed": 54, "failed": 0, "unknown": 0, "not_run": 0,
+                                 "checks_failed": 0, "findings": 0}
+    assert [column["id"] for column in report["columns"]][:6] == [
+        "internet", "dns", "ntp", "management", "private", "tenant:tdemo"]
+
+
+def test_returns_not_forced_to_a_node_are_predicted_only_never_passed():
+    report = reconcile(fleet(), NODES, dict(SETTINGS), None)
+    returns = [cell for cell in report["cells"] if cell["column"].startswith("return:")]
+    assert len(returns) == 12
+    assert {cell["verdict"] for cell in returns} == {"unknown"}
+    assert all(cell["prediction"]["verdict"] == "reply" for cell in returns)
+    assert all(cell["observation"]["text"].startswith("not observed") for cell in returns)
+
+
+def test_forwarding_off_on_one_uplink_names_that_node_s_returns_only():
+    facts = fleet()
+    for entry in facts["hv02"]["lookups"]["checks"]:
+        if entry["actual"].get("iif") == "nic5":
+            entry["actual"] = {"type": "refused", "reason": "not_forwarded", "iif": "nic5"}
+            entry["msg"] = "default: returns arriving on nic5 are not forwarded: net.ipv4.conf.nic5.forwarding is 0"
+    for tenant in TENANTS:
+        for node in ("hv01", "hv03"):
+            probe_target(facts, node, f"{tenant}-via-hv02", INTERNET).update(passed=False, received=0)
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == [(tenant, node, "return:hv02") for tenant in TENANTS for node in ("hv01", "hv03")]
+    assert {(node, subject) for node, subject, _ in findings_text(report)} == {("hv02", "net.ipv4.conf.nic5.forwarding")}
+    assert "net.ipv4.conf.nic5.forwarding=1 on hv02" in report["findings"][0]["fix"]
+
+
+def test_rp_filter_on_one_l3vni_bridge_names_only_the_returns_landing_there():
+    facts = fleet()
+    lookup_of(facts, "hv03", "vrf_tdemo", WORKLOAD[("tdemo", "hv03")], "vrfbr_tdemo")["actual"] = {
+        "type": "refused", "reason": "reverse_path", "iif": "vrfbr_tdemo"}
+    for landing in ("hv01", "hv02"):
+        probe_target(facts, "hv03", f"tdemo-via-{landing}", INTERNET).update(passed=False, received=0)
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == [("tdemo", "hv03", "return:hv01"), ("tdemo", "hv03", "return:hv02")]
+    assert {(node, subject) for node, subject, _ in findings_text(report)} == {
+        ("hv03", "net.ipv4.conf.vrfbr_tdemo.rp_filter")}
+
+
+def test_a_route_leaked_between_tenants_is_named_with_the_route():
+    facts = fleet()
+    leaked = WORKLOAD[("tother", "hv01")]
+    lookup_of(facts, "hv01", "vrf_tdemo", leaked)["actual"] = route("tother0")
+    probe_target(facts, "hv01", "tdemo", leaked).update(passed=False, received=3, answered_by=leaked)
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == [("tdemo", "hv01", "tenant:tother")]
+    (node, subject, text), = findings_text(report)
+    assert (node, subject) == ("hv01", f"route {leaked} in vrf_tdemo")
+    assert "a route leaked between tenants" in text and "tother0" in text
+
+
+def test_a_vrf_without_its_default_leaves_untranslated_by_the_management_side():
+    facts = fleet()
+    for dst in (INTERNET, "198.51.100.5"):
+        lookup_of(facts, "hv03", "vrf_tdemo", dst)["actual"] = route("vmbr0", table=254, via="198.51.100.5",
+                                                                      fall_through=True)
+    probe_target(facts, "hv03", "tdemo", INTERNET).update(passed=False, received=0, left_by=["vmbr0"])
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == [("tdemo", "hv03", "internet"), ("tdemo", "hv03", "management")]
+    texts = {text for _, _, text in findings_text(report)}
+    assert any("falls through to the main table" in text and "vmbr0 untranslated" in text for text in texts)
+    assert any("on the management side by vmbr0" in text for text in texts)
+    assert {node for node, _, _ in findings_text(report)} == {"hv03"}
+
+
+def test_a_small_underlay_mtu_fails_only_the_full_size_cells_of_that_direction():
+    facts = fleet()
+    dropped = probe_target(facts, "hv01", "tdemo", WORKLOAD[("tdemo", "hv02")], size="mtu")
+    dropped.update(passed=False, received=0)
+    facts["hv01"]["probe"]["probes"][0]["msg"] = (
+        f"tdemo: {WORKLOAD[('tdemo', 'hv02')]} icmp 1450 bytes: a DF probe of 1450 bytes got 0/3 replies and no "
+        "fragmentation-needed came back: silently dropped")
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == [("tdemo", "hv01", "peer-df:hv02")]
+    (node, _, text), = findings_text(report)
+    assert node == "hv01" and "silently dropped" in text
+    assert "MTU" in report["findings"][0]["fix"]
+
+
+def test_a_node_not_reloaded_is_named_by_the_version_and_its_drift():
+    facts = fleet()
+    facts["hv01"]["sdn"]["version"] = {"running": 7, "applied": 6}
+    facts["hv01"]["sdn"]["drift"] = [{"object": "tother0", "declared": "bridge in vrf_tother", "found": "absent",
+                                      "fix": "`ifreload -a` on this node"}]
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == []
+    failed = {check["id"]: check for check in report["checks"] if not check["ok"]}
+    assert sorted(failed) == ["sdn_drift", "sdn_version"]
+    assert failed["sdn_version"]["text"] == "hv01 applied SDN version 6, the cluster runs 7"
+    assert "declared bridge in vrf_tother, found absent" in failed["sdn_drift"]["text"]
+
+
+def test_a_vni_missing_on_one_node_fails_the_vtep_cross_check_where_it_is_seen():
+    facts = fleet()
+    facts["hv02"]["evpn"]["vnis"] = [vni for vni in facts["hv02"]["evpn"]["vnis"] if vni["vni"] != 11001] + [
+        {"vni": 11001, "type": None, "vrf": None, "remote_vteps": []}]
+    for node in ("hv01", "hv03"):
+        for vni in facts[node]["evpn"]["vnis"]:
+            if vni["vni"] == 11001:
+                vni["remote_vteps"].remove(VTEP["hv02"])
+    report = reconcile(facts, NODES, settings(), None)
+    mesh = next(check for check in report["checks"] if check["id"] == "vtep_mesh")
+    assert not mesh["ok"]
+    texts = [report["findings"][int(ident[1:]) - 1]["text"] for ident in mesh["findings"]]
+    assert texts == ["hv01's VNI 11001 does not know hv02's VTEP 198.51.100.132",
+                     "VNI 11001 of tdemo is missing on hv02",
+                     "hv03's VNI 11001 does not know hv02's VTEP 198.51.100.132"]
+    # The peers toward hv02 are predicted lost: the observation (still passing here) disagrees.
+    assert ("tdemo", "hv01", "peer:hv02") in failing(report)
+
+
+def test_prediction_and_observation_disagreeing_is_a_finding():
+    facts = fleet()
+    lookup_of(facts, "hv02", "vrf_tother", INTERNET)["actual"] = {"type": "refused", "reason": "unreachable"}
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == [("tother", "hv02", "internet")]
+    texts = [text for _, _, text in findings_text(report)]
+    assert any("prediction and observation disagree" in text for text in texts)
+
+
+def test_a_node_not_reached_fails_its_check_and_has_no_cells():
+    facts = fleet()
+    facts["hv03"] = {"reached": False}
+    report = reconcile(facts, NODES, settings(), None)
+    reached = next(check for check in report["checks"] if check["id"] == "nodes_reached")
+    assert not reached["ok"] and "hv03 was not reached" in reached["text"]
+    assert {cell["node"] for cell in report["cells"]} == {"hv01", "hv02"}
+    assert [node["reached"] for node in report["nodes"]] == [True, True, False]
+
+
+# The plan each node gets.
+
+def test_the_plan_gives_each_node_its_lookups_and_probes_for_every_class_and_peer():
+    facts = {node: {"sdn": healthy_node(node)["sdn"], "uplinks": ["nic5"], "management": "vmbr0"} for node in NODES}
+    made = plan(facts, NODES, "hv02", settings())
+    assert [tenant["workload"] for tenant in made["tenants"]] == ["192.0.2.253", "10.30.1.253"]
+    assert made["vnis"] == [{"vni": 10001}, {"vni": 10002}, {"vni": 11001}, {"vni": 11002}]
+    tdemo = made["vrfs"][0]
+    assert tdemo["name"] == "vrf_tdemo"
+    assert {"dst": "192.0.2.253", "src": INTERNET, "iif": "vrfbr_tdemo", "table": "any"} in tdemo["lookups"]
+    default = made["vrfs"][-1]
+    assert default["name"] == "default"
+    assert {"dst": "192.0.2.254", "src": INTERNET, "iif": "nic5", "table": "any"} in default["lookups"]
+    probe = made["probes"][0]
+    assert probe["address"] == "192.0.2.253/24" and probe["forbidden_interfaces"] == ["vmbr0"]
+    assert {"address": "192.0.2.254", "proto": "icmp", "expect": "reply", "peer": True, "size": "mtu"} in probe["targets"]
+    assert {"address": "10.30.1.253", "proto": "icmp", "expect": "blocked"} in probe["targets"]
+    assert [p["name"] for p in made["probes"]] == ["tdemo", "tdemo-via-hv01", "tdemo-via-hv03",
+                                                   "tother", "tother-via-hv01", "tother-via-hv03"]
+
+
+@pytest.mark.parametrize("given, words", [
+    ({"internet": []}, "settings.internet is None; give at least one internet target"),
+    ({"internet": ["example.org"]}, "settings.internet[0].address is 'example.org'; give one IP address"),
+    ({"internet": [{"address": INTERNET, "proto": "tcp"}]}, "settings.internet[0].port is None; a tcp target needs"),
+    ({"count": 0}, "settings.count is 0; give a whole number from 1 to 10"),
+    ({"management": "198.51.100.5"}, "settings.management is '198.51.100.5'; give a list of addresses"),
+])
+def test_bad_settings_are_refused_naming_the_key_and_the_fix(given, words):
+    bad = dict(SETTINGS, **given)
+    if given.get("internet") == []:
+        bad["internet"] = None
+    with pytest.raises(AnsibleFilterError, match="fleet_proof_plan: " + words.replace("[", r"\[").replace("]", r"\]")
+                       .replace("(", r"\(").replace(")", r"\)")):
+        plan({"hv01": {}}, ["hv01"], "hv01", bad)
+
+
+# NAT prediction, on rulesets as `nft -j list ruleset` prints them.
+
+def chain(name: str, hook=None, family: str = "ip", table: str = "nat") -> dict:
+    made = {"family": family, "table": table, "name": name, "handle": 1}
+    if hook:
+        made.update(type="nat", hook=hook, prio=100, policy="accept")
+    return {"chain": made}
+
+
+def rule(chain_name: str, *expr, family: str = "ip", table: str = "nat") -> dict:
+    return {"rule": {"family": family, "table": table, "chain": chain_name, "handle": 2, "expr": list(expr)}}
+
+
+def oifname(name: str, op: str = "==") -> dict:
+    return {"match": {"op": op, "left": {"meta": {"key": "oifname"}}, "right": name}}
+
+
+def saddr(addr: str, length: int) -> dict:
+    return {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "saddr"}},
+                      "right": {"prefix": {"addr": addr, "len": length}}}}
+
+
+# What iptables-nft makes of Proxmox's `iptables -t nat -A POSTROUTING -s 10.20.129.0/24 -o vmbr0.50 -j SNAT`.
+PROXMOX_SNAT = {"nftables": [chain("POSTROUTING", "postrouting"), rule(
+    "POSTROUTING", saddr("10.20.129.0", 24), oifname("vmbr0.50"), {"counter": {"packets": 0, "bytes": 0}},
+    {"xt": {"type": "target", "name": "SNAT"}})]}
+
+
+@pytest.mark.parametrize("ruleset, dev, src, expected", [
+    (PROXMOX_SNAT, "vmbr0.50", "10.20.129.250", True),
+    (PROXMOX_SNAT, "vmbr0", "10.20.129.250", False),
+    (PROXMOX_SNAT, "vmbr0.50", "10.20.130.250", False),
+    ({"nftables": [chain("post", "postrouting", "inet", "t"), chain("tenants", family="inet", table="t"),
+                   rule("post", oifname("nic5"), {"jump": {"target": "tenants"}}, family="inet", table="t"),
+                   rule("tenants", saddr("192.0.2.0", 24), {"masquerade": None}, family="inet", table="t")]},
+     "nic5", "192.0.2.11", True),
+    ({"nftables": [chain("post", "postrouting"), rule("post", oifname("vmbr0.50", "!="), {"return": None}),
+                   rule("post", {"snat": {"addr": "10.20.50.22"}})]}, "vmbr0", "10.20.129.250", False),
+    ({"nftables": [chain("post", "postrouting"), rule("post", {"match": {
+        "op": "==", "left": {"ct": {"key": "mark"}}, "right": 1}}, {"masquerade": None})]}, "nic5", "192.0.2.11", None),
+    ({"nftables": []}, "nic5", "192.0.2.11", None),
+])
+def test_nat_is_predicted_from_the_postrouting_chains_and_unknown_when_not_understood(ruleset, dev, src, expected):
+    assert fleet_proof.predict_nat(copy.deepcopy(ruleset), dev, src)[0] is expected
+
+
+def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
+    facts = fleet()
+    for node in NODES:
+        for zone_entry in facts[node]["sdn"]["zones"]:
+            zone_entry["vnets"][0]["subnets"][0]["snat"] = zone_entry["name"] == "tdemo"
+    ruleset = {"nftables": [chain("POSTROUTING", "postrouting"), rule(
+        "POSTROUTING", saddr("192.0.2.0", 24), oifname("nic5"), {"xt": {"type": "target", "name": "SNAT"}})]}
+    for node in ("hv01", "hv02"):
+        facts[node]["nft"] = ruleset
+    probe_target(facts, "hv03", "tdemo", INTERNET).update(passed=False, received=0)
+    report = reconcile(facts, NODES, settings(), None)
+    assert failing(report) == [("tdemo", "hv03", "internet")]
+    (node, subject, text), = findings_text(report)
+    assert (node, subject) == ("hv03", "nat nic5")
+    assert "does not source-translate 192.0.2.0/24 leaving by nic5" in text
