@@ -198,8 +198,8 @@ def test_a_route_leaked_between_tenants_is_named_with_the_route():
 def test_a_vrf_without_its_default_leaves_untranslated_by_the_management_side():
     facts = fleet()
     for dst in (INTERNET, "198.51.100.5"):
-        lookup_of(facts, "hv03", "vrf_tdemo", dst)["actual"] = route("vmbr0", table=254, via="198.51.100.5",
-                                                                      fall_through=True)
+        fell = route("vmbr0", table=254, via="198.51.100.5", fall_through=True)
+        lookup_of(facts, "hv03", "vrf_tdemo", dst)["actual"] = fell
     probe_target(facts, "hv03", "tdemo", INTERNET).update(passed=False, received=0, left_by=["vmbr0"])
     report = reconcile(facts, NODES, settings(), None)
     assert failing(report) == [("tdemo", "hv03", "internet"), ("tdemo", "hv03", "management")]
@@ -372,3 +372,20 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
     (node, subject, text), = findings_text(report)
     assert (node, subject) == ("hv03", "nat nic5")
     assert "does not source-translate 192.0.2.0/24 leaving by nic5" in text
+
+
+def test_the_gathered_facts_come_from_the_registered_results_and_unreached_nodes_are_marked():
+    hostvars = {
+        "hv01": {"fabric_proof_sdn": {"zones": [], "version": {"running": 7, "applied": 7}},
+                 "fabric_proof_nft": {"rc": 0, "stdout": '{"nftables": [{"metainfo": {}}]}'},
+                 "fabric_proof_evpn": {"skipped": True, "changed": False},
+                 "fabric_proof_uplinks": ["nic5"], "fabric_proof_exit": True},
+        "hv02": {"fabric_proof_sdn": {"failed": True, "msg": "no /etc/pve/sdn"},
+                 "fabric_proof_nft": {"rc": 1, "stdout": ""}},
+    }
+    facts = fleet_proof.fleet_proof_facts(hostvars, ["hv01", "hv02", "hv03"])
+    assert facts["hv01"]["reached"] and facts["hv01"]["evpn"] is None
+    assert facts["hv01"]["nft"] == {"nftables": [{"metainfo": {}}]}
+    assert (facts["hv01"]["uplinks"], facts["hv01"]["management"], facts["hv01"]["exit"]) == (["nic5"], "vmbr0", True)
+    assert [facts[node]["reached"] for node in ("hv02", "hv03")] == [False, False]
+    assert facts["hv02"]["nft"] is None

@@ -23,6 +23,7 @@ fleet_report.py. The documentation of each filter is in its sidecar YAML, next t
 from __future__ import annotations
 
 import ipaddress
+import json
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
@@ -350,7 +351,7 @@ def _exit_check(fleet: Mapping, gathered: Mapping, reached: list, findings: Find
                 problems.append((node, f"zone {tenant['name']}",
                                  f"{node} is {'' if declared else 'not '}an exit node in the inventory, but zone "
                                  f"{tenant['name']} {'does not list' if declared else 'lists'} it",
-                                 f"make the zone's exit nodes and the inventory's fabric_proof_exit agree"))
+                                 "make the zone's exit nodes and the inventory's fabric_proof_exit agree"))
     return _check("exit_nodes", "exit nodes as the zones list", problems, findings,
                   "every node's exit role is the one its zones list")
 
@@ -609,9 +610,9 @@ def _combine(expect: str, parts: list, findings: Findings, node: str) -> dict:
                     "apply what the node runs (FRR or the SDN not reloaded), or find the route the kernel "
                     "holds and FRR does not"))
         elif obs["verdict"] not in (expect, "unknown"):
+            beyond = f"the kernel of {node} routes it as expected: look beyond the node (the core, its routes back, a firewall)"
             ids.append(findings.add(node, part["subject"], obs.get("problem") or f"{part['subject']}: {obs['text']}",
-                                    part.get("fix") or f"the kernel of {node} routes it as expected: look beyond "
-                                                        "the node (the core, its routes back, a firewall)"))
+                                    part.get("fix") or beyond))
         elif obs["verdict"] == "unknown" and verdict == "pass":
             verdict = "unknown"
     if ids and verdict != "not_run":
@@ -870,8 +871,53 @@ def _qinq(qinq):
     return None
 
 
+# What the playbook registers on each node, by the key of the node's gathered facts.
+REGISTERED = {"sdn": "fabric_proof_sdn", "evpn": "fabric_proof_evpn", "lookups": "fabric_proof_lookups",
+              "nft": "fabric_proof_nft", "probe": "fabric_proof_probe"}
+
+
+def _registered(result):
+    """A registered result, or None when the task did not run there (skipped, or never reached)."""
+    if not isinstance(result, Mapping) or result.get("skipped"):
+        return None
+    return result
+
+
+def _ruleset(result):
+    """The parsed `nft -j list ruleset`, or None (the command failed or printed no JSON)."""
+    result = _registered(result)
+    if not result or result.get("rc") not in (0, None):
+        return None
+    try:
+        parsed = json.loads(result.get("stdout") or "")
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, Mapping) else None
+
+
+def fleet_proof_facts(hostvars, nodes) -> dict:
+    """Every node's gathered facts as the plan and the report read them, from the playbook's
+    registered results and the node's variables (fabric_proof_uplinks,
+    fabric_proof_management_bridge, fabric_proof_exit); a node without its SDN result is not
+    reached."""
+    nodes = _check_nodes("fleet_proof_facts", nodes, hostvars)
+    facts = {}
+    for node in nodes:
+        variables = hostvars[node] if node in hostvars else {}
+        gathered = {key: _registered(variables.get(name)) for key, name in REGISTERED.items()}
+        gathered["nft"] = _ruleset(variables.get(REGISTERED["nft"]))
+        sdn = gathered["sdn"] or {}
+        gathered["reached"] = bool(sdn) and not sdn.get("failed") and not sdn.get("unreachable")
+        gathered["uplinks"] = list(variables.get("fabric_proof_uplinks") or [])
+        gathered["management"] = variables.get("fabric_proof_management_bridge") or "vmbr0"
+        gathered["exit"] = variables.get("fabric_proof_exit")
+        facts[node] = gathered
+    return facts
+
+
 class FilterModule:
-    """deevnet.net.fleet_proof_plan and deevnet.net.fleet_proof_reconcile."""
+    """deevnet.net.fleet_proof_facts, deevnet.net.fleet_proof_plan and deevnet.net.fleet_proof_reconcile."""
 
     def filters(self):
-        return {"fleet_proof_plan": fleet_proof_plan, "fleet_proof_reconcile": fleet_proof_reconcile}
+        return {"fleet_proof_facts": fleet_proof_facts, "fleet_proof_plan": fleet_proof_plan,
+                "fleet_proof_reconcile": fleet_proof_reconcile}
