@@ -79,9 +79,9 @@ def healthy_node(node: str) -> dict:
                 checks.append(check(tenant["vrf"], WORKLOAD[(other, node)], route("nic5", via="fe80::1")))
         checks.append(check(tenant["vrf"], workload, route(tenant["vnet"]), iif=f"vrfbr_{name}"))
         for other_node in NODES:
-            if other_node != node:
-                checks.append(check("default", WORKLOAD[(name, other_node)],
-                                    route(f"vrfbr_{name}", table=254, via=VTEP[other_node]), iif="nic5"))
+            landing = route(tenant["vnet"], table=1001) if other_node == node else route(
+                f"vrfbr_{name}", table=254, via=VTEP[other_node])
+            checks.append(check("default", WORKLOAD[(name, other_node)], landing, iif="nic5"))
         targets = [target(INTERNET, "reply"), target("198.51.100.5", "blocked")]
         targets += [target(WORKLOAD[(other, node)], "blocked") for other in TENANTS if other != name]
         for other_node in NODES:
@@ -165,8 +165,11 @@ def test_forwarding_off_on_one_uplink_names_that_node_s_returns_only():
     for tenant in TENANTS:
         for node in ("hv01", "hv03"):
             probe_target(facts, node, f"{tenant}-via-hv02", INTERNET).update(passed=False, received=0)
+        # hv02's own workloads' answers land on hv02's nic5 too.
+        probe_target(facts, "hv02", tenant, INTERNET).update(passed=False, received=0)
     report = reconcile(facts, NODES, settings(), None)
-    assert failing(report) == [(tenant, node, "return:hv02") for tenant in TENANTS for node in ("hv01", "hv03")]
+    assert failing(report) == sorted([(tenant, node, "return:hv02") for tenant in TENANTS for node in ("hv01", "hv03")]
+                                     + [(tenant, "hv02", "internet") for tenant in TENANTS])
     assert {(node, subject) for node, subject, _ in findings_text(report)} == {("hv02", "net.ipv4.conf.nic5.forwarding")}
     assert "net.ipv4.conf.nic5.forwarding=1 on hv02" in report["findings"][0]["fix"]
 

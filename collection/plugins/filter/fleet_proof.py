@@ -226,12 +226,11 @@ def _tenant_lookups(node: str, tenant: Mapping, fleet: Mapping, settings: Mappin
 
 
 def _return_lookups(node: str, uplinks: list, fleet: Mapping, settings: Mapping) -> dict:
-    """The default VRF's entry: each other node's workloads, as their returns enter this node by
-    each uplink (forwarding and rp_filter applied)."""
+    """The default VRF's entry: every node's workloads, this node's own included, as their
+    returns enter this node by each uplink (forwarding and rp_filter applied)."""
     source = settings["internet"][0]["address"]
     lookups = [{"dst": tenant["workload"], "src": source, "iif": uplink, "table": "any"}
-               for other, tenants in fleet.items() if other != node
-               for tenant in tenants.values() for uplink in uplinks]
+               for tenants in fleet.values() for tenant in tenants.values() for uplink in uplinks]
     return {"name": "default", "lookups": _unique(lookups)}
 
 
@@ -664,6 +663,8 @@ def _class_cells(row: Mapping, settings: Mapping, findings: Findings) -> list:
             answer = node["answers"].get((tenant["vrf"], address, None))
             if expect == "reply":
                 predicted = _prediction(*predict_reply(answer, tenant, node, address))
+                if not predicted["problem"]:
+                    predicted["problem"] = _own_return_problem(tenant, node)
             else:
                 predicted = _prediction(*predict_blocked(answer, tenant, node, address, row["vnets"]))
             predicted["fall_through"] = bool((answer or {}).get("fall_through"))
@@ -674,6 +675,17 @@ def _class_cells(row: Mapping, settings: Mapping, findings: Findings) -> list:
         if parts:
             cells.append(dict(_combine(expect, parts, findings, node["name"]), column=name))
     return cells
+
+
+def _own_return_problem(tenant: Mapping, node: Mapping):
+    """Why the answers to the tenant's traffic, landing back on its own node by an uplink, would
+    be dropped there (forwarding, rp_filter); None when they are forwarded."""
+    for uplink in node["uplinks"]:
+        answer = node["answers"].get(("default", tenant["workload"], uplink))
+        problem = _input_problem(answer, node["name"], tenant["workload"], uplink)[2] if answer else None
+        if problem:
+            return problem
+    return None
 
 
 def _tenant_cells(row: Mapping, findings: Findings) -> list:

@@ -36,6 +36,7 @@ NAMESPACES=(internet mgmt5 wl1 wl2 wl3)
 
 install -m 755 "$here/all-exit-probe" /usr/local/sbin/all-exit-probe
 install -m 755 "$here/all-exit-faults" /usr/local/sbin/all-exit-faults
+install -m 755 "$here/all-exit-sdn" /usr/local/sbin/all-exit-sdn
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
 
 # ---------------------------------------------------------------- clean slate
@@ -107,6 +108,18 @@ hv() {
 }
 for i in 1 2 3; do hv "$i"; done
 
+# ---------------------------------------------------------------- the SDN, as Proxmox applied it
+# The zone's MTU (1450: VXLAN's 50 bytes inside the underlay's 1500), as ifupdown2 sets it on the
+# SDN devices and a VM's tap takes it from its bridge; and the SDN files sdn_check reads.
+step 'SDN files'
+for i in 1 2 3; do
+  for dev in vxlan_tdemo0 vrfvx_tdemo "tap10${i}i0" tdemo0 vrfbr_tdemo; do
+    ip -n "hv0$i" link set dev "$dev" mtu 1450
+  done
+  ip -n "wl$i" link set dev eth0 mtu 1450
+  /usr/local/sbin/all-exit-sdn "hv0$i"
+done
+
 # ---------------------------------------------------------------- FRR
 step FRR
 podman cp "$here/frr-core.conf" core:/etc/frr/frr.conf
@@ -151,6 +164,17 @@ for i in 1 2 3; do
   next=$((i % 3 + 1))
   ll=$(ip -n "hv0$next" -6 addr show dev nic5 scope link | sed -n 's/.*inet6 \(fe80::[^/]*\).*/\1/p')
   ip -n core route add "192.0.2.1$i/32" via inet6 "$ll" dev "swp$next"
+done
+
+# The fabric proof's workloads (tests/lab/all-exit/README.md, "The fabric proof"): each node's
+# own, 192.0.2.254 on hv01, .253 on hv02, .252 on hv03, returned to that node; and one per ordered
+# pair, 192.0.2.2YX of hv0Y, whose returns the core lands on hv0X.
+for y in 1 2 3; do
+  for x in 1 2 3; do
+    ll=$(ip -n "hv0$x" -6 addr show dev nic5 scope link | sed -n 's/.*inet6 \(fe80::[^/]*\).*/\1/p')
+    if [ "$x" = "$y" ]; then address=192.0.2.$((255 - y)); else address=192.0.2.2$y$x; fi
+    ip -n core route add "$address/32" via inet6 "$ll" dev "swp$x"
+  done
 done
 
 step 'waiting for BGP and EVPN'
