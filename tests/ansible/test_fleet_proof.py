@@ -203,9 +203,12 @@ def test_a_vrf_without_its_default_leaves_untranslated_by_the_management_side():
     for dst in (INTERNET, "198.51.100.5"):
         fell = route("vmbr0", table=254, via="198.51.100.5", fall_through=True)
         lookup_of(facts, "hv03", "vrf_tdemo", dst)["actual"] = fell
-    probe_target(facts, "hv03", "tdemo", INTERNET).update(passed=False, received=0, left_by=["vmbr0"])
+    for probe in ("tdemo", "tdemo-via-hv01", "tdemo-via-hv02"):
+        probe_target(facts, "hv03", probe, INTERNET).update(passed=False, received=0, left_by=["vmbr0"])
     report = reconcile(facts, NODES, settings(), None)
-    assert failing(report) == [("tdemo", "hv03", "internet"), ("tdemo", "hv03", "management")]
+    # The pair workloads' requests leave the same way: their returns never come.
+    assert failing(report) == [("tdemo", "hv03", column) for column in ("internet", "management", "return:hv01",
+                                                                        "return:hv02")]
     texts = {text for _, _, text in findings_text(report)}
     assert any("falls through to the main table" in text and "vmbr0 untranslated" in text for text in texts)
     assert any("on the management side by vmbr0" in text for text in texts)
@@ -262,7 +265,7 @@ def test_prediction_and_observation_disagreeing_is_a_finding():
     facts = fleet()
     lookup_of(facts, "hv02", "vrf_tother", INTERNET)["actual"] = {"type": "refused", "reason": "unreachable"}
     report = reconcile(facts, NODES, settings(), None)
-    assert failing(report) == [("tother", "hv02", "internet")]
+    assert failing(report) == [("tother", "hv02", column) for column in ("internet", "return:hv01", "return:hv03")]
     texts = [text for _, _, text in findings_text(report)]
     assert any("prediction and observation disagree" in text for text in texts)
 
@@ -292,7 +295,8 @@ def test_the_plan_gives_each_node_its_lookups_and_probes_for_every_class_and_pee
     assert {"dst": "192.0.2.254", "src": INTERNET, "iif": "nic5", "table": "any"} in default["lookups"]
     probe = made["probes"][0]
     assert probe["address"] == "192.0.2.253/24" and probe["forbidden_interfaces"] == ["vmbr0"]
-    assert {"address": "192.0.2.254", "proto": "icmp", "expect": "reply", "peer": True, "size": "mtu"} in probe["targets"]
+    assert {"address": "192.0.2.254", "proto": "icmp", "expect": "reply", "peer": True, "via": "vxlan_tdemo0",
+            "size": "mtu"} in probe["targets"]
     assert {"address": "10.30.1.253", "proto": "icmp", "expect": "blocked"} in probe["targets"]
     assert [p["name"] for p in made["probes"]] == ["tdemo", "tdemo-via-hv01", "tdemo-via-hv03",
                                                    "tother", "tother-via-hv01", "tother-via-hv03"]
@@ -369,9 +373,10 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
         "POSTROUTING", saddr("192.0.2.0", 24), oifname("nic5"), {"xt": {"type": "target", "name": "SNAT"}})]}
     for node in ("hv01", "hv02"):
         facts[node]["nft"] = ruleset
-    probe_target(facts, "hv03", "tdemo", INTERNET).update(passed=False, received=0)
+    for probe in ("tdemo", "tdemo-via-hv01", "tdemo-via-hv02"):
+        probe_target(facts, "hv03", probe, INTERNET).update(passed=False, received=0)
     report = reconcile(facts, NODES, settings(), None)
-    assert failing(report) == [("tdemo", "hv03", "internet")]
+    assert failing(report) == [("tdemo", "hv03", column) for column in ("internet", "return:hv01", "return:hv02")]
     (node, subject, text), = findings_text(report)
     assert (node, subject) == ("hv03", "nat nic5")
     assert "does not source-translate 192.0.2.0/24 leaving by nic5" in text
@@ -392,3 +397,23 @@ def test_the_gathered_facts_come_from_the_registered_results_and_unreached_nodes
     assert (facts["hv01"]["uplinks"], facts["hv01"]["management"], facts["hv01"]["exit"]) == (["nic5"], "vmbr0", True)
     assert [facts[node]["reached"] for node in ("hv02", "hv03")] == [False, False]
     assert facts["hv02"]["nft"] is None
+
+
+def test_a_report_is_held_against_what_a_known_fault_may_fail():
+    facts = fleet()
+    lookup_of(facts, "hv03", "vrf_tdemo", WORKLOAD[("tdemo", "hv03")], "vrfbr_tdemo")["actual"] = {
+        "type": "refused", "reason": "reverse_path", "iif": "vrfbr_tdemo"}
+    for landing in ("hv01", "hv02"):
+        probe_target(facts, "hv03", f"tdemo-via-{landing}", INTERNET).update(passed=False, received=0)
+    report = reconcile(facts, NODES, settings(), None)
+    expected = {"cells": {"hv03": "^return:hv0[12]$"}, "findings": {"hv03": r"\.rp_filter$"}, "checks": []}
+    assert fleet_proof.fleet_report_unexpected(report, expected) == []
+    assert fleet_proof.fleet_report_unexpected(report, dict(expected, cells={"hv03": "^return:hv01$"})) == [
+        "cell tdemo@hv03 return:hv02: fail"]
+    stray, missing = fleet_proof.fleet_report_unexpected(report, dict(expected, findings={"hv02": "."}))
+    assert stray.startswith("finding hv03 net.ipv4.conf.vrfbr_tdemo.rp_filter: ")
+    assert missing == "no finding on hv02"
+    healthy = reconcile(fleet(), NODES, settings(), None)
+    assert fleet_proof.fleet_report_unexpected(healthy, expected) == ["no failing cell on hv03", "no finding on hv03"]
+    assert fleet_proof.fleet_report_unexpected(healthy, {"checks": ["sdn_version"]}) == [
+        "fleet checks failed [], expected ['sdn_version']"]

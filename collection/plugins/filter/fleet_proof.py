@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
@@ -132,6 +133,7 @@ def tenants_of(node: str, facts: Mapping) -> list:
             "name": zone["name"], "vrf": zone["vrf"], "l3vni": zone.get("l3vni"),
             "l3vni_bridge": zone.get("l3vni_bridge"), "exit_node": bool(zone.get("exit_node")),
             "vtep": zone.get("vtep"), "vnet": vnet["name"], "vni": vnet.get("vni"),
+            "vxlan_device": vnet.get("vxlan_device"),
             "mtu": vnet.get("mtu") or zone.get("mtu"), "subnet": subnet["cidr"],
             "gateway": subnet["gateway"], "snat": bool(subnet.get("snat")),
         })
@@ -198,10 +200,12 @@ def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping
         peer = tenants.get(tenant["name"])
         if peer_node == node or peer is None:
             continue
-        targets.append({"address": peer["workload"], "proto": "icmp", "expect": "reply", "peer": True})
+        # Their answers must come across the VNet's VXLAN port, not from a neighbour on this node.
+        crossing = {"address": peer["workload"], "proto": "icmp", "expect": "reply", "peer": True,
+                    "via": tenant["vxlan_device"]}
+        targets.append(crossing)
         if settings["full_size"]:
-            targets.append({"address": peer["workload"], "proto": "icmp", "expect": "reply", "peer": True,
-                            "size": "mtu"})
+            targets.append(dict(crossing, size="mtu"))
     prefix = ipaddress.ip_network(tenant["subnet"], strict=False).prefixlen
     base = {"vnet": tenant["vnet"], "gateway": tenant["gateway"], "forbidden_interfaces": [management]}
     probes = [dict(base, name=tenant["name"], address=f"{tenant['workload']}/{prefix}", targets=targets)]
@@ -768,6 +772,12 @@ def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Fin
             steps.append((node["name"], node["answers"].get((tenant["vrf"], tenant["workload"], tenant["l3vni_bridge"])),
                           tenant["l3vni_bridge"]))
         judged = [(where,) + _input_problem(answer, where, tenant["workload"], iif) for where, answer, iif in steps]
+        if name in forced:
+            # The pair's workload sends its request as the tenant's traffic does: its way out is
+            # part of what the observation proves.
+            out = predict_reply(node["answers"].get((tenant["vrf"], source["address"], None)), tenant, node,
+                                source["address"])
+            judged.insert(0, (node["name"], out[0], out[3], out[4]))
         failing = [step for step in judged if step[3]]
         verdicts = [step[1] for step in judged]
         verdict = "blocked" if failing else "unknown" if not judged or "unknown" in verdicts else "reply"
@@ -927,9 +937,54 @@ def fleet_proof_facts(hostvars, nodes) -> dict:
     return facts
 
 
+def _patterns(filter_name: str, expected: Mapping, key: str) -> dict:
+    given = expected.get(key) or {}
+    if not isinstance(given, Mapping):
+        _fail(filter_name, f"expected.{key}", given, "give a dict of node: pattern")
+    try:
+        return {str(node): re.compile(str(pattern)) for node, pattern in given.items()}
+    except re.error as error:
+        _fail(filter_name, f"expected.{key}", given, f"give regular expressions ({error})")
+
+
+def fleet_report_unexpected(report, expected) -> list:
+    """What in `report` lies outside what a known fault may fail: `expected` gives the cells that
+    may fail (cells, node: a pattern of their columns), the findings' subjects (findings, node:
+    pattern) and the fleet checks that must fail (checks). Each node named must have a failing
+    cell or a finding, so a fault the proof did not name is unexpected too. Empty when the
+    report is exactly as expected."""
+    name = "fleet_report_unexpected"
+    if not isinstance(report, Mapping) or report.get("format") != FORMAT:
+        _fail(name, "report", report if not isinstance(report, Mapping) else report.get("format"),
+              "give the document deevnet.net.fleet_proof_reconcile made")
+    if not isinstance(expected, Mapping):
+        _fail(name, "expected", expected, "give a dict with cells, findings and checks")
+    cells, subjects = _patterns(name, expected, "cells"), _patterns(name, expected, "findings")
+    unexpected = []
+    failing = [cell for cell in report.get("cells") or [] if cell.get("verdict") != "pass"]
+    for cell in failing:
+        pattern = cells.get(cell.get("node"))
+        if pattern is None or not pattern.search(str(cell.get("column"))):
+            unexpected.append(f"cell {cell.get('tenant')}@{cell.get('node')} {cell.get('column')}: {cell.get('verdict')}")
+    for node in cells:
+        if not any(cell.get("node") == node for cell in failing):
+            unexpected.append(f"no failing cell on {node}")
+    for finding in report.get("findings") or []:
+        pattern = subjects.get(finding.get("node"))
+        if pattern is None or not pattern.search(str(finding.get("subject"))):
+            unexpected.append(f"finding {finding.get('node')} {finding.get('subject')}: {finding.get('text')}")
+    for node in subjects:
+        if not any(finding.get("node") == node for finding in report.get("findings") or []):
+            unexpected.append(f"no finding on {node}")
+    failed = sorted(check.get("id") for check in report.get("checks") or [] if not check.get("ok"))
+    if failed != sorted(expected.get("checks") or []):
+        unexpected.append(f"fleet checks failed {failed}, expected {sorted(expected.get('checks') or [])}")
+    return unexpected
+
+
 class FilterModule:
-    """deevnet.net.fleet_proof_facts, deevnet.net.fleet_proof_plan and deevnet.net.fleet_proof_reconcile."""
+    """deevnet.net.fleet_proof_facts, fleet_proof_plan, fleet_proof_reconcile and fleet_report_unexpected."""
 
     def filters(self):
         return {"fleet_proof_facts": fleet_proof_facts, "fleet_proof_plan": fleet_proof_plan,
-                "fleet_proof_reconcile": fleet_proof_reconcile}
+                "fleet_proof_reconcile": fleet_proof_reconcile, "fleet_report_unexpected": fleet_report_unexpected}

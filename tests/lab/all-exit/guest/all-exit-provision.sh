@@ -64,12 +64,38 @@ ip netns exec core sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding
   net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
 veth core:inet0 internet:eth0
 ip -n core addr add 203.0.113.1/24 dev inet0
+# The core keeps the tenants apart (the transit router of the Cozystack guide, the one boundary
+# between VPCs): it knows both tenants' aggregates, and refuses to route one to the other.
+ip -n core rule add from 192.0.2.0/24 to 10.30.1.0/24 prohibit
+ip -n core rule add from 10.30.1.0/24 to 192.0.2.0/24 prohibit
 ip -n internet addr add 203.0.113.8/24 dev eth0
 ip -n internet route add default via 203.0.113.1
 systemd-run --quiet --unit=all-exit-internet-responder --collect \
   ip netns exec internet /usr/local/sbin/lab-internet-responder 203.0.113.8
 
 # ---------------------------------------------------------------- the hypervisors
+# The second tenant's zone (Proxmox: zone tother, VNet tother0 10.30.1.1/24), as tdemo_zone makes the
+# first: its own VRF, L3VNI 10002 and L2VNI 11002, the gateway's own MAC. It has no standing
+# workload: the fabric proof brings its own.
+tother_zone() {
+  local n=$1 vtep=$2 dev
+  ip -n "$n" link add vrf_tother type vrf table 1002
+  ip -n "$n" link set vrf_tother up
+  ip -n "$n" link add vrfbr_tother type bridge stp_state 0 forward_delay 0
+  ip -n "$n" link set vrfbr_tother master vrf_tother
+  ip -n "$n" link add vrfvx_tother type vxlan id 10002 local "$vtep" dstport 4789 nolearning
+  ip -n "$n" link set vrfvx_tother master vrfbr_tother
+  ip -n "$n" link add tother0 type bridge stp_state 0 forward_delay 0
+  ip -n "$n" link set tother0 address 02:de:e0:00:02:01 master vrf_tother
+  ip -n "$n" addr add 10.30.1.1/24 dev tother0
+  ip -n "$n" link add vxlan_tother0 type vxlan id 11002 local "$vtep" dstport 4789 nolearning
+  ip -n "$n" link set vxlan_tother0 master tother0
+  for dev in vrfvx_tother vxlan_tother0; do
+    ip netns exec "$n" bridge link set dev "$dev" neigh_suppress on learning off
+  done
+  for dev in vrfbr_tother vrfvx_tother tother0 vxlan_tother0; do ip -n "$n" link set "$dev" up; done
+}
+
 # hv N: what a Proxmox node with this SDN config has in the kernel (ifupdown2's work).
 hv() {
   local i=$1 n=hv0$1
@@ -91,8 +117,9 @@ hv() {
   ip -n "$n" addr add "198.51.100.13$i/27" dev vmbr0.51
   ip -n "$n" link set vmbr0.51 up
   tdemo_zone "$n" "198.51.100.13$i"
+  tother_zone "$n" "198.51.100.13$i"
   # Proxmox's `ip-forward on` on the SDN devices: tenant traffic is routed, the uplink is not.
-  for dev in vrf_tdemo vrfbr_tdemo tdemo0; do
+  for dev in vrf_tdemo vrfbr_tdemo tdemo0 vrf_tother vrfbr_tother tother0; do
     ip netns exec "$n" sysctl -qw "net.ipv4.conf.$dev.forwarding=1"
   done
   # The workload wl<i> 192.0.2.1<i> on the vnet (a VM's tap).
@@ -113,7 +140,7 @@ for i in 1 2 3; do hv "$i"; done
 # SDN devices and a VM's tap takes it from its bridge; and the SDN files sdn_check reads.
 step 'SDN files'
 for i in 1 2 3; do
-  for dev in vxlan_tdemo0 vrfvx_tdemo "tap10${i}i0" tdemo0 vrfbr_tdemo; do
+  for dev in vxlan_tdemo0 vrfvx_tdemo "tap10${i}i0" tdemo0 vrfbr_tdemo vxlan_tother0 vrfvx_tother tother0 vrfbr_tother; do
     ip -n "hv0$i" link set dev "$dev" mtu 1450
   done
   ip -n "wl$i" link set dev eth0 mtu 1450
@@ -166,14 +193,16 @@ for i in 1 2 3; do
   ip -n core route add "192.0.2.1$i/32" via inet6 "$ll" dev "swp$next"
 done
 
-# The fabric proof's workloads (tests/lab/all-exit/README.md, "The fabric proof"): each node's
-# own, 192.0.2.254 on hv01, .253 on hv02, .252 on hv03, returned to that node; and one per ordered
-# pair, 192.0.2.2YX of hv0Y, whose returns the core lands on hv0X.
-for y in 1 2 3; do
-  for x in 1 2 3; do
-    ll=$(ip -n "hv0$x" -6 addr show dev nic5 scope link | sed -n 's/.*inet6 \(fe80::[^/]*\).*/\1/p')
-    if [ "$x" = "$y" ]; then address=192.0.2.$((255 - y)); else address=192.0.2.2$y$x; fi
-    ip -n core route add "$address/32" via inet6 "$ll" dev "swp$x"
+# The fabric proof's workloads (tests/lab/all-exit/README.md, "The fabric proof"), in each
+# tenant's subnet: each node's own (.254 on hv01, .253 on hv02, .252 on hv03), returned to that
+# node; and one per ordered pair, .2YX of hv0Y, whose returns the core lands on hv0X.
+for net in 192.0.2 10.30.1; do
+  for y in 1 2 3; do
+    for x in 1 2 3; do
+      ll=$(ip -n "hv0$x" -6 addr show dev nic5 scope link | sed -n 's/.*inet6 \(fe80::[^/]*\).*/\1/p')
+      if [ "$x" = "$y" ]; then address=$net.$((255 - y)); else address=$net.2$y$x; fi
+      ip -n core route add "$address/32" via inet6 "$ll" dev "swp$x"
+    done
   done
 done
 
