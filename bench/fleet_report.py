@@ -171,20 +171,13 @@ def section(results: dict, command: str) -> str:
         lines.append(f"| `{name}` | {_size(results[name]['size'])} | {statistics.median(times) * 1000:.0f} ms "
                      f"({min(times) * 1000:.0f}-{max(times) * 1000:.0f}) |")
     page = results["page"]
-    lines += ["", f"The HTML page embeds the document whole; without it the page is {_size(page['without_document'])} "
-              f"(the test's bound: {_size(PAGE_BOUND)}), of which the picture is {_size(page['picture'])} (drawn per node and lane "
-              "at this size); the matrix's passing cells carry no texts."]
+    lines += ["", f"The HTML page embeds the document whole; without it the page is "
+              f"{_size(page['without_document'])} (the test's bound: {_size(PAGE_BOUND)}), of which the picture is "
+              f"{_size(page['picture'])} (drawn per node and lane at this size); the matrix's passing cells carry "
+              "no texts."]
     return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
-    import argparse
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--output", help="BENCHMARKS.md to update in place (its other sections stay)")
-    options = parser.parse_args()
-    text = section(measure(options.rounds), f"bench/fleet_report.py --rounds {options.rounds}")
-    if options.output:
-        from sections import update_section
-        update_section(Path(options.output), TITLE, text)
-    print(text)
+    from sections import command_line
+    command_line(__doc__, TITLE, measure, section, "fleet_report.py", rounds=5)
