@@ -22,12 +22,9 @@ from html.parser import HTMLParser
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, VENV_BIN
+from conftest import ROOT, VENV_BIN, filter_plugin
 
-_spec = importlib.util.spec_from_file_location(
-    "fleet_report", ROOT / "collection" / "plugins" / "filter" / "fleet_report.py")
-fleet_report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fleet_report)
+fleet_report = filter_plugin("fleet_report")
 matrix = fleet_report.fleet_report_matrix
 diff = fleet_report.fleet_report_diff
 junit = fleet_report.fleet_report_junit
