@@ -22,12 +22,14 @@ test: host-deps lint rust-test collection ansible-test ansible-core-oldest sanit
 	@echo "== make test: all passed"
 
 # Host tools the tests use: vtysh (frr_local_stanza's `validate` checked against real FRR),
-# unshare/ip (namespaces) and nft (qinq_check reads bridge-family rules in test namespaces).
-# FRR's daemons are kept from starting: only vtysh -C is used.
+# unshare/ip (namespaces), nft (qinq_check reads bridge-family rules in test namespaces) and
+# chromium (the fabric proof's HTML report opened headless). FRR's daemons are kept from
+# starting: only vtysh -C is used.
 host-deps:
 	@missing=; command -v vtysh >/dev/null || missing="$$missing frr"; \
 	  command -v unshare >/dev/null || missing="$$missing util-linux"; \
 	  [ -x /usr/sbin/nft ] || missing="$$missing nftables"; \
+	  command -v chromium >/dev/null || missing="$$missing chromium"; \
 	  if [ -n "$$missing" ]; then echo "== installing:$$missing"; \
 	    planted=; [ -e /usr/sbin/policy-rc.d ] || { printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; planted=1; }; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; rc=$$?; \

@@ -171,13 +171,5 @@ def section(times: dict, command: str) -> str:
 
 
 if __name__ == "__main__":
-    import argparse
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--output", help="BENCHMARKS.md to update in place (its other sections stay)")
-    options = parser.parse_args()
-    text = section(measure(options.rounds), f"bench/probe_namespaces.py --rounds {options.rounds}")
-    if options.output:
-        from sections import update_section
-        update_section(Path(options.output), TITLE, text)
-    print(text)
+    from sections import command_line
+    command_line(__doc__, TITLE, measure, section, "probe_namespaces.py", rounds=3)

@@ -1,5 +1,6 @@
 """BENCHMARKS.md sections that a run may leave as an earlier run measured them (the tenant play,
-the fleet): find one by its title, or replace it in place."""
+the fleet): find one by its title, or replace it in place; and the command line of a script that
+measures one section alone."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,3 +28,17 @@ def update_section(path: Path, title: str, section: str) -> str:
         text = text[:start] + section + ("" if end == -1 else "\n" + text[end + 1:])
     path.write_text(text)
     return text
+
+
+def command_line(description: str, title: str, measure, section, script: str, rounds: int) -> None:
+    """A section script's command line: `--rounds`, and `--output` for the BENCHMARKS.md whose
+    section `title` it replaces (or appends); the section is printed either way."""
+    import argparse
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--output", help="BENCHMARKS.md to update in place (its other sections stay)")
+    options = parser.parse_args()
+    text = section(measure(options.rounds), f"bench/{script} --rounds {options.rounds}")
+    if options.output:
+        update_section(Path(options.output), title, text)
+    print(text)

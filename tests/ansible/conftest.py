@@ -178,11 +178,21 @@ def compare_options(spec: dict, documented: dict, where: str) -> None:
             assert "suboptions" not in doc, f"{at}: suboptions documented, none declared"
 
 
-def plugin_utils(name: str):
-    """collection/plugins/plugin_utils/<name>.py loaded from the source tree, for driving its
-    functions directly (the remote script, the mitogen target side)."""
+def _from_source(path: str, name: str):
     import importlib.util
-    spec = importlib.util.spec_from_file_location(f"deevnet_{name}", ROOT / f"collection/plugins/plugin_utils/{name}.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def plugin_utils(name: str):
+    """collection/plugins/plugin_utils/<name>.py loaded from the source tree, for driving its
+    functions directly (the remote script, the mitogen target side)."""
+    return _from_source(f"collection/plugins/plugin_utils/{name}.py", f"deevnet_{name}")
+
+
+def filter_plugin(name: str):
+    """collection/plugins/filter/<name>.py loaded from the source tree, its filters called as
+    plain functions."""
+    return _from_source(f"collection/plugins/filter/{name}.py", name)
