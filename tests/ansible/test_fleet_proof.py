@@ -417,3 +417,20 @@ def test_a_report_is_held_against_what_a_known_fault_may_fail():
     assert fleet_proof.fleet_report_unexpected(healthy, expected) == ["no failing cell on hv03", "no finding on hv03"]
     assert fleet_proof.fleet_report_unexpected(healthy, {"checks": ["sdn_version"]}) == [
         "fleet checks failed [], expected ['sdn_version']"]
+
+
+def test_every_renderer_reads_the_reconciled_report():
+    from conftest import filter_plugin
+    report_filters = filter_plugin("fleet_report")
+    facts = fleet()
+    lookup_of(facts, "hv03", "vrf_tdemo", WORKLOAD[("tdemo", "hv03")], "vrfbr_tdemo")["actual"] = {
+        "type": "refused", "reason": "reverse_path", "iif": "vrfbr_tdemo"}
+    report = reconcile(facts, NODES, settings(), "2026-12-06T10:00:00Z")
+    matrix = report_filters.fleet_report_matrix(report)
+    assert "internet" in matrix[0] and "via hv03" in matrix[0]
+    assert any(line.startswith("tdemo@hv03") and "FAIL F1" in line for line in matrix)
+    assert any(line.startswith("F1 hv03 net.ipv4.conf.vrfbr_tdemo.rp_filter") for line in matrix)
+    diff = report_filters.fleet_report_diff(report, reconcile(fleet(), NODES, settings(), "2026-12-05T10:00:00Z"))
+    assert len(diff) == 2 and all(line.startswith("tdemo@hv03 via hv0") for line in diff)
+    assert "<failure" in report_filters.fleet_report_junit(report)
+    assert 'id="F1"' in report_filters.fleet_report_html(report)
