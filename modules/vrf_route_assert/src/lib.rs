@@ -5,10 +5,10 @@
 //! exists, that its own table has the expected default routes (Proxmox's `unreachable default
 //! metric 4278198272` catch-all is reported, never taken for a usable default), that its lookups
 //! cannot fall through to the main table, how each destination resolves for traffic in the VRF
-//! (`ip route get DST vrf NAME`; generated for every prefix connected on a forbidden interface)
-//! — an answer from any table but the VRF's own is fall-through, a finding even when nothing
-//! else was expected — and that the interfaces those routes leave by forward and accept
-//! asymmetric returns. The VRF named `default` is the main table. VRFs nobody declared are
+//! (`ip route get DST vrf NAME`; generated for every prefix connected on a forbidden interface;
+//! with `iif`, for a packet arriving by an interface, in [`input`]) — an answer from any table
+//! but the VRF's own is fall-through, a finding even when nothing else was expected — and that
+//! the interfaces those routes leave by forward and accept asymmetric returns. The VRF named `default` is the main table. VRFs nobody declared are
 //! inspected for fall-through on request; [`settle`] re-checks until all pass or time is up.
 //!
 //! The options and the validated [`Request`] they make are in [`params`]; the
