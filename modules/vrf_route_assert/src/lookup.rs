@@ -259,6 +259,7 @@ fn refused(
         }
         Answer::NotForwarded(not_forwarded) => not_forwarded_outcome(iif, not_forwarded),
         Answer::ReversePath(reverse) => reverse_path_outcome(links, lookup, iif, reverse),
+        // A route never comes here (check_lookup takes it to `routed`).
         Answer::Martian | Answer::Kernel(Lookup::Route(_)) => (
             json!({"type": "refused", "reason": "martian"}),
             "is dropped as a martian: the kernel refuses its source or destination (loopback, \
