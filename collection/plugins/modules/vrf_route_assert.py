@@ -17,14 +17,19 @@ description:
     in each tenant VRF is routed, and fails with one line per failed check. It asserts the
     routing outcome, not a configuration file; a rising SNAT counter is no proof of egress.
   - Two forms. O(vrfs) lists VRFs, each with its checks. The short form, for ad-hoc checks,
-    names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(via),
-    O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
+    names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(src),
+    O(iif), O(via), O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
     O(forwarding), O(no_fall_through)). O(vrf) and O(vrfs) are mutually exclusive.
     O(undeclared_vrfs) and O(settle_timeout) apply to either form.
   - For each VRF it checks that the VRF device exists (a VRF that does not exist fails, saying
     the tenant has no VRF on this node), that the VRF's own table has the expected default route,
     how each destination resolves for traffic in the VRF (the equivalent of
     C(ip route get DST vrf NAME)), and that the interfaces these routes leave by forward.
+  - A lookup with O(vrfs[].lookups[].iif) is made on the input path, for a packet arriving by
+    that interface (C(ip route get DST from SRC iif DEV)), so the kernel applies that
+    interface's C(forwarding) and reverse-path filter (C(rp_filter)) as for a real packet, such
+    as a return entering the node by its uplink or a tenant VRF by its L3VNI bridge. A refusal
+    names the sysctl that decides, its value and the fix.
   - B(Fall-through) is a finding of its own. A VRF table with neither a default route nor the
     C(unreachable default) catch-all lets lookups continue to the next routing rules, so
     tenant traffic is routed by the main table and leaves by the management bridge. A lookup
@@ -87,9 +92,13 @@ options:
       lookups:
         description:
           - Destinations resolved as the kernel does for traffic in the VRF
-            (C(ip route get DST vrf NAME)).
+            (C(ip route get DST vrf NAME)), or with O(vrfs[].lookups[].iif) for a packet arriving
+            by an interface (C(ip route get DST from SRC iif DEV)).
           - The answer must come from the VRF's own table unless O(vrfs[].lookups[].table)
-            says otherwise; an answer from another table is reported as fall-through.
+            says otherwise; an answer from another table is reported as fall-through. For a
+            lookup with O(vrfs[].lookups[].iif), the own table is that of the VRF the interface
+            is in (the VRF device itself, or the VRF it is a port of), V(main) for the default
+            VRF (whose C(local) and C(default) tables are its own too).
           - An unreachable answer (the catch-all matched) passes unless O(vrfs[].lookups[].via),
             O(vrfs[].lookups[].dev), O(vrfs[].lookups[].table) or
             O(vrfs[].lookups[].reachable=true) expect a route.
@@ -102,6 +111,33 @@ options:
               - The destination, one IPv4 or IPv6 address (not a prefix).
             type: str
             required: true
+          src:
+            description:
+              - The packet's source address (C(from SRC)), of O(vrfs[].lookups[].dst)'s family.
+              - Without O(vrfs[].lookups[].iif), the lookup is the node's own traffic from that
+                address, which must then be one of the node's (else the kernel answers network
+                unreachable).
+            type: str
+          iif:
+            description:
+              - The interface the packet arrives by (C(iif DEV)), such as the uplink C(nic5) or a
+                VRF's L3VNI bridge. The lookup is made on the input path, as for a packet to
+                forward, and needs O(vrfs[].lookups[].src).
+              - The VRF device is not sent (the kernel ignores it on the input path); the lookup
+                is in the VRF of the arrival interface, as for a real packet (for a port of a VRF,
+                its l3mdev rule), whichever entry lists it.
+              - IPv4 - with C(net.ipv4.conf.<iif>.forwarding) off, the lookup is refused with
+                C(reason=not_forwarded); with an effective C(rp_filter) (the larger of
+                C(net.ipv4.conf.all.rp_filter) and the interface's) that does not let the source
+                in, with C(reason=reverse_path), naming where the node routes the source back.
+                The kernel answers both with errnos other refusals share, so the sysctls are
+                read to tell them apart.
+              - IPv6 - the kernel's lookup does not read forwarding; a packet is forwarded only
+                with C(net.ipv6.conf.all.forwarding) on or (kernels 6.17 and later) the
+                interface's C(force_forwarding), so a route answered without either is
+                C(reason=not_forwarded). IPv6 has no reverse-path filter.
+              - An interface the node does not have fails the check, naming it.
+            type: str
           via:
             description:
               - The answer's gateway.
@@ -119,6 +155,8 @@ options:
             description:
               - The table the answer must come from, by name (V(main), V(local), V(default)) or
                 number. Replaces the fall-through check, for routes leaked on purpose.
+              - V(any) accepts an answer from any table, to gather where a lookup goes without
+                judging it; fall-through is still reported in C(actual.fall_through).
             type: str
           reachable:
             description:
@@ -197,8 +235,16 @@ options:
   dst:
     description:
       - Short form, with O(vrf) - the destination to resolve in the VRF, as O(vrfs[].lookups[].dst).
-      - O(via), O(dev), O(not_dev), O(table) and O(reachable) are expectations about this lookup
-        and need it.
+      - O(src) and O(iif) describe the packet, and O(via), O(dev), O(not_dev), O(table) and
+        O(reachable) are expectations about this lookup; all need it.
+    type: str
+  src:
+    description:
+      - Short form - the packet's source, as O(vrfs[].lookups[].src).
+    type: str
+  iif:
+    description:
+      - Short form - the interface the packet arrives by, as O(vrfs[].lookups[].iif); needs O(src).
     type: str
   via:
     description:
@@ -215,7 +261,7 @@ options:
   table:
     description:
       - Short form - the table the answer for O(dst) must come from (V(main), V(local),
-        V(default) or a number).
+        V(default) or a number), or V(any).
     type: str
   reachable:
     description:
@@ -267,8 +313,14 @@ extends_documentation_fragment:
 notes:
   - "On the target: Linux with VRF support (Proxmox VE, Debian); the checks run over rtnetlink."
   - Fails when any check fails, so C(ignore_errors) or C(failed_when) is needed to only report.
-  - Every lookup is pinned to the VRF device, as C(ip route get DST vrf NAME) does. On IPv4 the
-    kernel is asked for the table that matched (RTM_F_LOOKUP_TABLE); IPv6 answers name it anyway.
+  - Every lookup without C(iif) is pinned to the VRF device, as C(ip route get DST vrf NAME) does.
+    On IPv4 the kernel is asked for the table that matched (RTM_F_LOOKUP_TABLE); IPv6 answers name
+    it anyway.
+  - "On the input path (C(iif)) the kernel answers forwarding off on the arrival interface with
+    EHOSTUNREACH, as an unreachable route, and its reverse-path filter with EINVAL (EXDEV before
+    Linux 6.13), as a blackhole route or a martian address. The module reads the interface's
+    sysctls, and for EINVAL looks the destination up in the arrival VRF, so that a blackhole
+    route is never reported as the reverse-path filter."
   - An empty answer from the kernel, or no answer, fails the task; it is never a pass.
 seealso:
   - module: deevnet.net.sysctl_forwarding
@@ -344,6 +396,23 @@ EXAMPLES = r'''
         asymmetric_returns: true
         l3vni_bridge: vrfbr_evpn   # where returns delivered to another node enter vrf_evpn
 
+- name: A return from 203.0.113.8 entering hv01 by its uplink nic5 is forwarded to the workload
+  deevnet.net.vrf_route_assert:
+    vrfs:
+      - name: default
+        lookups:
+          # ip route get 192.0.2.11 from 203.0.113.8 iif nic5: nic5's forwarding and rp_filter
+          # apply, as for the real return.
+          - dst: 192.0.2.11
+            src: 203.0.113.8
+            iif: nic5
+            reachable: true
+          # Where the same return goes from the VRF's L3VNI bridge, gathered without judging.
+          - dst: 192.0.2.11
+            src: 203.0.113.8
+            iif: vrfbr_evpn
+            table: any
+
 - name: A route leaked into the main table on purpose
   deevnet.net.vrf_route_assert:
     vrf: vrf_tdemo
@@ -399,8 +468,13 @@ checks:
       V(no_fall_through), C(lookup <dst>), C(forwarding <dev>) or C(rp_filter <dev>); C(msg) is
       the check on one line.
     - For a lookup, C(actual) has the answer's C(type), C(via), C(dev), C(table) and
-      C(fall_through) (or C(type=refused) and the C(reason)); a lookup generated by
+      C(fall_through), or C(type=refused) and the C(reason) - V(unreachable), V(blackhole),
+      V(prohibit), V(no_route), and on the input path V(not_forwarded) (with the C(sysctls) read
+      and their values), V(reverse_path) (with the C(rp_filter) values and C(route_back), where the
+      node routes the source) or V(martian); a lookup generated by
       O(vrfs[].forbidden_interfaces) has C(connected_prefix) in C(expected).
+    - A lookup with C(iif) also has C(src) and C(iif) in C(actual); an C(iif) the node does not
+      have is C(type=no_interface).
     - For V(no_fall_through), C(actual) has C(stopped_by) (the route that stops the lookups) or
       C(leaves_by); for C(rp_filter <dev>), the C(all), C(interface) and C(effective) values (for
       an O(vrfs[].l3vni_bridge) that is not a port of the VRF, its C(controller) instead).

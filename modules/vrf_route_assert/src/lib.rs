@@ -5,10 +5,10 @@
 //! exists, that its own table has the expected default routes (Proxmox's `unreachable default
 //! metric 4278198272` catch-all is reported, never taken for a usable default), that its lookups
 //! cannot fall through to the main table, how each destination resolves for traffic in the VRF
-//! (`ip route get DST vrf NAME`; generated for every prefix connected on a forbidden interface)
-//! — an answer from any table but the VRF's own is fall-through, a finding even when nothing
-//! else was expected — and that the interfaces those routes leave by forward and accept
-//! asymmetric returns. The VRF named `default` is the main table. VRFs nobody declared are
+//! (`ip route get DST vrf NAME`; generated for every prefix connected on a forbidden interface;
+//! with `iif`, for a packet arriving by an interface, in [`input`]) — an answer from any table
+//! but the VRF's own is fall-through, a finding even when nothing else was expected — and that
+//! the interfaces those routes leave by forward and accept asymmetric returns. The VRF named `default` is the main table. VRFs nobody declared are
 //! inspected for fall-through on request; [`settle`] re-checks until all pass or time is up.
 //!
 //! The options and the validated [`Request`] they make are in [`params`]; the
@@ -19,19 +19,22 @@ pub mod connected;
 pub mod defaults;
 pub mod exits;
 pub mod fall_through;
+pub mod input;
 pub mod lookup;
 pub mod node;
 pub mod params;
 pub mod settle;
 
-use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route};
+use connected::ConnectedPrefix;
+use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route, RouteQuery};
 use deevnet_runtime::Failure;
 use fall_through::{LeakingVrf, NodeTables};
-use params::{Request, UndeclaredVrfs, VrfCheck};
+use input::Arrival;
+use lookup::Answer;
+use params::{LookupCheck, Request, UndeclaredVrfs, VrfCheck};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::net::IpAddr;
 
 pub use defaults::{DefaultRoute, VrfState};
 
@@ -40,11 +43,16 @@ pub trait Kernel {
     fn links(&mut self) -> Result<Links, Failure>;
     /// Every route of one table and family.
     fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure>;
-    /// `ip route get DESTINATION`, pinned to `oif` (the VRF device's ifindex; `None` for the
-    /// default VRF).
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure>;
-    /// The interface's `net.ipv4|ipv6.conf.<dev>.forwarding`; `None` when it has none.
+    /// `ip route get`: the output lookup of the destination pinned to `oif` (the VRF device's
+    /// ifindex; `None` for the default VRF), or with `iif` the input lookup of a packet
+    /// arriving there.
+    fn route_get(&mut self, query: &RouteQuery) -> Result<Lookup, Failure>;
+    /// The interface's `net.ipv4|ipv6.conf.<dev>.forwarding` (`dev` may be `all`); `None` when
+    /// it has none.
     fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure>;
+    /// `net.ipv6.conf.<dev>.force_forwarding` (kernels 6.17 and later); `None` when it has
+    /// none.
+    fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure>;
     /// `net.ipv4.conf.<dev>.rp_filter` (`dev` may be `all`); `None` when it has none.
     fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure>;
 }
@@ -151,42 +159,9 @@ fn assert_vrf(
     check: &VrfCheck,
     report: &mut Report,
 ) -> Result<(), Failure> {
-    let view = if check.is_default_vrf() {
-        report.checks.push(CheckResult {
-            vrf: check.name.clone(),
-            check: "vrf".into(),
-            ok: true,
-            expected: json!({"kind": "vrf"}),
-            actual: json!({"kind": "default", "table": 254}),
-            msg: format!(
-                "{}: the default VRF (table main, lookups without a VRF)",
-                check.name
-            ),
-        });
-        VrfView {
-            name: &check.name,
-            table: 254,
-            device: None,
-        }
-    } else {
-        let (found, actual, msg) = find_vrf(links, &check.name);
-        report.checks.push(CheckResult {
-            vrf: check.name.clone(),
-            check: "vrf".into(),
-            ok: found.is_some(),
-            expected: json!({"kind": "vrf"}),
-            actual,
-            msg,
-        });
-        // No other check means anything without the VRF.
-        let Some((device, table)) = found else {
-            return Ok(());
-        };
-        VrfView {
-            name: &check.name,
-            table,
-            device: Some(device),
-        }
+    // No other check means anything without the VRF.
+    let Some(view) = vrf_view(links, check, report) else {
+        return Ok(());
     };
     let mut routes = Vec::new();
     for family in [Family::V4, Family::V6] {
@@ -214,6 +189,67 @@ fn assert_vrf(
             report.checks.push(result);
         }
     }
+    exits.extend(run_lookups(kernel, links, main, check, &view, report)?);
+    if check.forwarding {
+        for (family, dev) in &exits {
+            let value = kernel.forwarding(*family, dev)?;
+            report
+                .checks
+                .push(exits::check_forwarding(&check.name, *family, dev, value));
+        }
+    }
+    check_asymmetric_returns(kernel, links, check, &view, &exits, report)?;
+    report.vrfs.push(state);
+    Ok(())
+}
+
+/// The `vrf` check, and where the VRF's lookups are made when it exists.
+fn vrf_view<'a>(links: &'a Links, check: &'a VrfCheck, report: &mut Report) -> Option<VrfView<'a>> {
+    if check.is_default_vrf() {
+        report.checks.push(CheckResult {
+            vrf: check.name.clone(),
+            check: "vrf".into(),
+            ok: true,
+            expected: json!({"kind": "vrf"}),
+            actual: json!({"kind": "default", "table": 254}),
+            msg: format!(
+                "{}: the default VRF (table main, lookups without a VRF)",
+                check.name
+            ),
+        });
+        return Some(VrfView {
+            name: &check.name,
+            table: 254,
+            device: None,
+        });
+    }
+    let (found, actual, msg) = find_vrf(links, &check.name);
+    report.checks.push(CheckResult {
+        vrf: check.name.clone(),
+        check: "vrf".into(),
+        ok: found.is_some(),
+        expected: json!({"kind": "vrf"}),
+        actual,
+        msg,
+    });
+    let (device, table) = found?;
+    Some(VrfView {
+        name: &check.name,
+        table,
+        device: Some(device),
+    })
+}
+
+/// The entry's lookups and those generated for its forbidden interfaces: their checks go to
+/// the report; the interfaces their answers leave by are returned.
+fn run_lookups(
+    kernel: &mut impl Kernel,
+    links: &Links,
+    main: &mut NodeTables,
+    check: &VrfCheck,
+    view: &VrfView,
+    report: &mut Report,
+) -> Result<Vec<(Family, String)>, Failure> {
     let generated = connected::forbidden_lookups(kernel, links, main, check)?;
     report.notes.extend(generated.notes);
     let lookups = check
@@ -226,20 +262,24 @@ fn assert_vrf(
                 .into_iter()
                 .map(|g| (g.lookup, Some(g.prefix))),
         );
+    let mut exits = Vec::new();
     for (lookup, prefix) in lookups {
-        let answer = kernel.route_get(lookup.dst, view.device.map(|d| d.index))?;
-        let (result, exit) = lookup::check_lookup(&view, links, &lookup, prefix.as_ref(), &answer);
+        let (result, exit) = run_lookup(kernel, links, view, &lookup, prefix.as_ref())?;
         report.checks.push(result);
         exits.extend(exit);
     }
-    if check.forwarding {
-        for (family, dev) in &exits {
-            let value = kernel.forwarding(*family, dev)?;
-            report
-                .checks
-                .push(exits::check_forwarding(&check.name, *family, dev, value));
-        }
-    }
+    Ok(exits)
+}
+
+/// `asymmetric_returns`: the IPv4 exits' rp_filter, and the L3VNI bridge's.
+fn check_asymmetric_returns(
+    kernel: &mut impl Kernel,
+    links: &Links,
+    check: &VrfCheck,
+    view: &VrfView,
+    exits: &BTreeSet<(Family, String)>,
+    report: &mut Report,
+) -> Result<(), Failure> {
     // rp_filter is IPv4's; IPv6 has no reverse-path sysctl.
     let v4_exits: Vec<&String> = exits
         .iter()
@@ -253,37 +293,59 @@ fn assert_vrf(
             check.name
         ));
     }
-    if check.asymmetric_returns && (!v4_exits.is_empty() || check.l3vni_bridge.is_some()) {
-        let all = kernel.rp_filter("all")?;
-        for dev in v4_exits {
-            let own = kernel.rp_filter(dev)?;
-            report.checks.push(exits::check_rp_filter(
-                &check.name,
-                dev,
-                all.as_deref(),
-                own.as_deref(),
-            ));
-        }
-        // Where returns delivered to another node enter the VRF (the lab measured the drop
-        // there): its L3VNI bridge, a port of the VRF.
-        if let Some(bridge) = &check.l3vni_bridge {
-            let result = match exits::l3vni_bridge_misplaced(links, &view, bridge) {
-                Some(result) => result,
-                None => {
-                    let own = kernel.rp_filter(bridge)?;
-                    exits::check_l3vni_rp_filter(
-                        &check.name,
-                        bridge,
-                        all.as_deref(),
-                        own.as_deref(),
-                    )
-                }
-            };
-            report.checks.push(result);
-        }
+    if !check.asymmetric_returns || (v4_exits.is_empty() && check.l3vni_bridge.is_none()) {
+        return Ok(());
     }
-    report.vrfs.push(state);
+    let all = kernel.rp_filter("all")?;
+    for dev in v4_exits {
+        let own = kernel.rp_filter(dev)?;
+        let result = exits::check_rp_filter(&check.name, dev, all.as_deref(), own.as_deref());
+        report.checks.push(result);
+    }
+    // Where returns delivered to another node enter the VRF (the lab measured the drop
+    // there): its L3VNI bridge, a port of the VRF.
+    if let Some(bridge) = &check.l3vni_bridge {
+        let result = match exits::l3vni_bridge_misplaced(links, view, bridge) {
+            Some(result) => result,
+            None => {
+                let own = kernel.rp_filter(bridge)?;
+                exits::check_l3vni_rp_filter(&check.name, bridge, all.as_deref(), own.as_deref())
+            }
+        };
+        report.checks.push(result);
+    }
     Ok(())
+}
+
+/// One lookup, on the output path (in the VRF, pinned to its device) or, with `iif`, on the
+/// input path (in the VRF of the arrival device, which the kernel takes from it): its check, and
+/// the interface its answer leaves by.
+fn run_lookup(
+    kernel: &mut impl Kernel,
+    links: &Links,
+    view: &VrfView,
+    lookup: &LookupCheck,
+    prefix: Option<&ConnectedPrefix>,
+) -> Result<(CheckResult, Option<(Family, String)>), Failure> {
+    let arrival = match &lookup.iif {
+        None => None,
+        Some(iif) => match Arrival::of(links, iif) {
+            Some(arrival) => Some(arrival),
+            None => return Ok((lookup::unknown_iif(view.name, lookup, iif), None)),
+        },
+    };
+    let answer = match &arrival {
+        Some(arrival) => input::answer(kernel, arrival, lookup)?,
+        None => Answer::Kernel(kernel.route_get(&RouteQuery {
+            source: lookup.src,
+            oif: view.device.map(|device| device.index),
+            ..RouteQuery::to(lookup.dst)
+        })?),
+    };
+    let arrival = arrival.as_ref();
+    Ok(lookup::check_lookup(
+        view, links, lookup, prefix, arrival, &answer,
+    ))
 }
 
 /// The VRF device and its table when `name` is one; what was found (the result's `actual`)

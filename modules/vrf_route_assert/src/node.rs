@@ -1,10 +1,9 @@
 //! The node's kernel: rtnetlink for links, routes and lookups, `/proc/sys` for forwarding and rp_filter.
 
 use crate::Kernel;
-use deevnet_runtime::netlink::{Family, Links, Lookup, Netlink, NetlinkError, Route};
+use deevnet_runtime::netlink::{Family, Links, Lookup, Netlink, NetlinkError, Route, RouteQuery};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
-use std::net::IpAddr;
 
 pub struct NodeKernel {
     netlink: Netlink,
@@ -28,8 +27,8 @@ impl Kernel for NodeKernel {
         Ok(self.netlink.routes(family, table)?)
     }
 
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
-        Ok(self.netlink.route_get(destination, oif)?)
+    fn route_get(&mut self, query: &RouteQuery) -> Result<Lookup, Failure> {
+        Ok(self.netlink.route_get(query)?)
     }
 
     fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
@@ -42,5 +41,9 @@ impl Kernel for NodeKernel {
 
     fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         Ok(SysctlKey::ipv4_conf(dev, "rp_filter").read()?)
+    }
+
+    fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
+        Ok(SysctlKey::ipv6_conf(dev, "force_forwarding").read()?)
     }
 }

@@ -20,12 +20,14 @@ pub const SETTLE_TIMEOUT_RANGE: IntRange =
     IntRange::new(0, 600, "a number of seconds").because("0: check once");
 
 /// The keys of one lookup, declared once for a `lookups` entry and for the short form at the
-/// top level: `dst` (required only in an entry: the short form may be `vrf` alone), then what
-/// the answer must be.
-const fn lookup_keys(dst_required: bool) -> [OptionSpec; 6] {
+/// top level: `dst` (required only in an entry: the short form may be `vrf` alone), the
+/// packet's `src` and the `iif` it arrives by, then what the answer must be.
+const fn lookup_keys(dst_required: bool) -> [OptionSpec; 8] {
     let dst = OptionSpec::new("dst", Kind::Str);
     [
         if dst_required { dst.required() } else { dst },
+        OptionSpec::new("src", Kind::Str),
+        OptionSpec::new("iif", Kind::Str),
         OptionSpec::new("via", Kind::Str),
         OptionSpec::new("dev", Kind::Str),
         OptionSpec::new("not_dev", Kind::Str),
@@ -34,7 +36,7 @@ const fn lookup_keys(dst_required: bool) -> [OptionSpec; 6] {
     ]
 }
 
-static LOOKUP_OPTIONS: [OptionSpec; 6] = lookup_keys(true);
+static LOOKUP_OPTIONS: [OptionSpec; 8] = lookup_keys(true);
 static LOOKUP: OptionSpec = OptionSpec::new("lookup", Kind::Dict(&LOOKUP_OPTIONS));
 static INTERFACE: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
@@ -60,12 +62,14 @@ static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 /// short form: `vrf` with the same keys at the top level; then what applies to the whole node.
 /// The short form's `forwarding` and `no_fall_through` have no default here so that giving
 /// them next to `vrfs` can be refused.
-pub static SPEC: [OptionSpec; 15] = {
-    let [dst, via, dev, not_dev, table, reachable] = lookup_keys(false);
+pub static SPEC: [OptionSpec; 17] = {
+    let [dst, src, iif, via, dev, not_dev, table, reachable] = lookup_keys(false);
     [
         OptionSpec::new("vrfs", Kind::List(&VRF)),
         OptionSpec::new("vrf", Kind::Str),
         dst,
+        src,
+        iif,
         via,
         dev,
         not_dev,
@@ -89,6 +93,8 @@ pub struct Params {
     pub vrfs: Option<Vec<VrfParams>>,
     pub vrf: Option<String>,
     pub dst: Option<String>,
+    pub src: Option<String>,
+    pub iif: Option<String>,
     pub via: Option<String>,
     pub dev: Option<String>,
     pub not_dev: Option<String>,
@@ -121,6 +127,8 @@ pub struct VrfParams {
 #[derive(Debug, Deserialize)]
 pub struct LookupParams {
     pub dst: String,
+    pub src: Option<String>,
+    pub iif: Option<String>,
     pub via: Option<String>,
     pub dev: Option<String>,
     pub not_dev: Option<String>,
@@ -223,17 +231,30 @@ pub struct DefaultExpectation {
     pub dev: Option<String>,
 }
 
-/// One destination resolved as the kernel does for traffic in the VRF.
+/// One destination resolved as the kernel does for traffic in the VRF, or, with `iif`, for a
+/// packet arriving by that interface.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LookupCheck {
     pub dst: IpAddr,
+    /// The packet's source (`from SRC`), of `dst`'s family.
+    pub src: Option<IpAddr>,
+    /// The interface the packet arrives by (`iif DEV`): the lookup is made on the input path,
+    /// in the VRF of that interface, and never pinned to the VRF device. Always with `src`.
+    pub iif: Option<String>,
     pub via: Option<IpAddr>,
     pub dev: Option<String>,
     pub not_dev: Option<String>,
     /// The table the answer must come from; without it, the VRF's own table (anything else is
     /// fall-through).
-    pub table: Option<u32>,
+    pub table: Option<ExpectedTable>,
     pub reachable: Option<bool>,
+}
+
+/// `table`: the one the answer must come from, or any (fall-through is reported, not failed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpectedTable {
+    Id(u32),
+    Any,
 }
 
 impl LookupCheck {
@@ -241,6 +262,8 @@ impl LookupCheck {
     pub fn of(dst: IpAddr) -> Self {
         LookupCheck {
             dst,
+            src: None,
+            iif: None,
             via: None,
             dev: None,
             not_dev: None,
@@ -312,23 +335,32 @@ fn vrf_checks(params: Params) -> Result<Vec<VrfCheck>, String> {
     }
 }
 
-fn short_form_keys_given(params: &Params) -> Vec<&'static str> {
-    let given = [
+/// The short form's lookup keys, `dst` first, each with whether it is given.
+fn lookup_keys_given(params: &Params) -> [(&'static str, bool); 8] {
+    [
         ("dst", params.dst.is_some()),
+        ("src", params.src.is_some()),
+        ("iif", params.iif.is_some()),
         ("via", params.via.is_some()),
         ("dev", params.dev.is_some()),
         ("not_dev", params.not_dev.is_some()),
         ("table", params.table.is_some()),
         ("reachable", params.reachable.is_some()),
+    ]
+}
+
+fn short_form_keys_given(params: &Params) -> Vec<&'static str> {
+    let vrf_keys = [
         ("default_via", params.default_via.is_some()),
         ("default_dev", params.default_dev.is_some()),
         ("forwarding", params.forwarding.is_some()),
         ("no_fall_through", params.no_fall_through.is_some()),
     ];
-    given
-        .iter()
+    lookup_keys_given(params)
+        .into_iter()
+        .chain(vrf_keys)
         .filter(|(_, is_given)| *is_given)
-        .map(|(key, _)| *key)
+        .map(|(key, _)| key)
         .collect()
 }
 
@@ -336,6 +368,8 @@ fn short_form(params: Params) -> Result<VrfCheck, String> {
     let lookups = match params.dst {
         Some(dst) => vec![LookupParams {
             dst,
+            src: params.src,
+            iif: params.iif,
             via: params.via,
             dev: params.dev,
             not_dev: params.not_dev,
@@ -343,21 +377,7 @@ fn short_form(params: Params) -> Result<VrfCheck, String> {
             reachable: params.reachable,
         }],
         None => {
-            let orphan = [
-                ("via", params.via.is_some()),
-                ("dev", params.dev.is_some()),
-                ("not_dev", params.not_dev.is_some()),
-                ("table", params.table.is_some()),
-                ("reachable", params.reachable.is_some()),
-            ]
-            .into_iter()
-            .find(|(_, given)| *given);
-            if let Some((key, _)) = orphan {
-                return Err(format!(
-                    "{key} needs dst: it is an expectation about the lookup of dst in vrf; add \
-                     dst=ADDRESS, or use default_via/default_dev for the VRF's default route"
-                ));
-            }
+            refuse_lookup_keys_without_dst(&params)?;
             Vec::new()
         }
     };
@@ -382,6 +402,26 @@ fn short_form(params: Params) -> Result<VrfCheck, String> {
     })
 }
 
+/// The short form's lookup keys mean nothing without `dst`.
+fn refuse_lookup_keys_without_dst(params: &Params) -> Result<(), String> {
+    let orphan = lookup_keys_given(params)
+        .into_iter()
+        .find(|(key, given)| *given && *key != "dst");
+    let Some((key, _)) = orphan else {
+        return Ok(());
+    };
+    let what = match key {
+        "src" | "iif" => {
+            "the packet whose destination dst is (its source, the interface it arrives by)"
+        }
+        _ => "an expectation about the lookup of dst in vrf",
+    };
+    Err(format!(
+        "{key} needs dst: it is {what}; add dst=ADDRESS, or use default_via/default_dev for the \
+         VRF's default route"
+    ))
+}
+
 fn vrf_check(location: &str, entry: VrfParams) -> Result<VrfCheck, String> {
     vrf_check_at(location.to_string(), entry, |field| {
         format!("{location}.{field}")
@@ -397,24 +437,7 @@ fn vrf_check_at(
     if !is_default_vrf {
         ifname::validate(&at("name"), &entry.name)?;
     }
-    let interface = |field: &str, value: Option<String>| {
-        value
-            .map(|name| ifname::validate(&at(field), &name).map(|()| name))
-            .transpose()
-    };
-    let default_via = entry
-        .default_via
-        .as_deref()
-        .map(|text| address(&at("default_via"), text))
-        .transpose()?;
-    let default_dev = interface("default_dev", entry.default_dev)?;
-    let ipv6_default_via = entry
-        .ipv6_default_via
-        .as_deref()
-        .map(|text| ipv6_address(&at("ipv6_default_via"), text))
-        .transpose()?;
-    let ipv6_default_dev = interface("ipv6_default_dev", entry.ipv6_default_dev)?;
-    let l3vni_bridge = interface("l3vni_bridge", entry.l3vni_bridge)?;
+    let l3vni_bridge = interface(&at, "l3vni_bridge", &entry.l3vni_bridge)?;
     if let (Some(bridge), false) = (&l3vni_bridge, entry.asymmetric_returns) {
         return Err(format!(
             "{}: {bridge} is checked only with asymmetric_returns (its rp_filter must let in the \
@@ -423,51 +446,13 @@ fn vrf_check_at(
             at("l3vni_bridge")
         ));
     }
-    let mut defaults = Vec::new();
-    if default_via.is_some() || default_dev.is_some() {
-        let family = default_via.as_ref().map(Family::of).unwrap_or(Family::V4);
-        if family == Family::V6 && (ipv6_default_via.is_some() || ipv6_default_dev.is_some()) {
-            return Err(format!(
-                "{}: '{}' is an IPv6 gateway, and the IPv6 default is already given by \
-                 ipv6_default_via/ipv6_default_dev; give the IPv4 gateway here, or move the \
-                 IPv6 one to ipv6_default_via",
-                at("default_via"),
-                entry.default_via.unwrap_or_default()
-            ));
-        }
-        defaults.push(DefaultExpectation {
-            family,
-            via: default_via,
-            dev: default_dev.clone(),
-        });
-    }
-    if ipv6_default_via.is_some() || ipv6_default_dev.is_some() {
-        defaults.push(DefaultExpectation {
-            family: Family::V6,
-            via: ipv6_default_via,
-            dev: ipv6_default_dev.clone(),
-        });
-    }
-    let mut lookups = Vec::with_capacity(entry.lookups.len());
-    for (i, lookup) in entry.lookups.into_iter().enumerate() {
-        let field = |name: &str| format!("lookups[{i}].{name}");
-        lookups.push(LookupCheck {
-            dst: address(&at(&field("dst")), &lookup.dst)?,
-            via: lookup
-                .via
-                .as_deref()
-                .map(|text| address(&at(&field("via")), text))
-                .transpose()?,
-            dev: interface(&field("dev"), lookup.dev)?,
-            not_dev: interface(&field("not_dev"), lookup.not_dev)?,
-            table: lookup
-                .table
-                .as_deref()
-                .map(|text| table(&at(&field("table")), text))
-                .transpose()?,
-            reachable: lookup.reachable,
-        });
-    }
+    let mut defaults = default_expectations(&at, &entry)?;
+    let lookups = entry
+        .lookups
+        .into_iter()
+        .enumerate()
+        .map(|(i, lookup)| lookup_check(|name| at(&format!("lookups[{i}].{name}")), lookup))
+        .collect::<Result<Vec<_>, String>>()?;
     let forbidden_interfaces = forbidden_interfaces(
         &at("forbidden_interfaces"),
         entry.forbidden_interfaces,
@@ -486,22 +471,7 @@ fn vrf_check_at(
                 ("asymmetric_returns", entry.asymmetric_returns),
             ],
         )?;
-        // In the default VRF, the defaults themselves are the assertion: "the IPv4 default
-        // is here" (and the IPv6 one when the entry checks IPv6), whatever their gateway.
-        let mut families = vec![Family::V4];
-        if ipv6 {
-            families.push(Family::V6);
-        }
-        for family in families {
-            if !defaults.iter().any(|d| d.family == family) {
-                defaults.push(DefaultExpectation {
-                    family,
-                    via: None,
-                    dev: None,
-                });
-            }
-        }
-        defaults.sort_by_key(|d| d.family);
+        expect_the_default_vrfs_defaults(&mut defaults, ipv6);
     }
     Ok(VrfCheck {
         name: entry.name,
@@ -515,6 +485,132 @@ fn vrf_check_at(
         asymmetric_returns: entry.asymmetric_returns,
         l3vni_bridge,
     })
+}
+
+/// An interface name at `field`, checked.
+fn interface(
+    at: &impl Fn(&str) -> String,
+    field: &str,
+    value: &Option<String>,
+) -> Result<Option<String>, String> {
+    value
+        .as_ref()
+        .map(|name| ifname::validate(&at(field), name).map(|()| name.clone()))
+        .transpose()
+}
+
+/// The option at `field` parsed by `parse` (which gets its location and text), when given.
+fn parsed<T>(
+    at: &impl Fn(&str) -> String,
+    field: &str,
+    value: &Option<String>,
+    parse: impl Fn(&str, &str) -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    value
+        .as_deref()
+        .map(|text| parse(&at(field), text))
+        .transpose()
+}
+
+/// The usable default routes the entry expects, at most one per family.
+fn default_expectations(
+    at: &impl Fn(&str) -> String,
+    entry: &VrfParams,
+) -> Result<Vec<DefaultExpectation>, String> {
+    let default_via = parsed(at, "default_via", &entry.default_via, address)?;
+    let default_dev = interface(at, "default_dev", &entry.default_dev)?;
+    let ipv6_default_via = parsed(
+        at,
+        "ipv6_default_via",
+        &entry.ipv6_default_via,
+        ipv6_address,
+    )?;
+    let ipv6_default_dev = interface(at, "ipv6_default_dev", &entry.ipv6_default_dev)?;
+    let mut defaults = Vec::new();
+    if default_via.is_some() || default_dev.is_some() {
+        let family = default_via.as_ref().map(Family::of).unwrap_or(Family::V4);
+        if family == Family::V6 && (ipv6_default_via.is_some() || ipv6_default_dev.is_some()) {
+            return Err(format!(
+                "{}: '{}' is an IPv6 gateway, and the IPv6 default is already given by \
+                 ipv6_default_via/ipv6_default_dev; give the IPv4 gateway here, or move the \
+                 IPv6 one to ipv6_default_via",
+                at("default_via"),
+                entry.default_via.as_deref().unwrap_or_default()
+            ));
+        }
+        defaults.push(DefaultExpectation {
+            family,
+            via: default_via,
+            dev: default_dev,
+        });
+    }
+    if ipv6_default_via.is_some() || ipv6_default_dev.is_some() {
+        defaults.push(DefaultExpectation {
+            family: Family::V6,
+            via: ipv6_default_via,
+            dev: ipv6_default_dev,
+        });
+    }
+    Ok(defaults)
+}
+
+/// In the default VRF, the defaults themselves are the assertion: "the IPv4 default is here"
+/// (and the IPv6 one when the entry checks IPv6), whatever their gateway.
+fn expect_the_default_vrfs_defaults(defaults: &mut Vec<DefaultExpectation>, ipv6: bool) {
+    let mut families = vec![Family::V4];
+    if ipv6 {
+        families.push(Family::V6);
+    }
+    for family in families {
+        if !defaults.iter().any(|d| d.family == family) {
+            defaults.push(DefaultExpectation {
+                family,
+                via: None,
+                dev: None,
+            });
+        }
+    }
+    defaults.sort_by_key(|d| d.family);
+}
+
+/// One lookup entry, validated; `at` names its keys where the operator gave them.
+fn lookup_check(at: impl Fn(&str) -> String, lookup: LookupParams) -> Result<LookupCheck, String> {
+    let dst = address(&at("dst"), &lookup.dst)?;
+    let src = parsed(&at, "src", &lookup.src, |at, text| source(at, text, dst))?;
+    let iif = interface(&at, "iif", &lookup.iif)?;
+    if let (Some(iif), None) = (&iif, src) {
+        return Err(format!(
+            "{}: {iif} needs src: a packet that arrives by an interface has a source, and the \
+             kernel checks it (rp_filter) before it forwards the packet (without one it \
+             refuses the lookup); add src, the packet's source address (for a return, the \
+             address that answers, such as 203.0.113.8)",
+            at("iif")
+        ));
+    }
+    Ok(LookupCheck {
+        dst,
+        src,
+        iif,
+        via: parsed(&at, "via", &lookup.via, address)?,
+        dev: interface(&at, "dev", &lookup.dev)?,
+        not_dev: interface(&at, "not_dev", &lookup.not_dev)?,
+        table: parsed(&at, "table", &lookup.table, table)?,
+        reachable: lookup.reachable,
+    })
+}
+
+/// The packet's source: one address, of the destination's family.
+fn source(location: &str, text: &str, dst: IpAddr) -> Result<IpAddr, String> {
+    let src = address(location, text)?;
+    if Family::of(&src) == Family::of(&dst) {
+        return Ok(src);
+    }
+    Err(format!(
+        "{location}: '{text}' is an {} address and dst {dst} is {}; give a source of dst's \
+         family (a packet has both of one family)",
+        Family::of(&src).name(),
+        Family::of(&dst).name()
+    ))
 }
 
 /// The checks that are about tenant traffic leaving the node mean nothing for the default VRF.
@@ -614,17 +710,20 @@ fn ipv6_address(location: &str, text: &str) -> Result<IpAddr, String> {
     }
 }
 
-/// A routing table: `main`, `local`, `default` or its number, as in `ip route show table`.
-fn table(location: &str, text: &str) -> Result<u32, String> {
+/// A routing table: `main`, `local`, `default` or its number, as in `ip route show table`, or
+/// `any`.
+fn table(location: &str, text: &str) -> Result<ExpectedTable, String> {
     match text.trim() {
-        "main" => Ok(254),
-        "local" => Ok(255),
-        "default" => Ok(253),
+        "any" => Ok(ExpectedTable::Any),
+        "main" => Ok(ExpectedTable::Id(254)),
+        "local" => Ok(ExpectedTable::Id(255)),
+        "default" => Ok(ExpectedTable::Id(253)),
         number => match number.parse::<u32>() {
-            Ok(id) if id > 0 => Ok(id),
+            Ok(id) if id > 0 => Ok(ExpectedTable::Id(id)),
             _ => Err(format!(
                 "{location}: '{text}' is not a routing table; give main, local, default or a \
-                 table number from 1 to 4294967295, such as 1001"
+                 table number from 1 to 4294967295, such as 1001, or any to accept an answer \
+                 from any table"
             )),
         },
     }

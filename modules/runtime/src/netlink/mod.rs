@@ -30,7 +30,7 @@ pub use link::{
 };
 pub use route::{
     dump_request, lookup_request, protocol_name, route_from_message, table_name, Family, Lookup,
-    NextHop, Refusal, Route, RouteKind,
+    NextHop, Refusal, Route, RouteKind, RouteQuery,
 };
 /// The crates underneath, for requests this layer does not wrap (bridge VLANs, fdb, link
 /// changes), so that every module builds them against the same versions.
@@ -38,7 +38,6 @@ pub use {netlink_packet_core, netlink_packet_route, rtnetlink};
 
 use futures_util::{Stream, TryStreamExt};
 use std::future::Future;
-use std::net::IpAddr;
 
 /// An open rtnetlink connection and the runtime that drives it.
 pub struct Netlink {
@@ -117,10 +116,17 @@ impl Netlink {
             .collect())
     }
 
-    /// `ip route get DESTINATION` pinned to `oif` (a VRF device's ifindex for `vrf NAME`).
-    pub fn route_get(&self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, NetlinkError> {
-        let operation = format!("looking up the route to {destination}");
-        let request = self.handle.route().get(lookup_request(destination, oif));
+    /// `ip route get`: the output lookup of the destination pinned to `oif` (a VRF device's
+    /// ifindex for `vrf NAME`), or with `iif` the input lookup of a packet arriving there.
+    pub fn route_get(&self, query: &RouteQuery) -> Result<Lookup, NetlinkError> {
+        let mut operation = format!("looking up the route to {}", query.destination);
+        if let Some(source) = query.source {
+            operation.push_str(&format!(" from {source}"));
+        }
+        if let Some(iif) = query.iif {
+            operation.push_str(&format!(" arriving by ifindex {iif}"));
+        }
+        let request = self.handle.route().get(lookup_request(query));
         let messages = match self.collect(&operation, request.execute()) {
             Ok(messages) => messages,
             Err(error) => match error.errno().and_then(Refusal::from_errno) {

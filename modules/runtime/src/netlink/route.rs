@@ -225,8 +225,15 @@ pub fn protocol_name(protocol: u8) -> String {
     name.to_string()
 }
 
-/// How the kernel refused a route lookup: the route that matched drops the packet, or no
-/// route matched at all. These come back as errnos, not as routes.
+/// How the kernel refused a route lookup: the route that matched drops the packet, no route
+/// matched at all, or (on the input path, with `iif`) the packet would not be forwarded. These
+/// come back as errnos, not as routes.
+///
+/// On the input path the errnos are the ones of `ip_route_input_slow`, and some mean more than
+/// one thing: EHOSTUNREACH is also forwarding off on the arrival device, and EINVAL also a
+/// source that fails validation (a martian, or the reverse-path filter on kernels 6.13 and
+/// later, where every drop reason of the input path is answered EINVAL). Only the caller, with
+/// the arrival device's sysctls, can tell them apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
     /// EHOSTUNREACH: an `unreachable` route matched (e.g. a VRF's catch-all default).
@@ -237,6 +244,9 @@ pub enum Refusal {
     Prohibit,
     /// ENETUNREACH: no route matched in any table the rules reached.
     NoRoute,
+    /// EXDEV: the reverse-path filter (`rp_filter`) refused the source of a packet arriving by
+    /// `iif`. Only kernels before 6.13 answer so; later ones answer EINVAL.
+    ReversePath,
 }
 
 impl Refusal {
@@ -246,7 +256,19 @@ impl Refusal {
             libc::EINVAL => Some(Refusal::Blackhole),
             libc::EACCES => Some(Refusal::Prohibit),
             libc::ENETUNREACH => Some(Refusal::NoRoute),
+            libc::EXDEV => Some(Refusal::ReversePath),
             _ => None,
+        }
+    }
+
+    /// The refusal as one word, for the answers modules report.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Refusal::Unreachable => "unreachable",
+            Refusal::Blackhole => "blackhole",
+            Refusal::Prohibit => "prohibit",
+            Refusal::NoRoute => "no_route",
+            Refusal::ReversePath => "reverse_path",
         }
     }
 
@@ -256,6 +278,7 @@ impl Refusal {
             Refusal::Blackhole => "dropped (a blackhole route matched)",
             Refusal::Prohibit => "prohibited (a prohibit route matched)",
             Refusal::NoRoute => "unreachable (no route matched: network unreachable)",
+            Refusal::ReversePath => "dropped by the reverse-path filter (rp_filter)",
         }
     }
 }
@@ -351,15 +374,41 @@ pub fn dump_request(family: Family, table: u32) -> RouteMessage {
     message
 }
 
-/// The RTM_GETROUTE request of `ip route get DESTINATION [vrf NAME]`: `oif` is the VRF
-/// device's ifindex (iproute2 sends exactly that for `vrf NAME`), or any interface to pin the
-/// lookup to.
-pub fn lookup_request(destination: IpAddr, oif: Option<u32>) -> RouteMessage {
-    let family = Family::of(&destination);
+/// What `ip route get` asks: the destination, and what else the packet has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteQuery {
+    pub destination: IpAddr,
+    /// RTA_SRC (`from SRC`): the packet's source, of the destination's family.
+    pub source: Option<IpAddr>,
+    /// RTA_IIF (`iif DEV`): the packet arrives by this interface, so the kernel routes it on
+    /// the input path, as a packet to forward (the device's forwarding and rp_filter apply). The
+    /// kernel ignores RTA_OIF then, and the VRF is the arrival device's (its l3mdev rule).
+    pub iif: Option<u32>,
+    /// RTA_OIF (`oif DEV`, or the VRF device for `vrf NAME`): the output lookup is pinned to it.
+    pub oif: Option<u32>,
+}
+
+impl RouteQuery {
+    /// The output lookup of `destination`, pinned to nothing.
+    pub fn to(destination: IpAddr) -> Self {
+        RouteQuery {
+            destination,
+            source: None,
+            iif: None,
+            oif: None,
+        }
+    }
+}
+
+/// The RTM_GETROUTE request of `ip route get DESTINATION [from SOURCE] [iif DEV] [vrf NAME]`:
+/// `oif` is the VRF device's ifindex (iproute2 sends exactly that for `vrf NAME`), or any
+/// interface to pin the lookup to.
+pub fn lookup_request(query: &RouteQuery) -> RouteMessage {
+    let family = Family::of(&query.destination);
     let mut message = RouteMessage::default();
     message.header.address_family = family.address_family();
-    // The host prefix: /32 or /128.
-    message.header.destination_prefix_length = IpNet::from(destination).prefix_len();
+    // The host prefix: /32 or /128 (strict checking refuses any other length, for either).
+    message.header.destination_prefix_length = IpNet::from(query.destination).prefix_len();
     if family == Family::V4 {
         // Without it the IPv4 answer names table main whatever table matched. The IPv6
         // validator refuses the flag (EINVAL), and IPv6 answers carry the real table anyway.
@@ -367,8 +416,17 @@ pub fn lookup_request(destination: IpAddr, oif: Option<u32>) -> RouteMessage {
     }
     message
         .attributes
-        .push(RouteAttribute::Destination(destination.into()));
-    if let Some(oif) = oif {
+        .push(RouteAttribute::Destination(query.destination.into()));
+    if let Some(source) = query.source {
+        message.header.source_prefix_length = IpNet::from(source).prefix_len();
+        message
+            .attributes
+            .push(RouteAttribute::Source(source.into()));
+    }
+    if let Some(iif) = query.iif {
+        message.attributes.push(RouteAttribute::Iif(iif));
+    }
+    if let Some(oif) = query.oif {
         message.attributes.push(RouteAttribute::Oif(oif));
     }
     message

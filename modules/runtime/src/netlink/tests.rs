@@ -8,7 +8,7 @@ use netlink_packet_route::route::{
     RouteAttribute, RouteFlags, RouteMessage, RouteProtocol, RouteType,
 };
 use netlink_packet_route::AddressFamily;
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
 /// RTM_NEWLINK of `ip link add vrf-blue type vrf table 10` (kernel capture from
 /// netlink-packet-route's test suite: this host's kernel has no VRF support).
@@ -189,17 +189,48 @@ fn dump_requests_filter_only_family_and_table() {
 
 #[test]
 fn lookup_requests_ask_for_the_table_on_ipv4_only() {
-    let v4 = lookup_request(IpAddr::V4(Ipv4Addr::new(10, 20, 99, 5)), Some(12));
+    let v4 = lookup_request(&RouteQuery {
+        oif: Some(12),
+        ..RouteQuery::to(IpAddr::V4(Ipv4Addr::new(10, 20, 99, 5)))
+    });
     assert_eq!(v4.header.flags, RouteFlags::LookupTable);
     assert_eq!(v4.header.destination_prefix_length, 32);
+    assert_eq!(v4.header.source_prefix_length, 0);
     assert!(v4.attributes.contains(&RouteAttribute::Oif(12)));
-    let v6 = lookup_request("2001:db8::1".parse().unwrap(), None);
+    let v6 = lookup_request(&RouteQuery::to("2001:db8::1".parse().unwrap()));
     assert_eq!(v6.header.flags, RouteFlags::empty());
     assert_eq!(v6.header.destination_prefix_length, 128);
     assert!(!v6
         .attributes
         .iter()
         .any(|a| matches!(a, RouteAttribute::Oif(_))));
+}
+
+/// `ip route get DST from SRC iif DEV`: RTA_SRC with the host length (strict checking refuses
+/// any other) and RTA_IIF, and no RTA_OIF unless asked.
+#[test]
+fn input_lookup_requests_carry_the_source_and_the_arrival_interface() {
+    let source = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 8));
+    let request = lookup_request(&RouteQuery {
+        source: Some(source),
+        iif: Some(7),
+        ..RouteQuery::to(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 11)))
+    });
+    assert_eq!(request.header.source_prefix_length, 32);
+    assert!(request
+        .attributes
+        .contains(&RouteAttribute::Source(source.into())));
+    assert!(request.attributes.contains(&RouteAttribute::Iif(7)));
+    assert!(!request
+        .attributes
+        .iter()
+        .any(|a| matches!(a, RouteAttribute::Oif(_))));
+    let v6 = lookup_request(&RouteQuery {
+        source: Some("2001:db8::8".parse().unwrap()),
+        ..RouteQuery::to("2001:db8::11".parse().unwrap())
+    });
+    assert_eq!(v6.header.source_prefix_length, 128);
+    assert_eq!(Refusal::from_errno(libc::EXDEV), Some(Refusal::ReversePath));
 }
 
 #[test]
@@ -548,7 +579,11 @@ fn lookups_name_the_table_that_answered_and_refusals() {
             "2001:db8:99::1",
         ]
         .iter()
-        .map(|d| netlink.route_get(d.parse().unwrap(), None).unwrap())
+        .map(|d| {
+            netlink
+                .route_get(&RouteQuery::to(d.parse().unwrap()))
+                .unwrap()
+        })
         .collect();
         (netlink.links().unwrap(), answers)
     });
@@ -584,7 +619,10 @@ fn lookups_name_the_table_that_answered_and_refusals() {
     let pinned = ns.enter(move || {
         Netlink::connect()
             .unwrap()
-            .route_get(v4("8.8.8.8"), Some(br0))
+            .route_get(&RouteQuery {
+                oif: Some(br0),
+                ..RouteQuery::to(v4("8.8.8.8"))
+            })
             .unwrap()
     });
     match pinned {
@@ -593,13 +631,63 @@ fn lookups_name_the_table_that_answered_and_refusals() {
     }
 }
 
+/// `ip route get DST from SRC iif DEV` on this kernel: the route a forwarded packet takes, then
+/// the errnos of the input path as measured (uname 6.18): forwarding off on the arrival device
+/// is EHOSTUNREACH, and the reverse-path filter refusing the source is EINVAL (EXDEV before
+/// 6.13, when the input path's drop reasons all became EINVAL).
+#[test]
+fn input_lookups_answer_as_for_a_packet_arriving_by_iif() {
+    let ns = routed_namespace("input");
+    ns.ip("route add 10.5.5.0/24 via 192.168.50.254 dev br0");
+    let sysctl = |assignment: &str| {
+        let status = ns.command("sysctl").args(["-qw", assignment]).status();
+        assert!(status.unwrap().success(), "sysctl -w {assignment}");
+    };
+    sysctl("net.ipv4.conf.all.forwarding=1");
+    sysctl("net.ipv4.conf.all.rp_filter=0");
+    sysctl("net.ipv4.conf.veth0.rp_filter=0");
+    let ask = |source: &str| {
+        let source = v4(source);
+        ns.enter(move || {
+            let netlink = Netlink::connect().unwrap();
+            let veth0 = netlink.links().unwrap().by_name("veth0").unwrap().index;
+            netlink.route_get(&RouteQuery {
+                source: Some(source),
+                iif: Some(veth0),
+                ..RouteQuery::to(v4("192.168.50.7"))
+            })
+        })
+    };
+    match ask("10.0.0.9").unwrap() {
+        Lookup::Route(route) => assert_eq!((route.table, route.kind), (254, RouteKind::Unicast)),
+        other => panic!("{other:?}"),
+    }
+    sysctl("net.ipv4.conf.veth0.forwarding=0");
+    assert_eq!(
+        ask("10.0.0.9").unwrap(),
+        Lookup::Refused(Refusal::Unreachable)
+    );
+    sysctl("net.ipv4.conf.veth0.forwarding=1");
+    sysctl("net.ipv4.conf.veth0.rp_filter=1");
+    let refused = ask("10.5.5.5").unwrap();
+    assert!(
+        matches!(
+            refused,
+            Lookup::Refused(Refusal::Blackhole | Refusal::ReversePath)
+        ),
+        "{refused:?}"
+    );
+    assert!(matches!(ask("10.0.0.9").unwrap(), Lookup::Route(_)));
+}
+
 #[test]
 fn errors_name_the_operation() {
     let ns = TestNamespace::new("dvn-nl-errors");
     let answer = ns.enter(|| {
-        Netlink::connect()
-            .unwrap()
-            .route_get(v4("10.0.0.1"), Some(4242))
+        Netlink::connect().unwrap().route_get(&RouteQuery {
+            oif: Some(4242),
+            ..RouteQuery::to(v4("10.0.0.1"))
+        })
     });
     let error = answer.unwrap_err();
     assert_eq!(error.errno(), Some(libc::ENODEV));

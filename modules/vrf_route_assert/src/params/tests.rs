@@ -5,6 +5,8 @@ fn params() -> Params {
         vrfs: None,
         vrf: None,
         dst: None,
+        src: None,
+        iif: None,
         via: None,
         dev: None,
         not_dev: None,
@@ -23,6 +25,8 @@ fn params() -> Params {
 fn lookup(dst: &str) -> LookupParams {
     LookupParams {
         dst: dst.into(),
+        src: None,
+        iif: None,
         via: None,
         dev: None,
         not_dev: None,
@@ -59,6 +63,11 @@ fn error_of(vrfs: Vec<VrfParams>) -> String {
     checks_of(vrfs).unwrap_err()
 }
 
+/// The message the arguments are refused with.
+fn refused(given: Params) -> String {
+    Request::from_params(given).unwrap_err()
+}
+
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
 }
@@ -81,7 +90,7 @@ fn the_short_form_is_one_vrf_with_one_lookup() {
             lookups: vec![LookupCheck {
                 dev: Some("vmbr0.50".into()),
                 not_dev: Some("vmbr0".into()),
-                table: Some(1001),
+                table: Some(ExpectedTable::Id(1001)),
                 ..LookupCheck::of(ip("10.20.99.5"))
             }],
             no_fall_through: true,
@@ -196,7 +205,8 @@ fn list_errors_name_the_entry() {
     assert_eq!(
         error,
         "vrfs[1].lookups[1].table: 'mian' is not a routing table; give main, local, default \
-         or a table number from 1 to 4294967295, such as 1001"
+         or a table number from 1 to 4294967295, such as 1001, or any to accept an answer from \
+         any table"
     );
     let error = error_of(vec![entry("a", vec![lookup("10.20.99.0/24")])]);
     assert!(
@@ -348,8 +358,9 @@ fn the_default_vrf_asserts_its_defaults_and_refuses_tenant_checks() {
 
 #[test]
 fn tables_by_name_or_number() {
-    assert_eq!(table("t", "main"), Ok(254));
-    assert_eq!(table("t", " 1001 "), Ok(1001));
+    assert_eq!(table("t", "main"), Ok(ExpectedTable::Id(254)));
+    assert_eq!(table("t", " 1001 "), Ok(ExpectedTable::Id(1001)));
+    assert_eq!(table("t", "any"), Ok(ExpectedTable::Any));
     assert!(table("t", "0").is_err());
     assert_eq!(
         address("x", " fd00::1 "),
@@ -395,4 +406,93 @@ fn l3vni_bridge_is_an_interface_name_checked_with_asymmetric_returns_only() {
     given.l3vni_bridge = Some("vrfbr_tdemo".into());
     let checks = checks_of(vec![given]).unwrap();
     assert_eq!(checks[0].l3vni_bridge.as_deref(), Some("vrfbr_tdemo"));
+}
+
+#[test]
+fn src_and_iif_make_an_input_lookup_in_an_entry_and_in_the_short_form() {
+    let mut given = lookup("192.0.2.11");
+    given.src = Some("203.0.113.8".into());
+    given.iif = Some("nic5".into());
+    given.table = Some("any".into());
+    let checks = checks_of(vec![entry("default", vec![given])]).unwrap();
+    assert_eq!(
+        checks[0].lookups,
+        vec![LookupCheck {
+            src: Some(ip("203.0.113.8")),
+            iif: Some("nic5".into()),
+            table: Some(ExpectedTable::Any),
+            ..LookupCheck::of(ip("192.0.2.11"))
+        }]
+    );
+    let plan = Request::from_params(Params {
+        vrf: Some("default".into()),
+        dst: Some("192.0.2.11".into()),
+        src: Some("203.0.113.8".into()),
+        iif: Some("nic5".into()),
+        ..params()
+    })
+    .unwrap();
+    assert_eq!(plan.vrfs[0].lookups[0].iif.as_deref(), Some("nic5"));
+}
+
+#[test]
+fn src_of_the_other_family_is_refused_naming_the_key_and_both_addresses() {
+    let mut given = lookup("192.0.2.11");
+    given.src = Some("2001:db8::8".into());
+    assert_eq!(
+        error_of(vec![entry("default", vec![lookup("10.0.0.1"), given])]),
+        "vrfs[0].lookups[1].src: '2001:db8::8' is an IPv6 address and dst 192.0.2.11 is IPv4; \
+         give a source of dst's family (a packet has both of one family)"
+    );
+    let error = refused(Params {
+        vrf: Some("default".into()),
+        dst: Some("2001:db8::11".into()),
+        src: Some("203.0.113.8".into()),
+        ..params()
+    });
+    assert!(
+        error.starts_with("src: '203.0.113.8' is an IPv4 address and dst 2001:db8::11 is IPv6;"),
+        "{error}"
+    );
+}
+
+#[test]
+fn iif_needs_src_and_a_valid_interface_name() {
+    let mut given = lookup("192.0.2.11");
+    given.iif = Some("nic5".into());
+    assert_eq!(
+        error_of(vec![entry("default", vec![given])]),
+        "vrfs[0].lookups[0].iif: nic5 needs src: a packet that arrives by an interface has a \
+         source, and the kernel checks it (rp_filter) before it forwards the packet (without \
+         one it refuses the lookup); add src, the packet's source address (for a return, the \
+         address that answers, such as 203.0.113.8)"
+    );
+    let mut given = lookup("192.0.2.11");
+    given.src = Some("203.0.113.8".into());
+    given.iif = Some("uplink-nic5-to-core".into());
+    let error = error_of(vec![entry("default", vec![given])]);
+    assert!(
+        error.starts_with(
+            "vrfs[0].lookups[0].iif: 'uplink-nic5-to-core' is not a valid interface name"
+        ),
+        "{error}"
+    );
+    let error = refused(Params {
+        vrf: Some("default".into()),
+        iif: Some("nic5".into()),
+        ..params()
+    });
+    assert!(
+        error.starts_with(
+            "iif needs dst: it is the packet whose destination dst is (its source, the \
+             interface it arrives by); add dst=ADDRESS"
+        ),
+        "{error}"
+    );
+    let error = refused(Params {
+        vrfs: Some(vec![entry("default", vec![])]),
+        src: Some("203.0.113.8".into()),
+        ..params()
+    });
+    assert!(error.contains("vrfs[].lookups[].src"), "{error}");
 }

@@ -302,14 +302,17 @@ impl Kernel for ArrivingKernel {
     fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure> {
         self.kernel.routes(family, table)
     }
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
-        self.kernel.route_get(destination, oif)
+    fn route_get(&mut self, query: &RouteQuery) -> Result<Lookup, Failure> {
+        self.kernel.route_get(query)
     }
     fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
         self.kernel.forwarding(family, dev)
     }
     fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         self.kernel.rp_filter(dev)
+    }
+    fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
+        self.kernel.ipv6_force_forwarding(dev)
     }
 }
 

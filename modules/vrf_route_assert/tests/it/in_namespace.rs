@@ -7,7 +7,7 @@
 //! the kernel's own, read through the module's netlink adapter. The real VRFs are tested in the
 //! lab VM (tests/lab/tests/vrf_route_assert*).
 
-use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route};
+use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route, RouteQuery};
 use deevnet_runtime::test_support::TestNamespace;
 use deevnet_runtime::Failure;
 use serde_json::{json, Value};
@@ -121,19 +121,25 @@ impl Kernel for EmulatedVrf {
     fn routes(&mut self, family: Family, table: u32) -> Result<Vec<Route>, Failure> {
         self.node.routes(family, table)
     }
-    fn route_get(&mut self, destination: IpAddr, oif: Option<u32>) -> Result<Lookup, Failure> {
+    fn route_get(&mut self, query: &RouteQuery) -> Result<Lookup, Failure> {
         assert!(
-            oif.is_none() || oif == Some(EMULATED_VRF_INDEX),
+            query.oif.is_none() || query.oif == Some(EMULATED_VRF_INDEX),
             "lookups are pinned to vrf_tdemo, or made in the default VRF"
         );
         // The rule that stands in for the l3mdev rule steers the unpinned lookup.
-        self.node.route_get(destination, None)
+        self.node.route_get(&RouteQuery {
+            oif: None,
+            ..*query
+        })
     }
     fn forwarding(&mut self, family: Family, dev: &str) -> Result<Option<String>, Failure> {
         self.node.forwarding(family, dev)
     }
     fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         self.node.rp_filter(dev)
+    }
+    fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
+        self.node.ipv6_force_forwarding(dev)
     }
 }
 
@@ -184,20 +190,13 @@ pub fn mission_checks() -> Vec<VrfCheck> {
         }],
         lookups: vec![
             LookupCheck {
-                dst: ip("10.20.99.5"),
-                via: None,
                 dev: Some("vmbr0.50".into()),
                 not_dev: Some("vmbr0".into()),
-                table: None,
-                reachable: None,
+                ..LookupCheck::of(ip("10.20.99.5"))
             },
             LookupCheck {
-                dst: ip("1.1.1.1"),
                 via: Some(ip("10.20.50.1")),
-                dev: None,
-                not_dev: None,
-                table: None,
-                reachable: None,
+                ..LookupCheck::of(ip("1.1.1.1"))
             },
         ],
         forwarding: true,
@@ -258,12 +257,9 @@ fn the_catch_all_stops_fall_through_and_is_no_usable_default() {
     ns.ip("route add unreachable default metric 4278198272 table 1001");
     let mut checks = mission_checks();
     checks[0].lookups.push(LookupCheck {
-        dst: ip("10.20.99.7"),
-        via: None,
-        dev: None,
         not_dev: Some("vmbr0".into()),
-        table: None,
         reachable: Some(false),
+        ..LookupCheck::of(ip("10.20.99.7"))
     });
     let report = ns.assert(checks);
     assert_eq!(

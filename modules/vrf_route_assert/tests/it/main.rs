@@ -5,3 +5,4 @@
 mod cli;
 mod in_namespace;
 mod in_namespace_fleet;
+mod in_namespace_input;
