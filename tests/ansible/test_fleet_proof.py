@@ -434,3 +434,12 @@ def test_every_renderer_reads_the_reconciled_report():
     assert len(diff) == 2 and all(line.startswith("tdemo@hv03 via hv0") for line in diff)
     assert "<failure" in report_filters.fleet_report_junit(report)
     assert 'id="F1"' in report_filters.fleet_report_html(report)
+
+
+def test_each_tenant_probes_the_next_tenants_around_the_ring_within_the_run_s_limits():
+    tenants = {name: {"name": name, "workload": f"10.0.{i}.9"} for i, name in enumerate(["a", "b", "c", "d"])}
+    assert [t["name"] for t in fleet_proof.isolation_peers(tenants["c"], tenants, 2)] == ["d", "a"]
+    assert fleet_proof.isolation_peers(tenants["a"], tenants, 0) == []
+    facts = {node: {"sdn": healthy_node(node)["sdn"], "uplinks": ["nic5"]} for node in NODES}
+    with pytest.raises(AnsibleFilterError, match="probe tdemo would have 34 targets, more than the 32 of one probe"):
+        plan(facts, NODES, "hv01", dict(SETTINGS, internet=[f"203.0.113.{i}" for i in range(1, 29)]))

@@ -95,6 +95,11 @@ def normalize_settings(settings, filter_name: str) -> dict:
         if isinstance(value, bool) or not str(value).isdecimal() or not low <= int(value) <= high:
             _fail(filter_name, f"settings.{key}", value, f"give a whole number from {low} to {high}")
         normalized[key] = int(value)
+    peers = settings.get("isolation_peers", 3)
+    if isinstance(peers, bool) or not str(peers).isdecimal():
+        _fail(filter_name, "settings.isolation_peers", peers,
+              "give how many other tenants each tenant must not reach, 0 or more (default 3)")
+    normalized["isolation_peers"] = int(peers)
     normalized["full_size"] = bool(settings.get("full_size", True))
     normalized["workload_addresses"] = dict(settings.get("workload_addresses") or {})
     normalized["return_landing"] = dict(settings.get("return_landing") or {})
@@ -188,14 +193,23 @@ def _probe_target(target: Mapping, expect: str, **extra) -> dict:
     return made
 
 
+def isolation_peers(tenant: Mapping, tenants: Mapping, count: int) -> list:
+    """The other tenants of the node that `tenant` must not reach: the next `count` in name order,
+    around the ring, so that every tenant is probed by some other whatever their number (a
+    probe takes at most 32 targets)."""
+    names = sorted(tenants)
+    start = names.index(tenant["name"])
+    ring = names[start + 1:] + names[:start]
+    return [tenants[name] for name in ring[:count]]
+
+
 def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping, management: str) -> list:
     """The egress_probe probes of one tenant on one node: its workload with every class target,
     the other tenants' workloads, its peers on the other nodes; and one workload per forced
     return, probing the first internet target."""
     targets = [_probe_target(target, expect) for _, expect, target in _class_targets(settings)]
-    for other in fleet[node].values():
-        if other["name"] != tenant["name"]:
-            targets.append({"address": other["workload"], "proto": "icmp", "expect": "blocked"})
+    for other in isolation_peers(tenant, fleet[node], settings["isolation_peers"]):
+        targets.append({"address": other["workload"], "proto": "icmp", "expect": "blocked"})
     for peer_node, tenants in fleet.items():
         peer = tenants.get(tenant["name"])
         if peer_node == node or peer is None:
@@ -222,7 +236,7 @@ def _tenant_lookups(node: str, tenant: Mapping, fleet: Mapping, settings: Mappin
     enters the VRF by the L3VNI bridge (forwarding and rp_filter applied)."""
     lookups = [{"dst": target["address"], "table": "any"} for _, _, target in _class_targets(settings)]
     lookups += [{"dst": other["workload"], "table": "any"}
-                for other in fleet[node].values() if other["name"] != tenant["name"]]
+                for other in isolation_peers(tenant, fleet[node], settings["isolation_peers"])]
     if tenant.get("l3vni_bridge"):
         lookups.append({"dst": tenant["workload"], "src": settings["internet"][0]["address"],
                         "iif": tenant["l3vni_bridge"], "table": "any"})
@@ -248,6 +262,25 @@ def _unique(entries: list) -> list:
     return kept
 
 
+# egress_probe's limits for one run (modules/egress_probe/src/params.rs).
+MAX_PROBES, MAX_TARGETS = 128, 32
+
+
+def _check_run_limits(node: str, probes: list) -> None:
+    """The node's one egress_probe run within the module's limits, or why not and what to change."""
+    if len(probes) > MAX_PROBES:
+        raise AnsibleFilterError(
+            f"fleet_proof_plan: {node} would run {len(probes)} probes, more than the {MAX_PROBES} of one egress_probe "
+            "run (one per tenant and one per forced return); give fewer fabric_proof_return_landing workloads, or "
+            "prove the tenants in groups (fabric_proof_hosts and a tenant subset per run)")
+    for probe in probes:
+        if len(probe["targets"]) > MAX_TARGETS:
+            raise AnsibleFilterError(
+                f"fleet_proof_plan: {node}'s probe {probe['name']} would have {len(probe['targets'])} targets, more "
+                f"than the {MAX_TARGETS} of one probe; give fewer targets per class, a smaller isolation_peers, or "
+                "full_size false (each other node adds two)")
+
+
 def fleet_proof_plan(facts, nodes, node, settings) -> dict:
     """What `node` asks and probes: its tenants (each with its workload), the VNIs for
     bgp_evpn_assert, the VRFs and lookups for vrf_route_assert, the probes for egress_probe."""
@@ -264,6 +297,7 @@ def fleet_proof_plan(facts, nodes, node, settings) -> dict:
         vrfs.append(_return_lookups(node, inputs["uplinks"], fleet, settings))
     probes = [probe for tenant in mine
               for probe in _tenant_probes(node, tenant, fleet, settings, inputs["management"])]
+    _check_run_limits(node, probes)
     return {"tenants": mine, "vnis": [{"vni": vni} for vni in vnis], "vrfs": vrfs, "probes": probes,
             "count": settings["count"], "timeout": settings["timeout"]}
 
@@ -695,9 +729,7 @@ def _own_return_problem(tenant: Mapping, node: Mapping):
 def _tenant_cells(row: Mapping, findings: Findings) -> list:
     """One cell per other tenant of the node: its workload must stay unreachable."""
     tenant, node, cells = row["tenant"], row["node"], []
-    for other in row["fleet"][node["name"]].values():
-        if other["name"] == tenant["name"]:
-            continue
+    for other in isolation_peers(tenant, row["fleet"][node["name"]], row["isolation_peers"]):
         address = other["workload"]
         answer = node["answers"].get((tenant["vrf"], address, None))
         predicted = _prediction(*predict_blocked(answer, tenant, node, address, row["vnets"]))
@@ -856,7 +888,8 @@ def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> 
     cells = []
     for node in reached:
         for tenant in fleet[node].values():
-            row = {"tenant": tenant, "node": contexts[node], "fleet": fleet, "vnets": vnets}
+            row = {"tenant": tenant, "node": contexts[node], "fleet": fleet, "vnets": vnets,
+                   "isolation_peers": settings["isolation_peers"]}
             for cell in (_class_cells(row, settings, findings) + _tenant_cells(row, findings)
                          + _peer_cells(row, findings, settings["full_size"])
                          + _return_cells(row, contexts, settings, findings)):
