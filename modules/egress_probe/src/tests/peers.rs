@@ -305,8 +305,8 @@ fn a_peer_answered_on_the_nodes_side_of_its_via_fails_naming_it() {
             capture("vxlan_tdemo0", Role::Other, vxlan),
         ];
         build(
-            &[target.clone()],
-            &[answered.clone()],
+            std::slice::from_ref(&target),
+            std::slice::from_ref(&answered),
             &captures,
             0,
             &markers,
