@@ -2,11 +2,11 @@
 //! workload's own subnet) and its `via`, refused unless whole; `start_at` against the node's
 //! clock; the same-subnet refusal lifted for peers alone; `via` captured and judged.
 
-use super::probe::{ipv4, NONCE};
+use super::probe::{ipv4, outgoing, NONCE};
 use super::tenant::{lab_node, link};
 use super::{params, target};
 use crate::capture::watched;
-use crate::frame::{Frame, Markers, ETH_P_IP, PACKET_OUTGOING};
+use crate::frame::{Frame, Markers};
 use crate::params::{check_start_at, Expect, Params, ProbeParams, Proto, Request, Run};
 use crate::params::{Target, TargetParams};
 use crate::probe::echo_request;
@@ -246,15 +246,6 @@ fn a_via_must_exist_and_is_captured_not_forbidden() {
     let plan = planned(vec![through_vmbr0]).unwrap();
     let forbidden: Vec<&str> = plan.forbidden.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(forbidden, ["eth0", "vmbr0.51"]);
-}
-
-fn outgoing(bytes: Vec<u8>) -> Frame {
-    Frame {
-        protocol: ETH_P_IP,
-        packet_type: PACKET_OUTGOING,
-        metadata_tag: None,
-        bytes,
-    }
 }
 
 fn capture(interface: &str, role: Role, frames: Vec<Frame>) -> Capture {

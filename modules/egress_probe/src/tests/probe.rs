@@ -204,7 +204,7 @@ fn targets() -> Vec<Target> {
     ]
 }
 
-fn outgoing(bytes: Vec<u8>) -> Frame {
+pub(super) fn outgoing(bytes: Vec<u8>) -> Frame {
     Frame {
         protocol: ETH_P_IP,
         packet_type: PACKET_OUTGOING,

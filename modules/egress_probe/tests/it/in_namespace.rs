@@ -92,7 +92,7 @@ impl Lab {
 
     /// The module as Ansible would run it on the node.
     pub(crate) fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
-        spawn_on(&self.node, args)
+        spawn_on(&self.node, &[], args)
     }
 
     pub(crate) fn run(&self, args: Value) -> Value {
@@ -132,13 +132,26 @@ impl Lab {
     }
 }
 
-/// The module as Ansible would run it on `node`.
-pub(crate) fn spawn_on(node: &TestNamespace, args: &Value) -> (Child, tempfile::TempDir) {
+/// The module as Ansible would run it on `node`, through `wrapper` if any (e.g. `prlimit
+/// --nofile=64`).
+pub(crate) fn spawn_on(
+    node: &TestNamespace,
+    wrapper: &[&str],
+    args: &Value,
+) -> (Child, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("args.json");
     std::fs::write(&path, args.to_string()).unwrap();
-    let child = node
-        .command(assert_cmd::cargo::cargo_bin("egress_probe"))
+    let binary = assert_cmd::cargo::cargo_bin("egress_probe");
+    let mut command = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut command = node.command(program);
+            command.args(rest).arg(&binary);
+            command
+        }
+        None => node.command(&binary),
+    };
+    let child = command
         .arg(&path)
         .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
         .stdout(Stdio::piped())
@@ -149,7 +162,7 @@ pub(crate) fn spawn_on(node: &TestNamespace, args: &Value) -> (Child, tempfile::
 
 /// The module run on `node`: its one JSON result.
 pub(crate) fn run_on(node: &TestNamespace, args: Value) -> Value {
-    let (child, _dir) = spawn_on(node, &args);
+    let (child, _dir) = spawn_on(node, &[], &args);
     result_of(child)
 }
 
@@ -431,19 +444,7 @@ impl Lab {
         wrapper: &[&str],
         args: &Value,
     ) -> (Child, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("args.json");
-        std::fs::write(&file, args.to_string()).unwrap();
-        let mut command = self.node.command(wrapper[0]);
-        command.args(&wrapper[1..]);
-        let child = command
-            .arg(assert_cmd::cargo::cargo_bin("egress_probe"))
-            .arg(&file)
-            .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        (child, dir)
+        spawn_on(&self.node, wrapper, args)
     }
 
     /// Waits until the run `child` has created its veth; its name.

@@ -26,7 +26,7 @@ const VNET_MTU: u64 = 1450;
 /// Nodes A and B, their VNet bridges joined by their VXLAN ports over the underlay.
 struct Fabric {
     a: TestNamespace,
-    _b: TestNamespace,
+    b: TestNamespace,
 }
 
 impl Fabric {
@@ -50,11 +50,7 @@ impl Fabric {
         }
         // The VNet's gateway on the node the workload is on (the peer's node needs none here).
         a.ip("addr add 10.20.129.1/24 dev vnet0");
-        Fabric { a, _b: b }
-    }
-
-    fn b(&self) -> &TestNamespace {
-        &self._b
+        Fabric { a, b }
     }
 }
 
@@ -101,7 +97,7 @@ fn peer_args(targets: Value, start_at: f64, timeout: u32) -> Value {
 #[test]
 fn a_peer_across_the_vxlan_port_passes_small_and_full_size() {
     let fabric = Fabric::new();
-    let _peer = host(fabric.b(), "tap201i0", PEER);
+    let _peer = host(&fabric.b, "tap201i0", PEER);
     let before = state_of(&fabric.a);
     // Long past: the workloads probe as soon as they are ready, and say how late they were.
     let start_at = now() - 100.0;
@@ -212,12 +208,12 @@ fn echoes_answered_after_its_probes(socket: &OwnedFd, probes: usize, echoes: u16
 #[test]
 fn every_workload_stays_up_answering_until_the_window_ends() {
     let fabric = Fabric::new();
-    let peer_host = host(fabric.b(), "tap201i0", PEER);
+    let peer_host = host(&fabric.b, "tap201i0", PEER);
     let socket = echo_socket(&peer_host);
     let before = state_of(&fabric.a);
     // Ahead of the setup (the ARP check alone takes 3 s); the window closes 2 × 3 s later.
     let start_at = now() + 8.0;
-    let (child, _dir) = spawn_on(&fabric.a, &peer_args(json!([peer(None)]), start_at, 3));
+    let (child, _dir) = spawn_on(&fabric.a, &[], &peer_args(json!([peer(None)]), start_at, 3));
     let (first_probe, answered) = echoes_answered_after_its_probes(&socket, 2, 5);
     let result = result_of(child);
     assert_eq!(result["verdict"], json!("passed"), "{result:#}");
