@@ -553,33 +553,7 @@ impl Request {
             }
             targets.push(target);
         }
-        if let Some(vnet) = &params.vnet {
-            ifname::validate("vnet", vnet)?;
-        }
-        if let Some(egress) = &params.expect_egress_interface {
-            ifname::validate("expect_egress_interface", egress)?;
-        }
-        if let Some(forbidden) = &params.forbidden_interfaces {
-            for (i, name) in forbidden.iter().enumerate() {
-                ifname::validate(&format!("forbidden_interfaces[{i}]"), name)?;
-                if params.expect_egress_interface.as_deref() == Some(name.as_str()) {
-                    return Err(format!(
-                        "forbidden_interfaces[{i}]: {name} is also expect_egress_interface; \
-                         traffic cannot both be expected and forbidden there: drop it from one"
-                    ));
-                }
-                if let Some(j) = targets
-                    .iter()
-                    .position(|t| t.via.as_deref() == Some(name.as_str()))
-                {
-                    return Err(format!(
-                        "forbidden_interfaces[{i}]: {name} is also targets[{j}].via; a \
-                         target's requests cannot both be expected and forbidden there: drop it \
-                         from one"
-                    ));
-                }
-            }
-        }
+        check_interfaces(&params, &targets)?;
         Ok(Request {
             vrf: params.vrf,
             address,
@@ -593,6 +567,36 @@ impl Request {
             tagged: None,
         })
     }
+}
+
+/// The interfaces named: valid names, and none both expected (`expect_egress_interface`, a
+/// target's `via`) and forbidden.
+fn check_interfaces(params: &Params, targets: &[Target]) -> Result<(), String> {
+    if let Some(vnet) = &params.vnet {
+        ifname::validate("vnet", vnet)?;
+    }
+    if let Some(egress) = &params.expect_egress_interface {
+        ifname::validate("expect_egress_interface", egress)?;
+    }
+    for (i, name) in params.forbidden_interfaces.iter().flatten().enumerate() {
+        ifname::validate(&format!("forbidden_interfaces[{i}]"), name)?;
+        if params.expect_egress_interface.as_deref() == Some(name.as_str()) {
+            return Err(format!(
+                "forbidden_interfaces[{i}]: {name} is also expect_egress_interface; traffic \
+                 cannot both be expected and forbidden there: drop it from one"
+            ));
+        }
+        if let Some(j) = targets
+            .iter()
+            .position(|t| t.via.as_deref() == Some(name.as_str()))
+        {
+            return Err(format!(
+                "forbidden_interfaces[{i}]: {name} is also targets[{j}].via; a target's \
+                 requests cannot both be expected and forbidden there: drop it from one"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_address(text: &str) -> Result<IpNet, String> {
@@ -701,26 +705,7 @@ fn parse_target(location: &str, entry: &TargetParams, address: IpNet) -> Result<
             address.trunc()
         ));
     }
-    let port =
-        match (entry.proto, entry.port) {
-            (Proto::Icmp, Some(port)) => {
-                return Err(format!(
-                    "{location}.port: {port} given for an icmp target; ICMP has no ports: drop \
-                 port, or set proto: tcp or udp"
-                ))
-            }
-            (Proto::Icmp, None) => None,
-            (Proto::Tcp, None) => {
-                return Err(format!(
-                    "{location}.port: a tcp target needs the port to complete a handshake with, \
-                 e.g. port: 443"
-                ))
-            }
-            (Proto::Udp, None) => Some(DNS_PORT),
-            (_, Some(port)) => Some(u16::try_from(port).ok().filter(|p| *p != 0).ok_or_else(
-                || format!("{location}.port: {port} is not a port; give one from 1 to 65535"),
-            )?),
-        };
+    let port = parse_port(location, entry)?;
     let size = entry
         .size
         .as_deref()
@@ -751,6 +736,29 @@ fn parse_target(location: &str, entry: &TargetParams, address: IpNet) -> Result<
         peer: entry.peer,
         via,
     })
+}
+
+/// The target's port: none for ICMP, required for TCP, DNS's by default for UDP.
+fn parse_port(location: &str, entry: &TargetParams) -> Result<Option<u16>, String> {
+    match (entry.proto, entry.port) {
+        (Proto::Icmp, Some(port)) => Err(format!(
+            "{location}.port: {port} given for an icmp target; ICMP has no ports: drop port, or \
+             set proto: tcp or udp"
+        )),
+        (Proto::Icmp, None) => Ok(None),
+        (Proto::Tcp, None) => Err(format!(
+            "{location}.port: a tcp target needs the port to complete a handshake with, e.g. \
+             port: 443"
+        )),
+        (Proto::Udp, None) => Ok(Some(DNS_PORT)),
+        (_, Some(port)) => u16::try_from(port)
+            .ok()
+            .filter(|p| *p != 0)
+            .map(Some)
+            .ok_or_else(|| {
+                format!("{location}.port: {port} is not a port; give one from 1 to 65535")
+            }),
+    }
 }
 
 /// `via`: an interface name, for a target that must reply.
