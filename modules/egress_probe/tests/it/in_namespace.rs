@@ -449,22 +449,27 @@ impl Lab {
 
     /// Waits until the run `child` has created its veth; its name.
     pub(crate) fn wait_for_probe(&self, child: &mut Child) -> String {
-        let name = format!("dvprobe{}", child.id());
-        let started = Instant::now();
-        while !self.probe_links().contains(&name) {
-            // The ARP check alone takes 3 s.
-            assert!(
-                started.elapsed() < Duration::from_secs(15),
-                "the probe never started"
-            );
-            assert!(
-                child.try_wait().unwrap().is_none(),
-                "the run ended before its probe"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        name
+        wait_for_probe_on(&self.node, child)
     }
+}
+
+/// Waits until the run `child` on `node` has created its veth; its name.
+pub(crate) fn wait_for_probe_on(node: &TestNamespace, child: &mut Child) -> String {
+    let name = format!("dvprobe{}", child.id());
+    let started = Instant::now();
+    while !probe_links_of(node).contains(&name) {
+        // The ARP check alone takes 3 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the probe never started"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its probe"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    name
 }
 
 /// The same address run after run, each time behind a new veth (a new MAC), while the node still

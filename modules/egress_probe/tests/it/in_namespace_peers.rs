@@ -10,6 +10,7 @@
 //!                         node A        ul0 192.168.50.1 ── 192.168.50.2 ul0   node B
 //! ```
 
+use crate::in_namespace::wait_for_probe_on;
 use crate::in_namespace::{pair, probe_links_of, result_of, run_on, spawn_on, state_of};
 use deevnet_probe_port::sock;
 use deevnet_runtime::test_support::TestNamespace;
@@ -51,6 +52,12 @@ impl Fabric {
         // The VNet's gateway on the node the workload is on (the peer's node needs none here).
         a.ip("addr add 10.20.129.1/24 dev vnet0");
         Fabric { a, b }
+    }
+
+    /// Node A as `before` was taken: no probe's veth, the same links, addresses and routes.
+    fn a_as_it_was(&self, before: &str) {
+        assert_eq!(probe_links_of(&self.a), Vec::<String>::new());
+        assert_eq!(state_of(&self.a), before);
     }
 }
 
@@ -119,8 +126,7 @@ fn a_peer_across_the_vxlan_port_passes_small_and_full_size() {
     assert_same_instant(&result["start_at"], start_at);
     let late = result["start_late_secs"].as_f64().unwrap();
     assert!(late >= 100.0, "{result:#}");
-    assert!(probe_links_of(&fabric.a).is_empty());
-    assert_eq!(state_of(&fabric.a), before);
+    fabric.a_as_it_was(&before);
 }
 
 #[test]
@@ -139,8 +145,7 @@ fn a_peer_answered_on_the_nodes_own_bridge_fails_naming_via() {
              replies did not come across vxlan_t0, they were answered on the node's side of it"
         )
     );
-    assert!(probe_links_of(&fabric.a).is_empty());
-    assert_eq!(state_of(&fabric.a), before);
+    fabric.a_as_it_was(&before);
 }
 
 /// The peer's raw ICMP socket, bound to its address: it sees every echo that reaches it.
@@ -232,6 +237,30 @@ fn every_workload_stays_up_answering_until_the_window_ends() {
         "the workload went before the window's end: {answered} of the peer's 5 echoes after \
          its own probes answered"
     );
-    assert!(probe_links_of(&fabric.a).is_empty());
-    assert_eq!(state_of(&fabric.a), before);
+    fabric.a_as_it_was(&before);
+}
+
+/// Killed while its workload waits for start_at: the namespace goes with the process, and the
+/// veth with it (marked, for the next run's sweep, while the kernel tears it down).
+#[test]
+fn kill_9_while_waiting_for_start_at_leaves_nothing() {
+    let fabric = Fabric::new();
+    let _peer = host(&fabric.b, "tap201i0", PEER);
+    let before = state_of(&fabric.a);
+    let start_at = now() + 120.0;
+    let (mut child, _dir) = spawn_on(&fabric.a, &[], &peer_args(json!([peer(None)]), start_at, 1));
+    wait_for_probe_on(&fabric.a, &mut child);
+    // Into the wait: the workload is configured within moments of its veth.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run did not wait for start_at"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let settled = Instant::now();
+    while !probe_links_of(&fabric.a).is_empty() && settled.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    fabric.a_as_it_was(&before);
 }
