@@ -95,6 +95,27 @@ description:
     before the workload: reachable one way is reachable. A node rate-limits its ICMP errors to one
     source (a burst of about two, then one every two seconds), so a target past the burst may
     read C(no answer) - still blocked."
+  - "Peers - a fleet-wide proof (C(deevnet.net.fabric_proof)) runs the module on every node at
+    once, and each tenant's workload pings the same tenant's workloads on the other nodes,
+    across the EVPN/VXLAN fabric, in its own subnet. Such a target has O(targets[].peer=true)
+    and O(targets[].via), the VNet's VXLAN port (C(vxlan_<vnet>)) or a VLAN zone's uplink - the
+    one target allowed in the VNet's own subnet, an ICMP echo that must reply (small, or
+    full-size with O(targets[].size=mtu)). It passes only when every echo is answered and its
+    requests were seen leaving by O(targets[].via); a neighbour on the node's own bridge
+    answering in the peer's name fails it - the replies did not come across O(targets[].via).
+    Any target that must reply may name its O(targets[].via) so; it is captured whatever it
+    is (a port of the VNet among them), is never a default forbidden interface, and takes the
+    place of O(expect_egress_interface) for that target."
+  - "O(start_at) - the controller gives every node of the proof the same instant, and the run's
+    probing starts then: the workloads are set up first, then wait for it (at most 300
+    seconds ahead of the node's clock, checked before anything is made). Every workload then
+    stays up, answering its peers, until O(start_at) + O(count) x O(timeout), even when its own
+    targets were done earlier. Workloads ready only after O(start_at) probe at once, and
+    RV(start_late_secs) says how late they were - their probing may then outlast the peers'
+    window. A run with a peer target requires O(start_at): the peer's workload must be up while
+    this one probes it. The run then ends by the later of O(start_at) and the workloads' being
+    ready, plus O(count) x O(timeout) (600 seconds at most), plus the setup and teardown: at
+    most 900 seconds of waiting."
   - "Full-size probes - O(targets[].size) sends ICMP echoes with DF set of exactly that IP
     size (or V(mtu), the VNet's MTU; the workload's interface gets the VNet's MTU, as a VM's
     NIC would). The target passes when every echo is answered or when a router sends
@@ -118,7 +139,9 @@ description:
     on the node or answering ARP on the VNet, a gateway that neither is the node's address
     on the VNet nor answers ARP, targets that are broadcast, multicast, loopback, link-local,
     unspecified, the node's own or the workload's own addresses or inside the VNet's own
-    subnet (a probe to them never leaves the node), and out-of-range O(count) or O(timeout).
+    subnet (a probe to them never leaves the node; a peer, O(targets[].peer), alone may be
+    there), a O(targets[].via) the node does not have, a O(start_at) more than 300 seconds
+    ahead of the node's clock, and out-of-range O(count) or O(timeout).
     An address or gateway counts as silent when nothing answered ARP for it within 3 seconds,
     the question asked again every 0.5 seconds, so a loaded VM that answers late still holds
     its address.
@@ -145,7 +168,8 @@ options:
   targets:
     description:
       - Where to send probes. Only these receive traffic. A host in the VNet's own subnet is
-        refused - its answer would not prove egress.
+        refused - its answer would not prove egress - unless it is a peer
+        (O(targets[].peer)).
       - At most 32, probed at once.
     type: list
     elements: dict
@@ -181,6 +205,25 @@ options:
           - A full-size probe - an ICMP echo with DF set of this IP packet size in bytes
             (68, 88 in IPv6, up to the VNet's MTU), or V(mtu) for the VNet's MTU. Only for V(icmp) targets with
             O(targets[].expect=reply). It passes on arrival or on fragmentation-needed.
+        type: str
+      peer:
+        description:
+          - Another workload of the same proof, on another node, in the workload's own subnet
+            (the same tenant's, reached across the fabric) - the one target the VNet's own
+            subnet may hold. Only with O(targets[].proto=icmp) and O(targets[].expect=reply),
+            and requires O(targets[].via) and O(start_at).
+        type: bool
+        default: false
+      via:
+        description:
+          - An interface of the node the target's requests must be seen leaving by - for a
+            peer, the VNet's VXLAN port (such as C(vxlan_tdemo0)) or a VLAN zone's uplink. The
+            target, which must reply, passes only when every probe is answered and its
+            requests left by it (for this target it replaces O(expect_egress_interface));
+            answered without crossing it, it fails - answered on the node's side of it.
+          - Captured whatever it is, a port of the VNet among them; never a default forbidden
+            interface, and refused in O(forbidden_interfaces). An interface the node does not
+            have, or the VNet itself, is refused before anything is created.
         type: str
   probes:
     description:
@@ -280,11 +323,22 @@ options:
         workload's bridge (O(probes[].bridge)), frames tagged with its VLAN count for the port.
     type: list
     elements: str
+  start_at:
+    description:
+      - When the run's probing starts, in seconds since the epoch (such as C(1767225600.0));
+        every node of a proof gets the same value from the controller. The workloads are set
+        up first and wait for it; then every one stays up, answering, until O(start_at) +
+        O(count) x O(timeout), also when its own targets are done (see the description).
+      - At most 300 seconds after the node's clock; one already past starts the probing at
+        once (RV(start_late_secs) says by how much it was late). Required by a peer target
+        (O(targets[].peer)), whose workload must be up while this one probes it.
+    type: float
   expect_egress_interface:
     description:
       - The transit interface the probes should leave by, such as C(vmbr0.50). Its capture
         tells whether the traffic left and whether replies came back to the node, and each
-        answering target's packets must be seen leaving by it.
+        answering target's packets must be seen leaving by it (by its O(targets[].via)
+        instead, for a target that has one).
       - Without it, each answering target's packets must be seen leaving by some interface
         that is not forbidden (listed in RV(interfaces) with role V(other)).
     type: str
@@ -352,6 +406,23 @@ EXAMPLES = r'''
           - address: 203.0.113.8
           - {address: 10.20.129.250, expect: blocked}
 
+- name: Tenant tdemo's workload on this node pings its peer on hv02 across the fabric, small and full-size
+  deevnet.net.egress_probe:
+    count: 3
+    timeout: 2
+    # The same instant on every node of the proof, from the controller.
+    start_at: "{{ fabric_proof_start_at }}"
+    probes:
+      - name: tdemo
+        vrf: vrf_tdemo
+        vnet: tdemo0
+        address: 10.20.129.250/24
+        targets:
+          - address: 203.0.113.8
+          # hv02's workload of tdemo, in the same subnet, reached by the VNet's VXLAN port.
+          - {address: 10.20.129.251, peer: true, via: vxlan_tdemo0}
+          - {address: 10.20.129.251, peer: true, via: vxlan_tdemo0, size: mtu}
+
 - name: Report only, in the play's recap
   deevnet.net.egress_probe:
     vrf: vrf_tdemo
@@ -392,8 +463,8 @@ probes:
       C(name), C(verdict), C(msg) (its findings, the tenant first), where its workload sat
       (C(vrf), C(bridge), C(vlan), C(vnet), C(address), C(gateway), and C(interface), the node
       end of its veth, gone when the task returns), C(interfaces) (as RV(interfaces)) and
-      C(targets) - each with the keys of RV(targets), its C(verdict) (V(passed) or V(failed))
-      and C(replies) (the answers, as C(received)).
+      C(targets) - each with the keys of RV(targets) (C(peer) and C(via) among them), its
+      C(verdict) (V(passed) or V(failed)) and C(replies) (the answers, as C(received)).
   returned: once the probes ran (also on failure)
   type: list
   elements: dict
@@ -412,7 +483,8 @@ probes:
       targets:
         - {address: 10.20.130.250, proto: icmp, port: null, expect: blocked, size: null, verdict: failed,
            sent: 2, received: 2, replies: 2, rtt_ms: {min: 0.1, avg: 0.1, max: 0.1}, error: null,
-           left_by: [], passed: false, blocked_by: null, frag_needed_mtu: null, answered_by: 10.20.130.250}
+           left_by: [], passed: false, blocked_by: null, frag_needed_mtu: null, answered_by: 10.20.130.250,
+           peer: false, via: null}
 workload:
   description: The synthetic workload - C(address), C(vrf), C(vnet), C(gateway) and the node
     end of its veth (C(interface)), which no longer exists when the task returns.
@@ -429,13 +501,19 @@ targets:
       C(frag_needed_mtu) (the MTU a fragmentation-needed named), C(blocked_by) (how a
       blocked target was blocked, see the description) and C(answered_by) (who answered a
       target that must be blocked); null where they do not apply.
+    - C(peer) and C(via), as given (O(targets[].peer), false by default; O(targets[].via), null
+      without it).
   returned: once the probe ran (also on failure), in the single form
   type: list
   elements: dict
   sample:
     - {address: 203.0.113.8, proto: icmp, port: null, expect: reply, sent: 3, received: 0,
        rtt_ms: null, error: no reply, left_by: [vmbr0.50], passed: false, size: null,
-       blocked_by: null, frag_needed_mtu: null, answered_by: null}
+       blocked_by: null, frag_needed_mtu: null, answered_by: null, peer: false, via: null}
+    - {address: 10.20.129.251, proto: icmp, port: null, expect: reply, sent: 3, received: 3,
+       rtt_ms: {min: 0.4, avg: 0.5, max: 0.7}, error: null, left_by: [vxlan_tdemo0], passed: true,
+       size: null, blocked_by: null, frag_needed_mtu: null, answered_by: null, peer: true,
+       via: vxlan_tdemo0}
 interfaces:
   description:
     - Per captured interface - its C(role) (V(forbidden), V(egress), or V(other) - another
@@ -450,6 +528,17 @@ interfaces:
   sample:
     - {name: vmbr0, role: forbidden, packets: 3, untranslated: 3, translated: false, replies: 0,
        sample: [{source: 10.20.129.250, destination: 10.20.99.5, protocol: icmp, direction: out}]}
+start_at:
+  description: O(start_at) as given (seconds since the epoch); null without it.
+  returned: once the probe ran (also on failure)
+  type: float
+  sample: 1767225600.0
+start_late_secs:
+  description: How many seconds after O(start_at) the workloads were ready, so that their
+    probing started at once, late; 0 when they waited for it; null without O(start_at).
+  returned: once the probe ran (also on failure)
+  type: float
+  sample: 0.0
 msg:
   description: On failure, the problems (or the refusal; with O(probes), one line per probe
     that did not pass, its name first); otherwise a one-line summary.

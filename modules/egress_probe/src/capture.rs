@@ -35,6 +35,7 @@ const MAX_FILTERED_INTERFACES: usize = 1_000;
 /// and every other interface a packet could leave the node by (role `Other`). Not watched: the
 /// loopback, the VNet, its ports and the probe's own veth (the probe's path, not its egress),
 /// VRF devices, and the ports of forbidden interfaces (a leak shows on the interface itself).
+/// A target's `via` is watched whatever it is (a peer's is a port of the VNet).
 /// A tagged workload's bridge is no VNet of a VRF: its router is off the node, beyond one of
 /// the bridge's ports, so those ports are watched (see [`tagged_ports`]).
 pub fn watched(plan: &Plan, links: &Links, probe_index: u32) -> Vec<(Interface, Role)> {
@@ -45,6 +46,12 @@ pub fn watched(plan: &Plan, links: &Links, probe_index: u32) -> Vec<(Interface, 
         .collect();
     if let Some(egress) = &plan.egress {
         watched.push((egress.clone(), Role::Egress));
+    }
+    // A target's `via` is watched even as a port of the VNet: a peer's requests leave by it.
+    for via in &plan.vias {
+        if !watched.iter().any(|(i, _)| i.index == via.index) {
+            watched.push((via.clone(), Role::Other));
+        }
     }
     let forbidden = |index: u32| plan.forbidden.iter().any(|i| i.index == index);
     let others: Vec<(Interface, Role)> = links

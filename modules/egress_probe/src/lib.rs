@@ -7,8 +7,12 @@
 //!
 //! Invariants: the module changes no configuration (the workloads exist only during the run,
 //! removed on any way out by `deevnet_probe_port`'s namespace and marked veth); an ICMP error
-//! counts only when its quote holds the run's nonce. Neighbours: [`deevnet_runtime`] and
-//! [`deevnet_probe_port`].
+//! counts only when its quote holds the run's nonce. A target in the VNet's own subnet is
+//! refused but for a peer (another node's workload of a fabric proof), whose requests must be
+//! seen leaving by its `via`. Bounded: a run waits at most count × timeout (600 s) for answers;
+//! with `start_at` (at most 300 s ahead, checked first) its probing starts then and its
+//! workloads stay until `start_at` + count × timeout, for the peers probing them meanwhile.
+//! Neighbours: [`deevnet_runtime`] and [`deevnet_probe_port`].
 
 pub mod all_targets;
 pub mod arp;

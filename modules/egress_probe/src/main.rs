@@ -11,8 +11,8 @@ use deevnet_probe_port::veth;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, Findings, FindingsPolicy, Module, Outcome};
 use egress_probe::params::{Params, Run, SPEC};
-use egress_probe::report::{self, Placement, ProbeResult, Report, Verdict};
-use egress_probe::session::Probed;
+use egress_probe::report::{self, Placement, ProbeResult, Report, RunReport, Start, Verdict};
+use egress_probe::session::{Layout, Probed};
 use egress_probe::tenant::{self, Plan};
 use egress_probe::{node, session};
 
@@ -67,13 +67,17 @@ fn main() {
             ));
         }
         let gateways_answered = session::check_all_on_vnet(&plans, &node, label)?;
-        let probed = session::probe(
+        let layout = Layout {
+            listed: run.listed,
+            start_at: run.start_at,
+        };
+        let (probed, start) = session::probe(
             &netlink,
             &plans,
             &gateways_answered,
             &node,
             &mark,
-            run.listed,
+            layout,
             label,
         )?;
         let names: Vec<String> = run.probes.iter().map(|(name, _)| name.clone()).collect();
@@ -82,7 +86,7 @@ fn main() {
             findings: Findings::Fail,
             check_mode: check_mode_findings,
         };
-        finish(ctx, &plans, &names, run.listed, probed, policy)
+        finish(ctx, &plans, &names, run.listed, start, probed, policy)
     })
 }
 
@@ -94,6 +98,17 @@ struct Returned<'a> {
     #[serde(flatten)]
     report: &'a Report,
     probes: Vec<ProbeResult>,
+    #[serde(flatten)]
+    start: Start,
+}
+
+/// The `probes` form's result keys beyond `changed` and `msg`.
+#[derive(serde::Serialize)]
+struct ReturnedRun<'a> {
+    #[serde(flatten)]
+    run: &'a RunReport,
+    #[serde(flatten)]
+    start: Start,
 }
 
 fn finish(
@@ -101,6 +116,7 @@ fn finish(
     plans: &[Plan],
     names: &[String],
     listed: bool,
+    start: Start,
     probed: Vec<Probed>,
     policy: FindingsPolicy,
 ) -> Result<Outcome, Failure> {
@@ -137,7 +153,7 @@ fn finish(
             &run.problems,
             run.msg(),
             passed_msg,
-            &run,
+            &ReturnedRun { run: &run, start },
         );
     }
     let (plan, probed) = (&plans[0], &probed[0]);
@@ -153,6 +169,7 @@ fn finish(
         workload,
         report,
         probes: results,
+        start,
     };
     let passed_msg = format!(
         "egress proven from {} on {}: {} target{} as expected, no probe packet on {}",

@@ -21,8 +21,11 @@ pub const MAX_TARGETS: usize = 32;
 pub const DEFAULT_VRF: &str = "default";
 /// The port a `udp` target gets without one: the probe is a DNS query.
 pub const DNS_PORT: u16 = 53;
+/// How far ahead of the node's clock `start_at` may be: the run waits that long at most
+/// before probing.
+pub const MAX_START_AHEAD_SECS: f64 = 300.0;
 
-static TARGET_OPTIONS: [OptionSpec; 5] = [
+static TARGET_OPTIONS: [OptionSpec; 7] = [
     OptionSpec::new("address", Kind::Str).required(),
     OptionSpec::new("proto", Kind::Str)
         .choices(Proto::CHOICES)
@@ -32,6 +35,8 @@ static TARGET_OPTIONS: [OptionSpec; 5] = [
         .choices(Expect::CHOICES)
         .default(DefaultValue::Str("reply")),
     OptionSpec::new("size", Kind::Str),
+    OptionSpec::new("peer", Kind::Bool).default(DefaultValue::Bool(false)),
+    OptionSpec::new("via", Kind::Str),
 ];
 static TARGET: OptionSpec = OptionSpec::new("target", Kind::Dict(&TARGET_OPTIONS));
 static INTERFACE_NAME: OptionSpec = OptionSpec::new("interface", Kind::Str);
@@ -52,7 +57,7 @@ static PROBE: OptionSpec = OptionSpec::new("probe", Kind::Dict(&PROBE_OPTIONS));
 
 /// Every option of the module, in the order `--argument-spec` prints them. `vrf`, `address`
 /// and `targets` (one probe) or `probes` (many): `Run::from_params` requires one form.
-pub static SPEC: [OptionSpec; 11] = [
+pub static SPEC: [OptionSpec; 12] = [
     OptionSpec::new("vrf", Kind::Str),
     OptionSpec::new("address", Kind::Str),
     OptionSpec::new("targets", Kind::List(&TARGET)),
@@ -63,6 +68,7 @@ pub static SPEC: [OptionSpec; 11] = [
     OptionSpec::new("timeout", Kind::Int).default(DefaultValue::Int(2)),
     OptionSpec::new("forbidden_interfaces", Kind::List(&INTERFACE_NAME)),
     OptionSpec::new("expect_egress_interface", Kind::Str),
+    OptionSpec::new("start_at", Kind::Float),
     CHECK_MODE_FINDINGS,
 ];
 
@@ -83,6 +89,9 @@ pub struct Params {
     pub timeout: i64,
     pub forbidden_interfaces: Option<Vec<String>>,
     pub expect_egress_interface: Option<String>,
+    /// Seconds since the epoch: when the run's probing starts (the run's, in both forms).
+    #[serde(default)]
+    pub start_at: Option<f64>,
     pub check_mode_findings: CheckModeFindings,
 }
 
@@ -102,6 +111,12 @@ pub struct TargetParams {
     pub expect: Expect,
     #[serde(default)]
     pub size: Option<String>,
+    /// Another workload of the same proof, on another node, in the workload's own subnet.
+    #[serde(default)]
+    pub peer: bool,
+    /// The node's interface the target's requests must be seen leaving by.
+    #[serde(default)]
+    pub via: Option<String>,
 }
 
 /// One entry of `probes`: one tenant's workload.
@@ -143,7 +158,7 @@ pub enum Expect {
 }
 
 /// One destination to probe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     pub address: IpAddr,
     pub proto: Proto,
@@ -152,6 +167,11 @@ pub struct Target {
     pub expect: Expect,
     /// A DF probe of this IP packet size (ICMP only); `None`: the small probe.
     pub size: Option<Size>,
+    /// Another workload of the same proof on another node, in the workload's own subnet (an
+    /// ICMP target that must reply, with `via`): the one target the subnet may hold.
+    pub peer: bool,
+    /// The node's interface its requests must be seen leaving by (a reply target's).
+    pub via: Option<String>,
 }
 
 /// A full-size probe's IP packet size.
@@ -170,6 +190,19 @@ pub const MIN_SIZE_V6: u16 = MIN_SIZE + 20;
 pub const MAX_SIZE: u16 = 65_535;
 
 impl Target {
+    /// Whether `other` sends the same probes (`peer` and `via` only judge them): the capture
+    /// could not tell the two apart.
+    pub fn probes_like(&self, other: &Target) -> bool {
+        (self.address, self.proto, self.port, self.expect, self.size)
+            == (
+                other.address,
+                other.proto,
+                other.port,
+                other.expect,
+                other.size,
+            )
+    }
+
     /// `203.0.113.8 tcp/443`, `203.0.113.8 icmp`: how messages name it.
     pub fn label(&self) -> String {
         match self.port {
@@ -185,17 +218,36 @@ pub const MAX_PROBES: usize = 128;
 
 /// The whole run: one probe (the `vrf`/`address`/`targets` form) or many (`probes`), run at
 /// once.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Run {
     /// `(name, request)` per probe; the single form's name is its VRF.
     pub probes: Vec<(String, Request)>,
     /// The `probes` form: results per probe only (`probes` in the result).
     pub listed: bool,
+    /// Seconds since the epoch: when every workload of the run starts probing.
+    pub start_at: Option<f64>,
 }
 
 impl Run {
-    /// Checks the options, each probe on its own, then the probes together.
-    pub fn from_params(mut params: Params) -> Result<Run, String> {
+    /// Checks the options, each probe on its own, then the probes together, and `start_at`
+    /// against the node's clock.
+    pub fn from_params(params: Params) -> Result<Run, String> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |since| since.as_secs_f64());
+        let start_at = params
+            .start_at
+            .map(|start_at| check_start_at(start_at, now))
+            .transpose()?;
+        let mut run = Run::of_probes(params)?;
+        run.start_at = start_at;
+        if start_at.is_none() {
+            check_peers_have_a_start(&run)?;
+        }
+        Ok(run)
+    }
+
+    fn of_probes(mut params: Params) -> Result<Run, String> {
         let Some(probes) = params.probes.take() else {
             if params.vrf.is_empty() && params.address.is_empty() && params.targets.is_empty() {
                 return Err("vrf, address and targets (one probe) or probes (many) are \
@@ -206,6 +258,7 @@ impl Run {
             return Ok(Run {
                 probes: vec![(name, Request::from_params(params)?)],
                 listed: false,
+                start_at: None,
             });
         };
         for (given, option) in [
@@ -269,8 +322,55 @@ impl Run {
         Ok(Run {
             probes: run,
             listed: true,
+            start_at: None,
         })
     }
+}
+
+/// `start_at` (seconds since the epoch) against the node's clock `now`: at most
+/// [`MAX_START_AHEAD_SECS`] ahead. One already past is taken: the probing starts at once.
+pub fn check_start_at(start_at: f64, now: f64) -> Result<f64, String> {
+    if !start_at.is_finite() || start_at < 0.0 {
+        return Err(format!(
+            "start_at: {start_at} is not an instant; give seconds since the epoch (e.g. \
+             1767225600.0), the same on every node of the run"
+        ));
+    }
+    let ahead = start_at - now;
+    if ahead > MAX_START_AHEAD_SECS {
+        return Err(format!(
+            "start_at: {start_at} is {ahead:.1} s after the node's clock ({now:.3}); the run \
+             would wait that long before probing: give an instant at most \
+             {MAX_START_AHEAD_SECS:.0} s ahead (and check that the controller's and the node's \
+             clocks agree), or leave start_at out"
+        ));
+    }
+    Ok(start_at)
+}
+
+/// A run without `start_at` has no peer target: the peer's workload on its node must be up
+/// while this one probes, and nothing else puts the two runs in one window.
+fn check_peers_have_a_start(run: &Run) -> Result<(), String> {
+    for (p, (name, request)) in run.probes.iter().enumerate() {
+        let Some(i) = request.targets.iter().position(|t| t.peer) else {
+            continue;
+        };
+        let (location, probe) = if run.listed {
+            (
+                format!("probes[{p}].targets[{i}]"),
+                format!(" (probe {name})"),
+            )
+        } else {
+            (format!("targets[{i}]"), String::new())
+        };
+        return Err(format!(
+            "{location}.peer: true without start_at{probe}; the peer's workload on its node \
+             must be up while this one probes it, and only one start_at given to every node \
+             of the proof puts their probing in one window: give start_at (seconds since the \
+             epoch, the same on every node)"
+        ));
+    }
+    Ok(())
 }
 
 fn check_probe_name(location: &str, name: &str) -> Result<(), String> {
@@ -376,6 +476,7 @@ fn single_params(probe: &ProbeParams, run: &Params, vrf: String) -> Params {
         timeout: run.timeout,
         forbidden_interfaces: forbidden,
         expect_egress_interface: probe.expect_egress_interface.clone(),
+        start_at: run.start_at,
         check_mode_findings: run.check_mode_findings,
     }
 }
@@ -443,7 +544,7 @@ impl Request {
         let mut targets: Vec<Target> = Vec::with_capacity(params.targets.len());
         for (i, entry) in params.targets.iter().enumerate() {
             let target = parse_target(&format!("targets[{i}]"), entry, address)?;
-            if targets.contains(&target) {
+            if targets.iter().any(|listed| listed.probes_like(&target)) {
                 return Err(format!(
                     "targets[{i}]: {} is listed twice; give each target once (count sets how \
                      many probes each gets)",
@@ -452,23 +553,7 @@ impl Request {
             }
             targets.push(target);
         }
-        if let Some(vnet) = &params.vnet {
-            ifname::validate("vnet", vnet)?;
-        }
-        if let Some(egress) = &params.expect_egress_interface {
-            ifname::validate("expect_egress_interface", egress)?;
-        }
-        if let Some(forbidden) = &params.forbidden_interfaces {
-            for (i, name) in forbidden.iter().enumerate() {
-                ifname::validate(&format!("forbidden_interfaces[{i}]"), name)?;
-                if params.expect_egress_interface.as_deref() == Some(name.as_str()) {
-                    return Err(format!(
-                        "forbidden_interfaces[{i}]: {name} is also expect_egress_interface; \
-                         traffic cannot both be expected and forbidden there: drop it from one"
-                    ));
-                }
-            }
-        }
+        check_interfaces(&params, &targets)?;
         Ok(Request {
             vrf: params.vrf,
             address,
@@ -482,6 +567,36 @@ impl Request {
             tagged: None,
         })
     }
+}
+
+/// The interfaces named: valid names, and none both expected (`expect_egress_interface`, a
+/// target's `via`) and forbidden.
+fn check_interfaces(params: &Params, targets: &[Target]) -> Result<(), String> {
+    if let Some(vnet) = &params.vnet {
+        ifname::validate("vnet", vnet)?;
+    }
+    if let Some(egress) = &params.expect_egress_interface {
+        ifname::validate("expect_egress_interface", egress)?;
+    }
+    for (i, name) in params.forbidden_interfaces.iter().flatten().enumerate() {
+        ifname::validate(&format!("forbidden_interfaces[{i}]"), name)?;
+        if params.expect_egress_interface.as_deref() == Some(name.as_str()) {
+            return Err(format!(
+                "forbidden_interfaces[{i}]: {name} is also expect_egress_interface; traffic \
+                 cannot both be expected and forbidden there: drop it from one"
+            ));
+        }
+        if let Some(j) = targets
+            .iter()
+            .position(|t| t.via.as_deref() == Some(name.as_str()))
+        {
+            return Err(format!(
+                "forbidden_interfaces[{i}]: {name} is also targets[{j}].via; a target's \
+                 requests cannot both be expected and forbidden there: drop it from one"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_address(text: &str) -> Result<IpNet, String> {
@@ -590,26 +705,7 @@ fn parse_target(location: &str, entry: &TargetParams, address: IpNet) -> Result<
             address.trunc()
         ));
     }
-    let port =
-        match (entry.proto, entry.port) {
-            (Proto::Icmp, Some(port)) => {
-                return Err(format!(
-                    "{location}.port: {port} given for an icmp target; ICMP has no ports: drop \
-                 port, or set proto: tcp or udp"
-                ))
-            }
-            (Proto::Icmp, None) => None,
-            (Proto::Tcp, None) => {
-                return Err(format!(
-                    "{location}.port: a tcp target needs the port to complete a handshake with, \
-                 e.g. port: 443"
-                ))
-            }
-            (Proto::Udp, None) => Some(DNS_PORT),
-            (_, Some(port)) => Some(u16::try_from(port).ok().filter(|p| *p != 0).ok_or_else(
-                || format!("{location}.port: {port} is not a port; give one from 1 to 65535"),
-            )?),
-        };
+    let port = parse_port(location, entry)?;
     let size = entry
         .size
         .as_deref()
@@ -623,13 +719,97 @@ fn parse_target(location: &str, entry: &TargetParams, address: IpNet) -> Result<
             ));
         }
     }
+    if entry.peer {
+        check_peer(location, entry, target, address)?;
+    }
+    let via = entry
+        .via
+        .as_deref()
+        .map(|via| parse_via(location, via, entry))
+        .transpose()?;
     Ok(Target {
         address: target,
         proto: entry.proto,
         port,
         expect: entry.expect,
         size,
+        peer: entry.peer,
+        via,
     })
+}
+
+/// The target's port: none for ICMP, required for TCP, DNS's by default for UDP.
+fn parse_port(location: &str, entry: &TargetParams) -> Result<Option<u16>, String> {
+    match (entry.proto, entry.port) {
+        (Proto::Icmp, Some(port)) => Err(format!(
+            "{location}.port: {port} given for an icmp target; ICMP has no ports: drop port, or \
+             set proto: tcp or udp"
+        )),
+        (Proto::Icmp, None) => Ok(None),
+        (Proto::Tcp, None) => Err(format!(
+            "{location}.port: a tcp target needs the port to complete a handshake with, e.g. \
+             port: 443"
+        )),
+        (Proto::Udp, None) => Ok(Some(DNS_PORT)),
+        (_, Some(port)) => u16::try_from(port)
+            .ok()
+            .filter(|p| *p != 0)
+            .map(Some)
+            .ok_or_else(|| {
+                format!("{location}.port: {port} is not a port; give one from 1 to 65535")
+            }),
+    }
+}
+
+/// `via`: an interface name, for a target that must reply.
+fn parse_via(location: &str, via: &str, entry: &TargetParams) -> Result<String, String> {
+    ifname::validate(&format!("{location}.via"), via)?;
+    if entry.expect != Expect::Reply {
+        return Err(format!(
+            "{location}.via: {via} given with expect: {}; via is the interface a reply \
+             target's requests must leave by: set expect: reply, or drop via",
+            entry.expect
+        ));
+    }
+    Ok(via.to_string())
+}
+
+/// A peer: an echo that must be answered, in the workload's own subnet, its way out named.
+fn check_peer(
+    location: &str,
+    entry: &TargetParams,
+    target: IpAddr,
+    address: IpNet,
+) -> Result<(), String> {
+    if entry.proto != Proto::Icmp {
+        return Err(format!(
+            "{location}.peer: true with proto: {}; a peer is another node's workload, which \
+             answers echoes only: set proto: icmp, or drop peer",
+            entry.proto
+        ));
+    }
+    if entry.expect != Expect::Reply {
+        return Err(format!(
+            "{location}.peer: true with expect: {}; a peer proves that the fabric carries the \
+             subnet between the nodes, so it must answer: set expect: reply, or drop peer",
+            entry.expect
+        ));
+    }
+    if !address.contains(&target) {
+        return Err(format!(
+            "{location}.peer: true but {target} is outside the workload's subnet {}; a peer is \
+             another node's workload in the same subnet: give its address there, or drop peer",
+            address.trunc()
+        ));
+    }
+    if entry.via.is_none() {
+        return Err(format!(
+            "{location}.via: missing for the peer {target}; its replies prove the fabric only \
+             when its requests are seen leaving by the port toward the other node: give via, \
+             the VNet's VXLAN port (e.g. vxlan_tdemo0) or a VLAN zone's uplink"
+        ));
+    }
+    Ok(())
 }
 
 /// `size`: a number of bytes or `mtu`, for an ICMP target that must reply.

@@ -22,6 +22,8 @@ pub fn targets() -> Vec<Target> {
         port,
         expect,
         size: None,
+        peer: false,
+        via: None,
     };
     vec![
         t(INTERNET, Proto::Icmp, None, Expect::Reply),

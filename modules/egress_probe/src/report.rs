@@ -101,6 +101,10 @@ pub struct TargetReport {
     pub frag_needed_mtu: Option<u16>,
     /// Who answered a target that must be blocked.
     pub answered_by: Option<String>,
+    /// Another node's workload of the same proof (`targets[].peer`).
+    pub peer: bool,
+    /// The interface its requests had to leave by (`targets[].via`).
+    pub via: Option<String>,
 }
 
 /// One probe packet, shortly.
@@ -233,51 +237,9 @@ pub fn build_on_node(
         let seen = &left_by[index];
         let mut passed = true;
         if target.expect == Expect::Reply {
-            if target.size.is_some() && outcome.frag_needed.is_some() {
-                // The path's MTU is smaller and says so: what a full-size probe asks of it.
-            } else if target.size.is_some() && outcome.sent > 0 && outcome.received == 0 {
+            if let Some(problem) = judge_reply(target, outcome, seen, captures, expected_egress) {
                 passed = false;
-                problems.push(format!(
-                    "{}: a DF probe of {} bytes got 0/{} replies and no fragmentation-needed \
-                     came back: silently dropped (a hop's MTU is smaller and its ICMP is lost \
-                     or filtered)",
-                    target.label(),
-                    size_text(target.size),
-                    outcome.sent
-                ));
-            } else if outcome.received < outcome.sent || outcome.sent == 0 {
-                passed = false;
-                problems.push(missing_replies(target, outcome, seen, captures));
-            } else if let Some(egress) = expected_egress {
-                if !seen
-                    .iter()
-                    .any(|(name, requests, _)| name == egress && *requests > 0)
-                {
-                    passed = false;
-                    problems.push(format!(
-                        "{}: {}/{} replies, but no probe packet left by {egress} \
-                         (expect_egress_interface): the traffic took another way",
-                        target.label(),
-                        outcome.received,
-                        outcome.sent
-                    ));
-                }
-            } else if !seen.iter().any(|(name, requests, _)| {
-                *requests > 0
-                    && captures
-                        .iter()
-                        .any(|c| c.interface == *name && c.role != Role::Forbidden)
-            }) {
-                // Replies alone prove nothing: something on the VNet can answer in the
-                // target's name while nothing leaves the node.
-                passed = false;
-                problems.push(format!(
-                    "{}: {}/{} replies, but no probe packet left the node by an interface that \
-                     is not forbidden: the replies did not come from beyond the node",
-                    target.label(),
-                    outcome.received,
-                    outcome.sent
-                ));
+                problems.push(problem);
             }
         }
         let frag_needed_mtu = outcome.frag_needed.map(|(_, mtu)| mtu);
@@ -341,6 +303,8 @@ pub fn build_on_node(
             blocked_by,
             frag_needed_mtu,
             answered_by,
+            peer: target.peer,
+            via: target.via.clone(),
         });
     }
     for interface in interfaces
@@ -373,6 +337,72 @@ pub fn build_on_node(
         interfaces,
         capture,
         problems,
+    }
+}
+
+/// A target that must reply: its problem, or `None` when it passed. Answered every time, it
+/// must also have been seen leaving by its `via`, else by `expected_egress`, else by some
+/// interface that is not forbidden: replies alone prove nothing.
+fn judge_reply(
+    target: &Target,
+    outcome: &ProbeOutcome,
+    seen: &[(String, u32, u32)],
+    captures: &[Capture],
+    expected_egress: Option<&str>,
+) -> Option<String> {
+    let left_by = |interface: &str| {
+        seen.iter()
+            .any(|(name, requests, _)| name == interface && *requests > 0)
+    };
+    let replies = format!(
+        "{}: {}/{} replies",
+        target.label(),
+        outcome.received,
+        outcome.sent
+    );
+    if target.size.is_some() && outcome.frag_needed.is_some() {
+        // The path's MTU is smaller and says so: what a full-size probe asks of it.
+        None
+    } else if target.size.is_some() && outcome.sent > 0 && outcome.received == 0 {
+        Some(format!(
+            "{}: a DF probe of {} bytes got 0/{} replies and no fragmentation-needed came \
+             back: silently dropped (a hop's MTU is smaller and its ICMP is lost or filtered)",
+            target.label(),
+            size_text(target.size),
+            outcome.sent
+        ))
+    } else if outcome.received < outcome.sent || outcome.sent == 0 {
+        Some(missing_replies(target, outcome, seen, captures))
+    } else if let Some(via) = &target.via {
+        // A neighbour on the node's side of `via` answering in the target's name: its
+        // replies never crossed it.
+        (!left_by(via)).then(|| {
+            format!(
+                "{replies}, but no probe packet left by {via} (via): the replies did not come \
+                 across {via}, they were answered on the node's side of it"
+            )
+        })
+    } else if let Some(egress) = expected_egress {
+        (!left_by(egress)).then(|| {
+            format!(
+                "{replies}, but no probe packet left by {egress} (expect_egress_interface): \
+                 the traffic took another way"
+            )
+        })
+    } else if !seen.iter().any(|(name, requests, _)| {
+        *requests > 0
+            && captures
+                .iter()
+                .any(|c| c.interface == *name && c.role != Role::Forbidden)
+    }) {
+        // Replies alone prove nothing: something on the VNet can answer in the target's name
+        // while nothing leaves the node.
+        Some(format!(
+            "{replies}, but no probe packet left the node by an interface that is not \
+             forbidden: the replies did not come from beyond the node"
+        ))
+    } else {
+        None
     }
 }
 
@@ -613,6 +643,14 @@ fn rtt(samples: &[f64]) -> Option<Rtt> {
         avg: round(avg),
         max: round(max),
     })
+}
+
+/// When the run's probing started: `start_at` as given, and by how much the workloads, once
+/// ready, were late for it (0 when they waited for it); both `None` without `start_at`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Start {
+    pub start_at: Option<f64>,
+    pub start_late_secs: Option<f64>,
 }
 
 /// One probe's result in the run's `probes` list: the tenant, its workload, its targets'

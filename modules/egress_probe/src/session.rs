@@ -3,7 +3,7 @@
 //! sent from inside, everything removed again.
 
 use crate::capture::{self, CaptureSocket};
-use crate::report::{self, Report};
+use crate::report::{self, Report, Start};
 use crate::tenant::{NodeFacts, Plan};
 use crate::{all_targets, arp, node, probe};
 use deevnet_probe_port::mark::Mark;
@@ -184,19 +184,29 @@ pub struct Probed {
     pub interface: String,
 }
 
+/// How the run is laid out: the `probes` form (veth names per probe), and the instant its
+/// probing starts (seconds since the epoch).
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    pub listed: bool,
+    pub start_at: Option<f64>,
+}
+
 /// Every probe of the run at once. Every way out removes every veth pair: explicitly on
 /// success and on errors (the guards), and by the kernel with the namespaces when the
-/// process dies. `listed`: the `probes` form (veth names per probe, messages naming it by
-/// `label`).
+/// process dies. Messages name a probe by `label`. With `start_at`, the probing starts then
+/// (at once when the workloads were ready later), and every workload stays up until
+/// `start_at` + count × timeout, for the peers that probe it meanwhile.
 pub fn probe(
     netlink: &Netlink,
     plans: &[Plan],
     gateways_answered: &[Option<[u8; 6]>],
     node: &NodeFacts,
     mark: &Mark,
-    listed: bool,
+    layout: Layout,
     label: impl Fn(usize) -> String,
-) -> Result<Vec<Probed>, Failure> {
+) -> Result<(Vec<Probed>, Start), Failure> {
+    let listed = layout.listed;
     let named = |i: usize, failure: Failure| Failure::new(format!("{}{}", label(i), failure.msg));
     let makers: Vec<Netlink> = (0..WORKLOAD_MAKERS.min(plans.len()))
         .map(|_| Netlink::connect())
@@ -279,6 +289,10 @@ pub fn probe(
     let tagged_vlans: Vec<u16> = plans.iter().filter_map(|plan| plan.vlan).collect();
     let socket = CaptureSocket::open(&markers, &unwatched, &tagged_vlans)?;
     let captures = capture::start(socket, recognizers);
+    let start = Start {
+        start_at: layout.start_at,
+        start_late_secs: layout.start_at.map(wait_for_start),
+    };
     let probing: Vec<_> = workloads
         .iter()
         .zip(plans)
@@ -295,6 +309,9 @@ pub fn probe(
         outcomes.push(join(handle).map_err(|e| named(i, e))?);
     }
     let captured = captures.finish()?;
+    if let Some(start_at) = layout.start_at {
+        stay_up_until(start_at + window_secs(plans));
+    }
     let interfaces = remove_all(netlink, workloads)?;
     let node_addresses: Vec<IpAddr> = node.addresses.iter().map(|a| a.net.addr()).collect();
     let mut probed = Vec::with_capacity(plans.len());
@@ -316,7 +333,44 @@ pub fn probe(
             interface,
         });
     }
-    Ok(probed)
+    Ok((probed, start))
+}
+
+/// Seconds since the epoch, by the node's clock.
+fn epoch_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |since| since.as_secs_f64())
+}
+
+/// Waits until `start_at` (at most the 300 s `params::check_start_at` allowed when the run
+/// began); how late the workloads were for it, 0 when they waited.
+fn wait_for_start(start_at: f64) -> f64 {
+    let ahead = start_at - epoch_now();
+    if ahead > 0.0 {
+        std::thread::sleep(Duration::from_secs_f64(ahead));
+        0.0
+    } else {
+        -ahead
+    }
+}
+
+/// The seconds a workload may probe: the run's count × timeout (every target's attempts
+/// follow one another, each waiting at most the timeout).
+fn window_secs(plans: &[Plan]) -> f64 {
+    plans
+        .iter()
+        .map(|plan| f64::from(plan.count) * f64::from(plan.timeout_secs))
+        .fold(0.0, f64::max)
+}
+
+/// Keeps the workloads (answering, by their kernel) until `until`, seconds since the epoch:
+/// the end of the window in which the proof's peers on other nodes probe them.
+fn stay_up_until(until: f64) {
+    let left = until - epoch_now();
+    if left > 0.0 {
+        std::thread::sleep(Duration::from_secs_f64(left));
+    }
 }
 
 /// How long the kernel may take to tear the workloads' namespaces down before their veths are

@@ -104,6 +104,9 @@ pub struct Plan {
     pub timeout_secs: u32,
     pub forbidden: Vec<Interface>,
     pub egress: Option<Interface>,
+    /// The targets' `via` interfaces, each once: captured whatever they are (a VNet's port
+    /// among them), so that a target's requests can be seen leaving by its own.
+    pub vias: Vec<Interface>,
     /// The VNet's MTU: the workload's too, as a VM's NIC on it would have.
     pub mtu: u32,
     /// A tagged workload: the VLAN it is in on `vnet`, a VLAN-aware bridge (no VRF on the
@@ -221,13 +224,14 @@ fn plan(
                 ));
             }
         }
-        if subnet.contains(&target.address) {
+        if subnet.contains(&target.address) && !target.peer {
             // Answered by a neighbour on the same bridge, it never leaves the node: its
-            // replies would read as egress.
+            // replies would read as egress. A peer's are judged by its `via`.
             return Err(format!(
                 "{location}.address: {} is in the VNet's own subnet {} ({}); a probe to it \
                  never leaves the node, so it proves nothing about egress: give a host beyond \
-                 the node",
+                 the node, or, for another node's workload of the same proof, set peer: true \
+                 and via",
                 target.address,
                 subnet.trunc(),
                 vnet.name
@@ -239,13 +243,14 @@ fn plan(
         .as_deref()
         .map(|name| existing(links, "expect_egress_interface", name))
         .transpose()?;
+    let vias = vias_of(&request.targets, links, &vnet)?;
     let forbidden = match &request.forbidden_interfaces {
         Some(names) => names
             .iter()
             .enumerate()
             .map(|(i, name)| existing(links, &format!("forbidden_interfaces[{i}]"), name))
             .collect::<Result<Vec<_>, _>>()?,
-        None => default_forbidden(node, &vnet, egress.as_ref()),
+        None => default_forbidden(node, &vnet, egress.iter().chain(&vias)),
     };
     if let Some(vnet_forbidden) = forbidden.iter().find(|i| i.index == vnet.index) {
         return Err(format!(
@@ -264,7 +269,7 @@ fn plan(
                 Size::Mtu => Size::Bytes(mtu.min(u32::from(u16::MAX)) as u16),
                 bytes => bytes,
             }),
-            ..*target
+            ..target.clone()
         })
         .collect();
     Ok(Plan {
@@ -278,9 +283,34 @@ fn plan(
         timeout_secs: request.timeout_secs,
         forbidden,
         egress,
+        vias,
         mtu,
         vlan,
     })
+}
+
+/// The targets' `via` interfaces, each once: each must exist, and not be the VNet itself
+/// (every probe crosses it, whatever answers).
+fn vias_of(targets: &[Target], links: &Links, vnet: &Interface) -> Result<Vec<Interface>, String> {
+    let mut vias: Vec<Interface> = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        let Some(name) = &target.via else {
+            continue;
+        };
+        let location = format!("targets[{i}].via");
+        let via = existing(links, &location, name)?;
+        if via.index == vnet.index {
+            return Err(format!(
+                "{location}: {name} is the VNet the workload plugs into; every probe crosses \
+                 it, also one a neighbour answers: give the VNet's port toward the other node \
+                 (its VXLAN port, e.g. vxlan_{name}) or the VLAN zone's uplink"
+            ));
+        }
+        if !vias.contains(&via) {
+            vias.push(via);
+        }
+    }
+    Ok(vias)
 }
 
 /// The bridge to attach to and the subnet on it that holds the address.
@@ -391,18 +421,18 @@ fn existing(links: &Links, location: &str, name: &str) -> Result<Interface, Stri
 }
 
 /// Every interface of the main table with an address, but loopback, the VNet and the expected
-/// egress: where a tenant packet has no business.
-fn default_forbidden(
+/// ways out (the expected egress, the targets' `via`): where a tenant packet has no business.
+fn default_forbidden<'a>(
     node: &NodeFacts,
     vnet: &Interface,
-    egress: Option<&Interface>,
+    expected: impl Iterator<Item = &'a Interface> + Clone,
 ) -> Vec<Interface> {
     let links = &node.links;
     links
         .iter()
         .filter(|link| Vrf::Main.holds(links, link))
         .filter(|link| link.name != "lo" && link.index != vnet.index)
-        .filter(|link| egress.is_none_or(|e| e.index != link.index))
+        .filter(|link| !expected.clone().any(|e| e.index == link.index))
         .filter(|link| node.addresses.iter().any(|a| a.index == link.index))
         .map(Interface::of)
         .collect()

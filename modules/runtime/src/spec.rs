@@ -17,6 +17,8 @@ pub enum Kind {
     Path,
     Bool,
     Int,
+    /// A number, whole or not (Ansible's `float`): seconds since the epoch, say.
+    Float,
     /// Any JSON value, passed through untouched.
     Raw,
     /// A list whose elements follow the given spec (its `name` is not used).
@@ -34,6 +36,7 @@ impl Kind {
             Kind::Path => "path",
             Kind::Bool => "bool",
             Kind::Int => "int",
+            Kind::Float => "float",
             Kind::Raw => "raw",
             Kind::List(_) => "list",
             Kind::Dict(_) | Kind::Map(_) => "dict",
@@ -358,6 +361,9 @@ fn coerce(
         Kind::Int => Value::Number(to_int(value).ok_or_else(|| {
             type_error(&format!("the value {} is not a whole number", short(value)))
         })?),
+        Kind::Float => Value::Number(to_float(value).ok_or_else(|| {
+            type_error(&format!("the value {} is not a number", short(value)))
+        })?),
         Kind::List(element) => {
             let items = to_list(value).ok_or_else(|| {
                 type_error(&format!(
@@ -478,6 +484,17 @@ fn to_int(value: &Value) -> Option<Number> {
         Value::String(s) => s.trim().parse::<i64>().ok().map(Number::from),
         _ => None,
     }
+}
+
+/// Ansible's float conversion: a number, or text that reads as one; finite only (JSON has no
+/// NaN or infinity to hand to the module).
+fn to_float(value: &Value) -> Option<Number> {
+    let x = match value {
+        Value::Number(n) => n.as_f64()?,
+        Value::String(s) => s.trim().parse::<f64>().ok()?,
+        _ => return None,
+    };
+    Number::from_f64(x)
 }
 
 fn to_list(value: &Value) -> Option<Vec<Value>> {

@@ -27,6 +27,8 @@ fn blocked(proto: Proto, port: Option<u16>) -> Target {
         port,
         expect: Expect::Blocked,
         size: None,
+        peer: false,
+        via: None,
     }
 }
 

@@ -9,6 +9,8 @@ use std::net::Ipv4Addr;
 fn a_leak_probe_that_sent_nothing_proves_nothing() {
     let target = |address: Ipv4Addr, expect| Target {
         size: None,
+        peer: false,
+        via: None,
         address: address.into(),
         proto: Proto::Icmp,
         port: None,

@@ -5,6 +5,7 @@ mod blocked;
 mod frames;
 mod lifecycle;
 mod params;
+mod peers;
 mod probe;
 mod probes;
 mod tenant;
@@ -19,6 +20,8 @@ pub fn target(address: &str) -> TargetParams {
         port: None,
         expect: Expect::Reply,
         size: None,
+        peer: false,
+        via: None,
     }
 }
 
@@ -34,6 +37,7 @@ pub fn params(targets: Vec<TargetParams>) -> Params {
         timeout: 2,
         forbidden_interfaces: None,
         expect_egress_interface: Some("vmbr0.50".into()),
+        start_at: None,
         check_mode_findings: deevnet_runtime::CheckModeFindings::Fail,
     }
 }

@@ -22,6 +22,8 @@ fn a_valid_request_is_parsed_with_its_defaults() {
             port: Some(53),
             expect: Expect::Reply,
             size: None,
+            peer: false,
+            via: None,
         }
     );
     assert_eq!((request.count, request.timeout_secs), (3, 2));
@@ -94,6 +96,8 @@ fn ports_follow_the_protocol() {
                 port,
                 expect: Expect::Reply,
                 size: None,
+                peer: false,
+                via: None,
             }]
         })
     };

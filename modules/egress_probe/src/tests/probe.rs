@@ -131,6 +131,8 @@ fn each_run_has_its_own_nonce_and_planned_ports() {
         port,
         expect: Expect::Reply,
         size: None,
+        peer: false,
+        via: None,
     };
     let targets = [
         t(Proto::Icmp, None),
@@ -187,6 +189,8 @@ fn targets() -> Vec<Target> {
             port: None,
             expect: Expect::Reply,
             size: None,
+            peer: false,
+            via: None,
         },
         Target {
             address: MGMT.into(),
@@ -194,11 +198,13 @@ fn targets() -> Vec<Target> {
             port: None,
             expect: Expect::None,
             size: None,
+            peer: false,
+            via: None,
         },
     ]
 }
 
-fn outgoing(bytes: Vec<u8>) -> Frame {
+pub(super) fn outgoing(bytes: Vec<u8>) -> Frame {
     Frame {
         protocol: ETH_P_IP,
         packet_type: PACKET_OUTGOING,

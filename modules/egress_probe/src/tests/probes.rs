@@ -527,6 +527,8 @@ fn blocked(address: Ipv4Addr) -> Target {
         port: None,
         expect: Expect::Blocked,
         size: None,
+        peer: false,
+        via: None,
     }
 }
 
@@ -714,7 +716,7 @@ fn a_full_size_and_a_small_probe_to_one_target_are_counted_apart() {
     };
     let full = Target {
         size: Some(Size::Bytes(1500)),
-        ..small
+        ..small.clone()
     };
     let targets = [full, small];
     let ta = markers([10, 20, 129, 250], 0x1000);
@@ -737,7 +739,7 @@ fn a_refused_connection_is_an_answer_and_an_unreachable_one_is_blocked() {
         ..blocked(INTERNET)
     };
     let targets = [
-        tcp,
+        tcp.clone(),
         Target {
             port: Some(22),
             ..tcp
@@ -808,6 +810,8 @@ fn ipv6_frames_are_classified_also_after_translation() {
         port: None,
         expect: Expect::Reply,
         size: None,
+        peer: false,
+        via: None,
     }];
     let ta = Markers {
         workload: WORKLOAD6.parse().unwrap(),

@@ -6,7 +6,7 @@ use crate::params::Request;
 use crate::tenant::{resolve, NodeAddress, NodeFacts, Vrf};
 use deevnet_runtime::netlink::{Link, Links};
 
-fn link(index: u32, name: &str, kind: Option<&str>, controller: Option<u32>) -> Link {
+pub(super) fn link(index: u32, name: &str, kind: Option<&str>, controller: Option<u32>) -> Link {
     Link {
         index,
         name: name.into(),
@@ -18,7 +18,7 @@ fn link(index: u32, name: &str, kind: Option<&str>, controller: Option<u32>) -> 
 
 /// The lab node: vmbr0 (management) with vmbr0.50 (transit) and vmbr0.51, vrf_tdemo with its
 /// VNet tdemo0, a VM's tap on it, and a second tenant's VNet.
-fn lab_node() -> NodeFacts {
+pub(super) fn lab_node() -> NodeFacts {
     let links = Links::new(vec![
         link(1, "lo", None, None),
         link(2, "eth0", None, None),

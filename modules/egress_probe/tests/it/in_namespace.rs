@@ -32,7 +32,7 @@ pub(crate) struct Lab {
     pub(crate) _vm: TestNamespace,
 }
 
-fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
+pub(crate) fn pair(a: &TestNamespace, a_end: &str, b: &TestNamespace, b_end: &str) {
     a.ip(&format!(
         "link add {a_end} type veth peer name {b_end} netns {}",
         b.name()
@@ -92,25 +92,11 @@ impl Lab {
 
     /// The module as Ansible would run it on the node.
     pub(crate) fn spawn(&self, args: &Value) -> (Child, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("args.json");
-        std::fs::write(&path, args.to_string()).unwrap();
-        let child = self
-            .node
-            .command(assert_cmd::cargo::cargo_bin("egress_probe"))
-            .arg(&path)
-            .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        (child, dir)
+        spawn_on(&self.node, &[], args)
     }
 
     pub(crate) fn run(&self, args: Value) -> Value {
-        let (child, _dir) = self.spawn(&args);
-        let output = child.wait_with_output().unwrap();
-        serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+        run_on(&self.node, args)
     }
 
     /// Runs the module while watching the node: the result, and the most probe workloads that
@@ -138,41 +124,85 @@ impl Lab {
     /// Links, IPv4 addresses and routes of the node, and the named namespaces of probes: what
     /// a run must leave as it found it.
     pub(crate) fn state(&self) -> String {
-        let node = self.node.name();
-        let mut state = String::new();
-        for args in [
-            &["-n", node, "-o", "link"][..],
-            &["-n", node, "-o", "-4", "addr"],
-            &["-n", node, "route"],
-            &["netns", "list"],
-        ] {
-            let output = Command::new("ip").args(args).output().unwrap();
-            for line in String::from_utf8_lossy(&output.stdout).lines() {
-                // Other tests' namespaces come and go meanwhile.
-                if args[0] == "netns" && !line.starts_with("dvp") {
-                    continue;
-                }
-                // Queue and counters change with any traffic.
-                state.push_str(line.split(" qdisc").next().unwrap_or(line));
-                state.push('\n');
-            }
-        }
-        state
+        state_of(&self.node)
     }
 
     pub(crate) fn probe_links(&self) -> Vec<String> {
-        let output = Command::new("ip")
-            .args(["-n", self.node.name(), "-o", "link"])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| line.split(": ").nth(1))
-            .map(|name| name.split('@').next().unwrap().to_string())
-            // dvprobe<pid> for one probe, dvp<pid>p<i> for each of many.
-            .filter(|name| name.starts_with("dvp"))
-            .collect()
+        probe_links_of(&self.node)
     }
+}
+
+/// The module as Ansible would run it on `node`, through `wrapper` if any (e.g. `prlimit
+/// --nofile=64`).
+pub(crate) fn spawn_on(
+    node: &TestNamespace,
+    wrapper: &[&str],
+    args: &Value,
+) -> (Child, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("args.json");
+    std::fs::write(&path, args.to_string()).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("egress_probe");
+    let mut command = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut command = node.command(program);
+            command.args(rest).arg(&binary);
+            command
+        }
+        None => node.command(&binary),
+    };
+    let child = command
+        .arg(&path)
+        .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    (child, dir)
+}
+
+/// The module run on `node`: its one JSON result.
+pub(crate) fn run_on(node: &TestNamespace, args: Value) -> Value {
+    let (child, _dir) = spawn_on(node, &[], &args);
+    result_of(child)
+}
+
+/// Links, IPv4 addresses and routes of `node`, and the named namespaces of probes: what a run
+/// must leave as it found it.
+pub(crate) fn state_of(node: &TestNamespace) -> String {
+    let node = node.name();
+    let mut state = String::new();
+    for args in [
+        &["-n", node, "-o", "link"][..],
+        &["-n", node, "-o", "-4", "addr"],
+        &["-n", node, "route"],
+        &["netns", "list"],
+    ] {
+        let output = Command::new("ip").args(args).output().unwrap();
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            // Other tests' namespaces come and go meanwhile.
+            if args[0] == "netns" && !line.starts_with("dvp") {
+                continue;
+            }
+            // Queue and counters change with any traffic.
+            state.push_str(line.split(" qdisc").next().unwrap_or(line));
+            state.push('\n');
+        }
+    }
+    state
+}
+
+/// The probes' veths on `node`: dvprobe<pid> for one probe, dvp<pid>p<i> for each of many.
+pub(crate) fn probe_links_of(node: &TestNamespace) -> Vec<String> {
+    let output = Command::new("ip")
+        .args(["-n", node.name(), "-o", "link"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split(": ").nth(1))
+        .map(|name| name.split('@').next().unwrap().to_string())
+        .filter(|name| name.starts_with("dvp"))
+        .collect()
 }
 
 /// The internet host's services: TCP 443 accepts, UDP 53 answers a query with its ID.
@@ -414,39 +444,32 @@ impl Lab {
         wrapper: &[&str],
         args: &Value,
     ) -> (Child, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("args.json");
-        std::fs::write(&file, args.to_string()).unwrap();
-        let mut command = self.node.command(wrapper[0]);
-        command.args(&wrapper[1..]);
-        let child = command
-            .arg(assert_cmd::cargo::cargo_bin("egress_probe"))
-            .arg(&file)
-            .env("DEEVNET_TEST_LOCK_ROOT", lock_root())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        (child, dir)
+        spawn_on(&self.node, wrapper, args)
     }
 
     /// Waits until the run `child` has created its veth; its name.
     pub(crate) fn wait_for_probe(&self, child: &mut Child) -> String {
-        let name = format!("dvprobe{}", child.id());
-        let started = Instant::now();
-        while !self.probe_links().contains(&name) {
-            // The ARP check alone takes 3 s.
-            assert!(
-                started.elapsed() < Duration::from_secs(15),
-                "the probe never started"
-            );
-            assert!(
-                child.try_wait().unwrap().is_none(),
-                "the run ended before its probe"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        name
+        wait_for_probe_on(&self.node, child)
     }
+}
+
+/// Waits until the run `child` on `node` has created its veth; its name.
+pub(crate) fn wait_for_probe_on(node: &TestNamespace, child: &mut Child) -> String {
+    let name = format!("dvprobe{}", child.id());
+    let started = Instant::now();
+    while !probe_links_of(node).contains(&name) {
+        // The ARP check alone takes 3 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the probe never started"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its probe"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    name
 }
 
 /// The same address run after run, each time behind a new veth (a new MAC), while the node still

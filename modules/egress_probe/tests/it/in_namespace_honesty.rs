@@ -219,7 +219,8 @@ fn a_target_in_the_vnets_own_subnet_is_refused() {
         json!(
             "targets[0].address: 10.20.129.10 is in the VNet's own subnet 10.20.129.0/24 \
              (vnet0); a probe to it never leaves the node, so it proves nothing about egress: \
-             give a host beyond the node"
+             give a host beyond the node, or, for another node's workload of the same proof, \
+             set peer: true and via"
         )
     );
     assert!(lab.probe_links().is_empty());

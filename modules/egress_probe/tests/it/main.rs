@@ -4,5 +4,6 @@
 mod cli;
 mod in_namespace;
 mod in_namespace_honesty;
+mod in_namespace_peers;
 mod in_namespace_probes;
 mod lifecycle;

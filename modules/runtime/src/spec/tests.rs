@@ -55,6 +55,41 @@ fn strings_from_ad_hoc_are_coerced_like_ansible() {
 }
 
 #[test]
+fn floats_take_numbers_and_text_that_reads_as_one() {
+    static FLOATS: [OptionSpec; 1] = [OptionSpec::new("start_at", Kind::Float)];
+    let run = |params: Value| validate("ns.col.m", &FLOATS, params.as_object().unwrap(), false);
+    for (given, coerced) in [
+        (json!(1760000000.25), json!(1760000000.25)),
+        (json!(1760000000), json!(1760000000.0)),
+        (json!(" 1760000000.5 "), json!(1760000000.5)),
+        (json!(null), json!(null)),
+    ] {
+        assert_eq!(
+            run(json!({ "start_at": given })).unwrap()["start_at"],
+            coerced
+        );
+    }
+    for bad in [
+        json!("soon"),
+        json!("NaN"),
+        json!("inf"),
+        json!(true),
+        json!([1.0]),
+    ] {
+        let err = run(json!({ "start_at": bad })).unwrap_err();
+        assert!(
+            err.0.starts_with("argument 'start_at' is of type")
+                && err.0.contains("unable to convert to float"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        to_argument_spec(&FLOATS),
+        json!({"start_at": {"type": "float"}})
+    );
+}
+
+#[test]
 fn aliases_resolve_to_the_option_name() {
     let out = run(json!({"interface": ["x"]})).unwrap();
     assert_eq!(out["interfaces"], json!(["x"]));
