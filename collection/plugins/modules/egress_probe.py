@@ -140,7 +140,7 @@ description:
     on the VNet nor answers ARP, targets that are broadcast, multicast, loopback, link-local,
     unspecified, the node's own or the workload's own addresses or inside the VNet's own
     subnet (a probe to them never leaves the node; a peer, O(targets[].peer), alone may be
-    there), a O(targets[].via) the node does not have, a O(start_at) more than 300 seconds
+    there), a O(targets[].via) that is the VNet itself, a O(start_at) more than 300 seconds
     ahead of the node's clock, and out-of-range O(count) or O(timeout).
     An address or gateway counts as silent when nothing answered ARP for it within 3 seconds,
     the question asked again every 0.5 seconds, so a loaded VM that answers late still holds
@@ -222,8 +222,9 @@ options:
             requests left by it (for this target it replaces O(expect_egress_interface));
             answered without crossing it, it fails - answered on the node's side of it.
           - Captured whatever it is, a port of the VNet among them; never a default forbidden
-            interface, and refused in O(forbidden_interfaces). An interface the node does not
-            have, or the VNet itself, is refused before anything is created.
+            interface, and refused in O(forbidden_interfaces). The VNet itself is refused
+            before anything is created. An interface the node does not have (a VNet whose
+            VXLAN port is gone) fails its target, naming it, while the other targets run.
         type: str
   probes:
     description:

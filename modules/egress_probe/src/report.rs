@@ -360,7 +360,18 @@ fn judge_reply(
         outcome.received,
         outcome.sent
     );
-    if target.size.is_some() && outcome.frag_needed.is_some() {
+    let via_missing = target
+        .via
+        .as_deref()
+        .filter(|via| !captures.iter().any(|c| c.interface == *via));
+    if let Some(via) = via_missing {
+        // Every interface of the node is captured: one that is not, the node does not have.
+        Some(format!(
+            "{}: via {via} does not exist on this node, so nothing of it can cross there: \
+             re-create the VNet's port toward the other nodes (Proxmox: `ifreload -a`)",
+            target.label()
+        ))
+    } else if target.size.is_some() && outcome.frag_needed.is_some() {
         // The path's MTU is smaller and says so: what a full-size probe asks of it.
         None
     } else if target.size.is_some() && outcome.sent > 0 && outcome.received == 0 {

@@ -289,8 +289,9 @@ fn plan(
     })
 }
 
-/// The targets' `via` interfaces, each once: each must exist, and not be the VNet itself
-/// (every probe crosses it, whatever answers).
+/// The targets' `via` interfaces the node has, each once, none the VNet itself (every probe
+/// crosses it, whatever answers). A `via` the node lacks is node state, not bad input (a VNet
+/// whose VXLAN port is gone): not captured, its target fails naming it, the others still run.
 fn vias_of(targets: &[Target], links: &Links, vnet: &Interface) -> Result<Vec<Interface>, String> {
     let mut vias: Vec<Interface> = Vec::new();
     for (i, target) in targets.iter().enumerate() {
@@ -298,7 +299,9 @@ fn vias_of(targets: &[Target], links: &Links, vnet: &Interface) -> Result<Vec<In
             continue;
         };
         let location = format!("targets[{i}].via");
-        let via = existing(links, &location, name)?;
+        let Some(via) = links.by_name(name).map(Interface::of) else {
+            continue;
+        };
         if via.index == vnet.index {
             return Err(format!(
                 "{location}: {name} is the VNet the workload plugs into; every probe crosses \
