@@ -37,6 +37,7 @@ NAMESPACES=(internet mgmt5 wl1 wl2 wl3)
 install -m 755 "$here/all-exit-probe" /usr/local/sbin/all-exit-probe
 install -m 755 "$here/all-exit-faults" /usr/local/sbin/all-exit-faults
 install -m 755 "$here/all-exit-sdn" /usr/local/sbin/all-exit-sdn
+install -m 755 "$here/all-exit-bench-tenants" /usr/local/sbin/all-exit-bench-tenants
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
 
 # ---------------------------------------------------------------- clean slate
