@@ -5,17 +5,13 @@ each fault of the field is planted alone, and the report must name it and nothin
 from __future__ import annotations
 
 import copy
-import importlib.util
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT
+from conftest import filter_plugin
 
-_spec = importlib.util.spec_from_file_location(
-    "fleet_proof", ROOT / "collection" / "plugins" / "filter" / "fleet_proof.py")
-fleet_proof = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fleet_proof)
+fleet_proof = filter_plugin("fleet_proof")
 plan = fleet_proof.fleet_proof_plan
 reconcile = fleet_proof.fleet_proof_reconcile
 
@@ -174,13 +170,18 @@ def test_forwarding_off_on_one_uplink_names_that_node_s_returns_only():
     assert "net.ipv4.conf.nic5.forwarding=1 on hv02" in report["findings"][0]["fix"]
 
 
-def test_rp_filter_on_one_l3vni_bridge_names_only_the_returns_landing_there():
+def rp_filter_on_hv03s_bridge() -> dict:
+    """The fleet with rp_filter on hv03's vrfbr_tdemo: tdemo's returns through hv01 and hv02 lost."""
     facts = fleet()
     lookup_of(facts, "hv03", "vrf_tdemo", WORKLOAD[("tdemo", "hv03")], "vrfbr_tdemo")["actual"] = {
         "type": "refused", "reason": "reverse_path", "iif": "vrfbr_tdemo"}
     for landing in ("hv01", "hv02"):
         probe_target(facts, "hv03", f"tdemo-via-{landing}", INTERNET).update(passed=False, received=0)
-    report = reconcile(facts, NODES, settings(), None)
+    return facts
+
+
+def test_rp_filter_on_one_l3vni_bridge_names_only_the_returns_landing_there():
+    report = reconcile(rp_filter_on_hv03s_bridge(), NODES, settings(), None)
     assert failing(report) == [("tdemo", "hv03", "return:hv01"), ("tdemo", "hv03", "return:hv02")]
     assert {(node, subject) for node, subject, _ in findings_text(report)} == {
         ("hv03", "net.ipv4.conf.vrfbr_tdemo.rp_filter")}
@@ -400,12 +401,7 @@ def test_the_gathered_facts_come_from_the_registered_results_and_unreached_nodes
 
 
 def test_a_report_is_held_against_what_a_known_fault_may_fail():
-    facts = fleet()
-    lookup_of(facts, "hv03", "vrf_tdemo", WORKLOAD[("tdemo", "hv03")], "vrfbr_tdemo")["actual"] = {
-        "type": "refused", "reason": "reverse_path", "iif": "vrfbr_tdemo"}
-    for landing in ("hv01", "hv02"):
-        probe_target(facts, "hv03", f"tdemo-via-{landing}", INTERNET).update(passed=False, received=0)
-    report = reconcile(facts, NODES, settings(), None)
+    report = reconcile(rp_filter_on_hv03s_bridge(), NODES, settings(), None)
     expected = {"cells": {"hv03": "^return:hv0[12]$"}, "findings": {"hv03": r"\.rp_filter$"}, "checks": []}
     assert fleet_proof.fleet_report_unexpected(report, expected) == []
     assert fleet_proof.fleet_report_unexpected(report, dict(expected, cells={"hv03": "^return:hv01$"})) == [
@@ -420,12 +416,8 @@ def test_a_report_is_held_against_what_a_known_fault_may_fail():
 
 
 def test_every_renderer_reads_the_reconciled_report():
-    from conftest import filter_plugin
     report_filters = filter_plugin("fleet_report")
-    facts = fleet()
-    lookup_of(facts, "hv03", "vrf_tdemo", WORKLOAD[("tdemo", "hv03")], "vrfbr_tdemo")["actual"] = {
-        "type": "refused", "reason": "reverse_path", "iif": "vrfbr_tdemo"}
-    report = reconcile(facts, NODES, settings(), "2026-12-06T10:00:00Z")
+    report = reconcile(rp_filter_on_hv03s_bridge(), NODES, settings(), "2026-12-06T10:00:00Z")
     matrix = report_filters.fleet_report_matrix(report)
     assert "internet" in matrix[0] and "via hv03" in matrix[0]
     assert any(line.startswith("tdemo@hv03") and "FAIL F1" in line for line in matrix)

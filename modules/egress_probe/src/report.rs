@@ -354,12 +354,7 @@ fn judge_reply(
         seen.iter()
             .any(|(name, requests, _)| name == interface && *requests > 0)
     };
-    let replies = format!(
-        "{}: {}/{} replies",
-        target.label(),
-        outcome.received,
-        outcome.sent
-    );
+    let replies = replies_head(target, outcome);
     let via_missing = target
         .via
         .as_deref()
@@ -443,18 +438,23 @@ fn capture_loss(capture: &CaptureHealth) -> Option<String> {
     })
 }
 
+/// `10.20.129.251 icmp: 2/3 replies`: how a target's message starts.
+fn replies_head(target: &Target, outcome: &ProbeOutcome) -> String {
+    format!(
+        "{}: {}/{} replies",
+        target.label(),
+        outcome.received,
+        outcome.sent
+    )
+}
+
 fn missing_replies(
     target: &Target,
     outcome: &ProbeOutcome,
     seen: &[(String, u32, u32)],
     captures: &[Capture],
 ) -> String {
-    let head = format!(
-        "{}: {}/{} replies",
-        target.label(),
-        outcome.received,
-        outcome.sent
-    );
+    let head = replies_head(target, outcome);
     let error = outcome
         .error
         .as_deref()

@@ -27,7 +27,7 @@ set -euo pipefail
 started=$SECONDS
 step() { echo "all-exit-provision: $* ($((SECONDS - started)) s)"; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# The fabric lab's node helpers (remove_nodes, start_containers, add_namespaces, veth, tdemo_zone).
+# The fabric lab's node helpers (remove_nodes, start_containers, add_namespaces, veth, tdemo_zone, evpn_zone).
 # shellcheck source=../../fabric/guest/fabric-nodes.sh
 . "$here/fabric-nodes.sh"
 HVS=(hv01 hv02 hv03)
@@ -75,28 +75,6 @@ systemd-run --quiet --unit=all-exit-internet-responder --collect \
   ip netns exec internet /usr/local/sbin/lab-internet-responder 203.0.113.8
 
 # ---------------------------------------------------------------- the hypervisors
-# The second tenant's zone (Proxmox: zone tother, VNet tother0 10.30.1.1/24), as tdemo_zone makes the
-# first: its own VRF, L3VNI 10002 and L2VNI 11002, the gateway's own MAC. It has no standing
-# workload: the fabric proof brings its own.
-tother_zone() {
-  local n=$1 vtep=$2 dev
-  ip -n "$n" link add vrf_tother type vrf table 1002
-  ip -n "$n" link set vrf_tother up
-  ip -n "$n" link add vrfbr_tother type bridge stp_state 0 forward_delay 0
-  ip -n "$n" link set vrfbr_tother master vrf_tother
-  ip -n "$n" link add vrfvx_tother type vxlan id 10002 local "$vtep" dstport 4789 nolearning
-  ip -n "$n" link set vrfvx_tother master vrfbr_tother
-  ip -n "$n" link add tother0 type bridge stp_state 0 forward_delay 0
-  ip -n "$n" link set tother0 address 02:de:e0:00:02:01 master vrf_tother
-  ip -n "$n" addr add 10.30.1.1/24 dev tother0
-  ip -n "$n" link add vxlan_tother0 type vxlan id 11002 local "$vtep" dstport 4789 nolearning
-  ip -n "$n" link set vxlan_tother0 master tother0
-  for dev in vrfvx_tother vxlan_tother0; do
-    ip netns exec "$n" bridge link set dev "$dev" neigh_suppress on learning off
-  done
-  for dev in vrfbr_tother vrfvx_tother tother0 vxlan_tother0; do ip -n "$n" link set "$dev" up; done
-}
-
 # hv N: what a Proxmox node with this SDN config has in the kernel (ifupdown2's work).
 hv() {
   local i=$1 n=hv0$1
@@ -118,7 +96,9 @@ hv() {
   ip -n "$n" addr add "198.51.100.13$i/27" dev vmbr0.51
   ip -n "$n" link set vmbr0.51 up
   tdemo_zone "$n" "198.51.100.13$i"
-  tother_zone "$n" "198.51.100.13$i"
+  # The second tenant (Proxmox: zone tother, VNet tother0 10.30.1.1/24), with no standing
+  # workload: the fabric proof brings its own.
+  evpn_zone "$n" "198.51.100.13$i" tother 1002 10002 11002 10.30.1.1/24 02:de:e0:00:02:01
   # Proxmox's `ip-forward on` on the SDN devices: tenant traffic is routed, the uplink is not.
   for dev in vrf_tdemo vrfbr_tdemo tdemo0 vrf_tother vrfbr_tother tother0; do
     ip netns exec "$n" sysctl -qw "net.ipv4.conf.$dev.forwarding=1"

@@ -67,23 +67,28 @@ veth() {
 # vrf_tdemo (table 1001) with its L3VNI 10001 (vrfbr_tdemo + vrfvx_tdemo), and the vnet tdemo0
 # on L2VNI 11001, the subnet's gateway 192.0.2.1 with the same MAC on every node.
 GW_MAC=02:de:e0:00:01:01
-tdemo_zone() {
-  local n=$1 vtep=$2 dev
-  ip -n "$n" link add vrf_tdemo type vrf table 1001
-  ip -n "$n" link set vrf_tdemo up
-  # The zone's L3VNI (Proxmox: vrfbr_<zone> + vrfvx_<zone>).
-  ip -n "$n" link add vrfbr_tdemo type bridge stp_state 0 forward_delay 0
-  ip -n "$n" link set vrfbr_tdemo master vrf_tdemo
-  ip -n "$n" link add vrfvx_tdemo type vxlan id 10001 local "$vtep" dstport 4789 nolearning
-  ip -n "$n" link set vrfvx_tdemo master vrfbr_tdemo
-  # The vnet: its bridge is the subnet's gateway, the same address and MAC on every node.
-  ip -n "$n" link add tdemo0 type bridge stp_state 0 forward_delay 0
-  ip -n "$n" link set tdemo0 address "$GW_MAC" master vrf_tdemo
-  ip -n "$n" addr add 192.0.2.1/24 dev tdemo0
-  ip -n "$n" link add vxlan_tdemo0 type vxlan id 11001 local "$vtep" dstport 4789 nolearning
-  ip -n "$n" link set vxlan_tdemo0 master tdemo0
-  for dev in vrfvx_tdemo vxlan_tdemo0; do
+tdemo_zone() { evpn_zone "$1" "$2" tdemo 1001 10001 11001 192.0.2.1/24 "$GW_MAC"; }
+
+# evpn_zone NODE VTEP ZONE TABLE L3VNI L2VNI GATEWAY MAC: what ifupdown2 makes of an EVPN zone
+# ZONE and its VNet ZONE0: the VRF vrf_ZONE (TABLE), the L3VNI (Proxmox: vrfbr_ZONE + vrfvx_ZONE)
+# and the VNet's bridge, which is the subnet's gateway with the same address and MAC on every
+# node, with its L2VNI's VXLAN port.
+evpn_zone() {
+  local n=$1 vtep=$2 zone=$3 table=$4 l3vni=$5 l2vni=$6 gateway=$7 mac=$8 dev
+  local vrf=vrf_$zone vnet=${zone}0
+  ip -n "$n" link add "$vrf" type vrf table "$table"
+  ip -n "$n" link set "$vrf" up
+  ip -n "$n" link add "vrfbr_$zone" type bridge stp_state 0 forward_delay 0
+  ip -n "$n" link set "vrfbr_$zone" master "$vrf"
+  ip -n "$n" link add "vrfvx_$zone" type vxlan id "$l3vni" local "$vtep" dstport 4789 nolearning
+  ip -n "$n" link set "vrfvx_$zone" master "vrfbr_$zone"
+  ip -n "$n" link add "$vnet" type bridge stp_state 0 forward_delay 0
+  ip -n "$n" link set "$vnet" address "$mac" master "$vrf"
+  ip -n "$n" addr add "$gateway" dev "$vnet"
+  ip -n "$n" link add "vxlan_$vnet" type vxlan id "$l2vni" local "$vtep" dstport 4789 nolearning
+  ip -n "$n" link set "vxlan_$vnet" master "$vnet"
+  for dev in "vrfvx_$zone" "vxlan_$vnet"; do
     ip netns exec "$n" bridge link set dev "$dev" neigh_suppress on learning off
   done
-  for dev in vrfbr_tdemo vrfvx_tdemo tdemo0 vxlan_tdemo0; do ip -n "$n" link set "$dev" up; done
+  for dev in "vrfbr_$zone" "vrfvx_$zone" "$vnet" "vxlan_$vnet"; do ip -n "$n" link set "$dev" up; done
 }
