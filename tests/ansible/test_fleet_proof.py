@@ -134,7 +134,7 @@ def test_a_healthy_fleet_passes_every_cell_and_check():
     report = reconcile(fleet(), NODES, settings(), "2026-12-06T10:00:00Z")
     assert report["format"] == "deevnet.net.fabric_proof/1"
     assert failing(report) == []
-    assert [check["ok"] for check in report["checks"]] == [True] * 5
+    assert [check["ok"] for check in report["checks"]] == [True] * 6
     assert report["findings"] == []
     # 2 tenants x 3 nodes; per row: internet, management, the other tenant, 2 peers small and DF, 2 returns.
     assert report["summary"] == {"cells": 6 * 9, "passed": 54, "failed": 0, "unknown": 0, "not_run": 0,
@@ -435,3 +435,14 @@ def test_each_tenant_probes_the_next_tenants_around_the_ring_within_the_run_s_li
     facts = {node: {"sdn": healthy_node(node)["sdn"], "uplinks": ["nic5"]} for node in NODES}
     with pytest.raises(AnsibleFilterError, match="probe tdemo would have 34 targets, more than the 32 of one probe"):
         plan(facts, NODES, "hv01", dict(SETTINGS, internet=[f"203.0.113.{i}" for i in range(1, 29)]))
+
+
+def test_a_node_that_began_probing_after_the_window_is_a_fleet_finding():
+    facts = fleet()
+    facts["hv02"]["probe"]["start_late_secs"] = 4.5
+    facts["hv01"]["probe"]["start_late_secs"] = 1.0
+    report = reconcile(facts, NODES, settings(), None)
+    window = next(check for check in report["checks"] if check["id"] == "start_window")
+    assert not window["ok"]
+    assert window["text"] == "hv02 began probing 4.5 s after the shared start, later than the 4 s its peers wait"
+    assert "forks at least the node count" in report["findings"][0]["fix"]

@@ -841,6 +841,24 @@ def _drift_check(gathered: Mapping, reached: list, findings: Findings) -> dict:
                   "every node's kernel has what its SDN declares")
 
 
+def _late(facts) -> float:
+    """How late the node's egress_probe run began probing after the shared start (0: on time)."""
+    probe = facts.get("probe") if isinstance(facts, Mapping) else None
+    late = probe.get("start_late_secs") if isinstance(probe, Mapping) else None
+    return float(late) if isinstance(late, (int, float)) else 0.0
+
+
+def _window_check(gathered: Mapping, reached: list, settings: Mapping, findings: Findings) -> dict:
+    """Every node probed within the shared window: a node that began later than one attempt's
+    timeout after the start may have missed its peers, whose workloads were already gone."""
+    tolerance = (settings["count"] - 1) * settings["timeout"]
+    problems = [(node, "start_at", f"{node} began probing {_late(gathered[node]):.1f} s after the shared start, "
+                 f"later than the {tolerance} s its peers wait", "give forks at least the node count (-f), or a larger "
+                 "fabric_proof_start_margin") for node in reached if _late(gathered[node]) > tolerance]
+    return _check("start_window", "every node in the shared window", problems, findings,
+                  "every node began probing within the shared window")
+
+
 def _node_context(name: str, facts) -> dict:
     facts = facts if isinstance(facts, Mapping) else {}
     inputs = _node_inputs(name, facts)
@@ -882,7 +900,7 @@ def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> 
     findings = Findings()
     checks = [_reached_check(nodes, reached, findings), _version_check(gathered, reached, findings),
               _vtep_check(fleet, gathered, reached, findings), _exit_check(fleet, gathered, reached, findings),
-              _drift_check(gathered, reached, findings)]
+              _drift_check(gathered, reached, findings), _window_check(gathered, reached, settings, findings)]
     contexts = {node: _node_context(node, gathered[node]) for node in reached}
     vnets = {tenant["vnet"]: tenant["name"] for tenants in fleet.values() for tenant in tenants.values()}
     cells = []
