@@ -71,7 +71,8 @@ def proof(name: str) -> dict:
     reports = WORK / name
     with tempfile.NamedTemporaryFile(prefix="task-results-", suffix=".json", dir=WORK) as counts:
         cmd = [str(VENV / "ansible-playbook"), f"--inventory={STAGE}/molecule/all-exit/inventory",
-               "deevnet.net.fabric_proof", "-e", f"fabric_proof_dir={reports}", "-e", "fabric_proof_fail=false"]
+               "deevnet.net.fabric_proof", "-e", "fabric_proof_hosts=exit_nodes", "-e", f"fabric_proof_dir={reports}",
+               "-e", "fabric_proof_fail=false"]
         start = time.perf_counter()
         done = subprocess.run(cmd, env=dict(env(), DEEVNET_BENCH_TASK_RESULTS=counts.name), capture_output=True,
                               text=True)

@@ -446,3 +446,22 @@ def test_a_node_that_began_probing_after_the_window_is_a_fleet_finding():
     assert not window["ok"]
     assert window["text"] == "hv02 began probing 4.5 s after the shared start, later than the 4 s its peers wait"
     assert "forks at least the node count" in report["findings"][0]["fix"]
+
+
+def test_a_module_that_gave_no_result_on_a_node_is_named_with_its_message():
+    facts = fleet()
+    facts["hv02"]["probe"] = {"failed": True, "msg": "probes[0].vrf: missing; give the tenant's VRF"}
+    report = reconcile(facts, NODES, settings(), None)
+    reached = next(check for check in report["checks"] if check["id"] == "nodes_reached")
+    assert reached["text"] == "hv02: egress_probe gave no result: probes[0].vrf: missing; give the tenant's VRF"
+    assert {cell["verdict"] for cell in report["cells"] if cell["node"] == "hv02"} == {"not_run"}
+
+
+def test_an_l3_vni_without_next_hops_is_not_a_missing_vtep():
+    facts = fleet()
+    for node in NODES:
+        for vni in facts[node]["evpn"]["vnis"]:
+            if vni["type"] == "L3":
+                vni["remote_vteps"] = []
+    report = reconcile(facts, NODES, settings(), None)
+    assert next(check for check in report["checks"] if check["id"] == "vtep_mesh")["ok"]

@@ -42,6 +42,7 @@ TARGET_CLASSES = (
 # How each given class is probed: DNS answers queries; the others answer echoes (the probe has
 # no NTP client: an NTP server's reachability is its echo).
 CLASS_PROTO = {"dns": "udp"}
+DNS_PORT = 53
 # The last addresses of a tenant's subnet, counted down from the last host, are the proof's
 # workloads, one per node in the play's order (an address in use is refused by egress_probe's
 # address check, never taken over).
@@ -75,6 +76,8 @@ def _targets(filter_name: str, settings: Mapping, name: str) -> list:
             _fail(filter_name, f"{where}.proto", target["proto"], "give icmp, tcp or udp")
         if entry.get("port") is not None:
             target["port"] = int(entry["port"])
+        elif target["proto"] == "udp":
+            target["port"] = DNS_PORT  # egress_probe's default, named so that its answer matches
         elif target["proto"] == "tcp":
             _fail(filter_name, f"{where}.port", None, "a tcp target needs the port to complete a handshake with")
         targets.append(target)
@@ -203,7 +206,7 @@ def isolation_peers(tenant: Mapping, tenants: Mapping, count: int) -> list:
     return [tenants[name] for name in ring[:count]]
 
 
-def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping, management: str) -> list:
+def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping, inputs: Mapping) -> list:
     """The egress_probe probes of one tenant on one node: its workload with every class target,
     the other tenants' workloads, its peers on the other nodes; and one workload per forced
     return, probing the first internet target."""
@@ -221,7 +224,12 @@ def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping
         if settings["full_size"]:
             targets.append(dict(crossing, size="mtu"))
     prefix = ipaddress.ip_network(tenant["subnet"], strict=False).prefixlen
-    base = {"vnet": tenant["vnet"], "gateway": tenant["gateway"], "forbidden_interfaces": [management]}
+    base = {"vrf": tenant["vrf"], "vnet": tenant["vnet"], "gateway": tenant["gateway"],
+            "forbidden_interfaces": [inputs["management"]]}
+    if tenant["exit_node"] and len(inputs["uplinks"]) == 1:
+        # The perimeter: answers must come back by it, and a blocked target may be dropped
+        # beyond it (by the core), never by another way out of the node.
+        base["expect_egress_interface"] = inputs["uplinks"][0]
     probes = [dict(base, name=tenant["name"], address=f"{tenant['workload']}/{prefix}", targets=targets)]
     first = settings["internet"][0]
     for landing, address in sorted(_return_workloads(settings, tenant["name"], node).items()):
@@ -296,7 +304,7 @@ def fleet_proof_plan(facts, nodes, node, settings) -> dict:
     if inputs["uplinks"]:
         vrfs.append(_return_lookups(node, inputs["uplinks"], fleet, settings))
     probes = [probe for tenant in mine
-              for probe in _tenant_probes(node, tenant, fleet, settings, inputs["management"])]
+              for probe in _tenant_probes(node, tenant, fleet, settings, inputs)]
     _check_run_limits(node, probes)
     return {"tenants": mine, "vnis": [{"vni": vni} for vni in vnis], "vrfs": vrfs, "probes": probes,
             "count": settings["count"], "timeout": settings["timeout"]}
@@ -359,7 +367,9 @@ def _vtep_check(fleet: Mapping, gathered: Mapping, reached: list, findings: Find
         for tenant in fleet[node].values():
             members = {other: tenants[tenant["name"]]["vtep"] for other, tenants in fleet.items()
                        if other != node and tenant["name"] in tenants}
-            for vni in (tenant["l3vni"], tenant["vni"]):
+            # The flood list of the tenant's L2 VNI: an L3 VNI's next hops come only with routes,
+            # so a tenant without workloads anywhere rightly has none.
+            for vni in (tenant["vni"],):
                 if not vni:
                     continue
                 entry = vnis.get(vni) or {}
@@ -393,10 +403,20 @@ def _exit_check(fleet: Mapping, gathered: Mapping, reached: list, findings: Find
                   "every node's exit role is the one its zones list")
 
 
-def _reached_check(nodes: list, reached: list, findings: Findings) -> dict:
+def _reached_check(nodes: list, reached: list, gathered: Mapping, findings: Findings) -> dict:
+    """Every node reached, and each one's modules ran: a module that refused its arguments or
+    failed before reading anything leaves that node's cells without a side, which says why."""
     problems = [(node, node, f"{node} was not reached or failed before its results were gathered",
                  f"see the play's output for {node}") for node in nodes if node not in reached]
-    return _check("nodes_reached", "every node reached", problems, findings, f"all {len(nodes)} nodes reached")
+    for node in reached:
+        for key, module in (("probe", "egress_probe"), ("lookups", "vrf_route_assert"), ("evpn", "bgp_evpn_assert")):
+            result = gathered[node].get(key)
+            read = {"probe": "probes", "lookups": "checks", "evpn": "vnis"}[key]
+            if isinstance(result, Mapping) and result.get("failed") and not result.get(read):
+                problems.append((node, module, f"{node}: {module} gave no result: {result.get('msg')}",
+                                 f"run deevnet.net.{module} on {node} with the arguments of the play's plan"))
+    return _check("nodes_reached", "every node reached, its modules run", problems, findings,
+                  f"all {len(nodes)} nodes reached, their modules run")
 
 
 # NAT prediction. No kernel API evaluates nftables for a made-up packet, so the postrouting NAT
@@ -624,8 +644,14 @@ def observe(target) -> tuple:
 
 
 def _probe_problem(target: Mapping, address: str) -> str:
-    lines = [line for line in str(target.get("probe_msg") or "").splitlines() if address in line]
-    return lines[0] if lines else ""
+    """egress_probe's words about one target: its message has a line per failed probe, the
+    probe's name first and its targets' problems after it, separated by '; '."""
+    for line in str(target.get("probe_msg") or "").splitlines():
+        name, _, problems = line.partition(": ")
+        for problem in problems.split("; "):
+            if problem.startswith(f"{address} "):
+                return f"{name}: {problem}"
+    return ""
 
 
 def _combine(expect: str, parts: list, findings: Findings, node: str) -> dict:
@@ -898,7 +924,7 @@ def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> 
     reached = [node for node in nodes if gathered[node].get("reached") and gathered[node].get("sdn")]
     fleet = _fleet_tenants({node: gathered[node] for node in reached}, nodes, settings["workload_addresses"])
     findings = Findings()
-    checks = [_reached_check(nodes, reached, findings), _version_check(gathered, reached, findings),
+    checks = [_reached_check(nodes, reached, gathered, findings), _version_check(gathered, reached, findings),
               _vtep_check(fleet, gathered, reached, findings), _exit_check(fleet, gathered, reached, findings),
               _drift_check(gathered, reached, findings), _window_check(gathered, reached, settings, findings)]
     contexts = {node: _node_context(node, gathered[node]) for node in reached}
