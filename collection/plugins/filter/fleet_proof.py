@@ -627,6 +627,11 @@ def predict_blocked(answer, tenant: Mapping, node: Mapping, dst: str, vnets: Map
             f"a route leaked between tenants: {tenant['vrf']} reaches {dst} by {dev}, {vnets[dev]}'s VNet",
             f"remove the route from {tenant['vrf']} (`ip route show vrf {tenant['vrf']}`) and the import or "
             f"route-map that leaks it")
+    if answer.get("fall_through"):
+        # Whatever the main table holds decides for the tenant: no isolation of the VRF's own.
+        return "reply", dev, None, text, (
+            tenant["vrf"], f"{tenant['vrf']} falls through to the main table: {dst} resolves by {dev} there",
+            "give the VRF its own default (import vrf default, or the leaked static default)")
     return "blocked", dev, None, text, None
 
 
@@ -807,7 +812,11 @@ def _input_problem(answer, node: str, dst: str, iif: str):
     reason = answer.get("reason")
     setting = {"not_forwarded": "forwarding", "reverse_path": "rp_filter"}.get(reason)
     subject = f"net.ipv4.conf.{iif}.{setting}" if setting else f"{dst} arriving on {iif}"
-    text = answer.get("msg") or f"{node} drops returns to {dst} arriving on {iif}: {_route_text(answer)}"
+    # vrf_route_assert's words are `VRF: DST from SRC arriving by IIF <what happens>: <why>`: the
+    # why is the node's, the same for every workload, so it is one finding per node and device.
+    why = str(answer.get("msg") or "").split(": ", 2)
+    text = (f"{node} drops the returns arriving on {iif}: {why[2]}" if setting and len(why) == 3
+            else answer.get("msg") or f"{node} drops returns to {dst} arriving on {iif}: {_route_text(answer)}")
     fix = {"forwarding": f"set {subject}=1 on {node} (deevnet.net.sysctl_forwarding; the role's tenant-egress)",
            "rp_filter": f"set {subject}=0 and net.ipv4.conf.all.rp_filter=0 on {node} (the role's tenant-egress)"
            }.get(setting, f"give {node} a route to {dst}")
