@@ -260,6 +260,9 @@ def test_a_vni_missing_on_one_node_fails_the_vtep_cross_check_where_it_is_seen()
                      "hv03's VNI 11001 does not know hv02's VTEP 198.51.100.132"]
     # The peers toward hv02 are predicted lost: the observation (still passing here) disagrees.
     assert ("tdemo", "hv01", "peer:hv02") in failing(report)
+    # No other node learns where hv02's workloads are: their returns through hv01 and hv03 are lost.
+    assert {("tdemo", "hv02", "return:hv01"), ("tdemo", "hv02", "return:hv03")} <= set(failing(report))
+    assert not {("tdemo", "hv01", "return:hv02"), ("tdemo", "hv03", "return:hv02")} & set(failing(report))
 
 
 def test_prediction_and_observation_disagreeing_is_a_finding():

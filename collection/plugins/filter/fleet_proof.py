@@ -823,6 +823,19 @@ def _input_problem(answer, node: str, dst: str, iif: str):
     return "blocked", f"{node}: {dst} from {iif} {_route_text(answer)}", (subject, text, fix)
 
 
+def _advertised(tenant: Mapping, node: Mapping) -> list:
+    """A return landing on another node reaches the workload by the host route EVPN carries from
+    the workload's node (a type-2 route from the VNet's L2 VNI, imported into the VRF over the L3
+    VNI): without the L2 VNI on its node, no other node learns where the workload is."""
+    if not node["evpn"]:
+        return []
+    if (_evpn_vnis(node["evpn"]).get(tenant["vni"]) or {}).get("type"):
+        return [(node["name"], "reply", f"{node['name']}: VNI {tenant['vni']} advertises its workloads", None)]
+    text = f"VNI {tenant['vni']} of {tenant['name']} is missing on {node['name']}"
+    return [(node["name"], "blocked", text, (f"VNI {tenant['vni']}", text,
+                                             f"re-create its devices: `ifreload -a` on {node['name']}"))]
+
+
 def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Findings) -> list:
     """Per other node X: the tenant's traffic back to this row's workload, entering the fabric at
     X by its uplinks, is forwarded there and accepted where it enters the tenant's VRF here.
@@ -845,6 +858,7 @@ def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Fin
             out = predict_reply(node["answers"].get((tenant["vrf"], source["address"], None)), tenant, node,
                                 source["address"])
             judged.insert(0, (node["name"], out[0], out[3], out[4]))
+        judged += _advertised(tenant, node)
         failing = [step for step in judged if step[3]]
         verdicts = [step[1] for step in judged]
         verdict = "blocked" if failing else "unknown" if not judged or "unknown" in verdicts else "reply"
