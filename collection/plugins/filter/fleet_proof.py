@@ -89,7 +89,7 @@ def normalize_settings(settings, filter_name: str) -> dict:
     workload addresses given by hand, and where returns are forced to land."""
     if not isinstance(settings, Mapping):
         _fail(filter_name, "settings", settings, "give the dict the playbook builds from the fabric_proof_* variables")
-    normalized = {name: _targets(filter_name, settings, name) for name, _ in TARGET_CLASSES}
+    normalized = {name: _targets(filter_name, settings, name) for name, _expect in TARGET_CLASSES}
     if not normalized["internet"]:
         _fail(filter_name, "settings.internet", settings.get("internet"),
               "give at least one internet target: the returns are predicted from it as their source")
@@ -210,7 +210,7 @@ def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping
     """The egress_probe probes of one tenant on one node: its workload with every class target,
     the other tenants' workloads, its peers on the other nodes; and one workload per forced
     return, probing the first internet target."""
-    targets = [_probe_target(target, expect) for _, expect, target in _class_targets(settings)]
+    targets = [_probe_target(target, expect) for _column, expect, target in _class_targets(settings)]
     for other in isolation_peers(tenant, fleet[node], settings["isolation_peers"]):
         targets.append({"address": other["workload"], "proto": "icmp", "expect": "blocked"})
     for peer_node, tenants in fleet.items():
@@ -242,7 +242,7 @@ def _tenant_lookups(node: str, tenant: Mapping, fleet: Mapping, settings: Mappin
     """vrf_route_assert's entry for one tenant VRF: every class target and the other tenants'
     workloads, looked up as the tenant's traffic is; and the return to its own workload as it
     enters the VRF by the L3VNI bridge (forwarding and rp_filter applied)."""
-    lookups = [{"dst": target["address"], "table": "any"} for _, _, target in _class_targets(settings)]
+    lookups = [{"dst": target["address"], "table": "any"} for _column, _expect, target in _class_targets(settings)]
     lookups += [{"dst": other["workload"], "table": "any"}
                 for other in isolation_peers(tenant, fleet[node], settings["isolation_peers"])]
     if tenant.get("l3vni_bridge"):
@@ -271,7 +271,8 @@ def _unique(entries: list) -> list:
 
 
 # egress_probe's limits for one run (modules/egress_probe/src/params.rs).
-MAX_PROBES, MAX_TARGETS = 128, 32
+MAX_PROBES = 128
+MAX_TARGETS = 32
 
 
 def _check_run_limits(node: str, probes: list) -> None:
@@ -652,7 +653,7 @@ def _probe_problem(target: Mapping, address: str) -> str:
     """egress_probe's words about one target: its message has a line per failed probe, the
     probe's name first and its targets' problems after it, separated by '; '."""
     for line in str(target.get("probe_msg") or "").splitlines():
-        name, _, problems = line.partition(": ")
+        name, _colon, problems = line.partition(": ")
         for problem in problems.split("; "):
             if problem.startswith(f"{address} "):
                 return f"{name}: {problem}"
@@ -919,7 +920,7 @@ def _node_context(name: str, facts) -> dict:
 def _columns(nodes: list, fleet: Mapping, full_size: bool) -> list:
     def column(column_id, label, kind, node=None, tenant=None):
         return {"id": column_id, "label": label, "kind": kind, "node": node, "tenant": tenant}
-    columns = [column(name, "mgmt" if name == "management" else name, name) for name, _ in TARGET_CLASSES]
+    columns = [column(name, "mgmt" if name == "management" else name, name) for name, _expect in TARGET_CLASSES]
     tenant_names = sorted({name for tenants in fleet.values() for name in tenants})
     columns += [column(f"tenant:{name}", name, "tenant", tenant=name) for name in tenant_names]
     columns += [column(f"peer:{node}", node, "peer", node=node) for node in nodes]

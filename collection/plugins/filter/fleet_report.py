@@ -177,7 +177,7 @@ class _Report:
 
     def rows(self) -> list:
         """(tenant, node) of each row, in the order of tenants then nodes: those with a cell."""
-        present = {(tenant, node) for tenant, node, _ in self.cells}
+        present = {(tenant, node) for tenant, node, _column in self.cells}
         return [(tenant["name"], node["name"]) for tenant in self.doc["tenants"] for node in self.doc["nodes"]
                 if (tenant["name"], node["name"]) in present]
 
@@ -628,7 +628,7 @@ def _node_box(report: _Report, layout: _Layout, index: int, node: Mapping) -> li
 def _node_dots(report: _Report, layout: _Layout, index: int, groups: tuple) -> tuple:
     """The dots of a box, and its texts: a dot per tenant and lane with the tenants' names, or
     in a large fleet one per lane with the count of failing tenants under it."""
-    dots, lanes, _ = groups
+    dots, lanes, _arcs = groups
     name, x = layout.nodes[index], layout.node_x(index)
     texts, marks = [], []
     if layout.detailed:
@@ -695,8 +695,8 @@ def _bars(report: _Report, layout: _Layout) -> list:
     parts = []
     for y, label in ((CORE_Y, "core \u00b7 internet, dns, ntp, private ranges"),
                      (layout.management_y, "management side" + (f" ({', '.join(management)})" if management else ""))):
-        bar = {"x": PAD, "y": y, "width": width, "height": BAR_H, "rx": 4, "class": "bar"}
-        parts.append(f"<rect {_attributes(bar)}/>")
+        band = {"x": PAD, "y": y, "width": width, "height": BAR_H, "rx": 4, "class": "bar"}
+        parts.append(f"<rect {_attributes(band)}/>")
         parts.append(_text(PAD * 2, y + BAR_H / 2 + 4, _fit(label, width - 2 * PAD), "bar"))
     return parts
 
@@ -719,7 +719,7 @@ def _picture(report: _Report, layout: _Layout) -> str:
     size = {"width": layout.width, "height": f"{layout.height:g}", "viewBox": f"0 0 {layout.width} {layout.height:g}"}
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="fleet" role="img" {_attributes(size)} '
             f'aria-label="the fleet: core, nodes and their tenants, management side">\n'
-            + "\n".join(shapes + [shape for _, shape in marks]) + "\n</svg>")
+            + "\n".join(shapes + [shape for _order, shape in marks]) + "\n</svg>")
 
 
 # --- the HTML page: the rest ------------------------------------------------------------------
