@@ -270,7 +270,7 @@ def _unique(entries: list) -> list:
     return kept
 
 
-# egress_probe's limits for one run (modules/egress_probe/src/params.rs).
+# egress_probe's limits for one run (its MAX_PROBES and MAX_TARGETS).
 MAX_PROBES = 128
 MAX_TARGETS = 32
 
