@@ -380,9 +380,12 @@ fn judge_reply(
     } else if outcome.received < outcome.sent || outcome.sent == 0 {
         Some(missing_replies(target, outcome, seen, captures))
     } else if let Some(via) = &target.via {
-        // A neighbour on the node's side of `via` answering in the target's name: its
-        // replies never crossed it.
-        (!left_by(via)).then(|| {
+        // A neighbour on the node's side of `via` answering in the target's name: its replies
+        // never crossed it, even when the request (flooded) did.
+        let came_by = seen
+            .iter()
+            .any(|(name, _, replies)| name == via && *replies > 0);
+        (!left_by(via) || !came_by).then(|| {
             format!(
                 "{replies}, but no probe packet left by {via} (via): the replies did not come \
                  across {via}, they were answered on the node's side of it"

@@ -287,6 +287,22 @@ fn a_peer_answered_on_the_nodes_side_of_its_via_fails_naming_it() {
             })
             .collect()
     };
+    // The peer's answers, arriving back across the port: each request turned into its reply.
+    let replies = |n: u16| -> Vec<Frame> {
+        (0..n)
+            .map(|sequence| {
+                let mut echo = echo_request(0x48bc, sequence, &NONCE);
+                echo[0] = 0;
+                let sum = u32::from(u16::from_be_bytes([echo[2], echo[3]])) + 0x0800;
+                let sum = ((sum & 0xffff) + (sum >> 16)) as u16;
+                echo[2..4].copy_from_slice(&sum.to_be_bytes());
+                Frame {
+                    packet_type: 0,
+                    ..outgoing(ipv4(PEER, WORKLOAD, &echo))
+                }
+            })
+            .collect()
+    };
     let judged = |vxlan: Vec<Frame>, uplink: Vec<Frame>| {
         let captures = [
             capture("vmbr0.50", Role::Egress, uplink),
@@ -301,7 +317,7 @@ fn a_peer_answered_on_the_nodes_side_of_its_via_fails_naming_it() {
         )
     };
     // Across the fabric: every request left by the VXLAN port.
-    let across = judged(requests(3), Vec::new());
+    let across = judged([requests(3), replies(3)].concat(), Vec::new());
     assert_eq!(across.verdict, Verdict::Passed, "{:?}", across.problems);
     assert_eq!(across.targets[0].left_by, ["vxlan_tdemo0"]);
     assert!(across.targets[0].peer);
@@ -311,7 +327,12 @@ fn a_peer_answered_on_the_nodes_side_of_its_via_fails_naming_it() {
     let expected = "10.20.129.251 icmp: 3/3 replies, but no probe packet left by vxlan_tdemo0 \
                     (via): the replies did not come across vxlan_tdemo0, they were answered on \
                     the node's side of it";
-    for (vxlan, uplink) in [(Vec::new(), Vec::new()), (Vec::new(), requests(3))] {
+    // The request flooded across the port too, but the answer came from the node's side.
+    for (vxlan, uplink) in [
+        (Vec::new(), Vec::new()),
+        (Vec::new(), requests(3)),
+        (requests(3), Vec::new()),
+    ] {
         let report = judged(vxlan, uplink);
         assert_eq!(report.verdict, Verdict::Failed);
         assert!(!report.targets[0].passed);
