@@ -18,7 +18,7 @@ help:
 	@echo "make lab-up | lab-ssh | lab-down | lab-test"
 
 # The order runs the fast, local checks first, so a broken build fails in minutes.
-test: host-deps lint rust-test collection ansible-test ansible-core-oldest sanity galaxy-import changelog-lint ansible-lint docs-test lab-test molecule molecule-fabric molecule-all-exit molecule-qinq
+test: host-deps lint rust-test collection notices-check ansible-test ansible-core-oldest sanity galaxy-import changelog-lint ansible-lint docs-test lab-test molecule molecule-fabric molecule-all-exit molecule-qinq
 	@echo "== make test: all passed"
 
 # Host tools the tests use: vtysh (frr_local_stanza's `validate` checked against real FRR),

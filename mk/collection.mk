@@ -24,11 +24,21 @@ release-binaries:
 # Third-party notices: every crate the workspace links (build scripts and test-only crates are
 # not linked), its license checked against the allow-list in mk/notices/about.toml (licenses
 # compatible with GPL-3.0-or-later: cargo-about fails on any other), rendered as
-# THIRD-PARTY-NOTICES.md for the tarball. cargo-about is installed from crates.io when missing.
+# THIRD-PARTY-NOTICES.md for the tarball. The rendered file is committed
+# (mk/notices/THIRD-PARTY-NOTICES.md), so building the collection (make demo, a user's build)
+# needs no cargo-about; `make notices` renders it again after the crates changed, and
+# `make notices-check` (make test) fails while the committed file differs from a fresh render.
+# cargo-about is installed from crates.io when missing.
 CARGO_ABOUT_VERSION := 0.8.4
 NOTICES_DIR := $(ROOT)/build/notices
-NOTICES := $(NOTICES_DIR)/THIRD-PARTY-NOTICES.md
-notices: $(NOTICES)
+NOTICES := $(ROOT)/mk/notices/THIRD-PARTY-NOTICES.md
+RENDERED_NOTICES := $(NOTICES_DIR)/THIRD-PARTY-NOTICES.md
+.PHONY: notices-check
+notices: $(RENDERED_NOTICES)
+	cp $< $(NOTICES)
+notices-check: $(RENDERED_NOTICES)
+	@cmp -s $< $(NOTICES) || { diff -u $(NOTICES) $< | head -n 40; \
+	  echo "mk/notices/THIRD-PARTY-NOTICES.md differs from the crates the binaries link: run make notices and commit it"; exit 1; }
 # Regenerated when the crates can have changed (scanning the license texts takes about a minute).
 $(NOTICES_DIR)/crates.json: $(ROOT)/Cargo.lock $(ROOT)/Cargo.toml $(wildcard $(ROOT)/modules/*/Cargo.toml) $(ROOT)/mk/notices/about.toml
 	@cargo about --version 2>/dev/null | grep -qx 'cargo-about $(CARGO_ABOUT_VERSION)' || \
@@ -39,7 +49,7 @@ $(NOTICES_DIR)/crates.json: $(ROOT)/Cargo.lock $(ROOT)/Cargo.toml $(wildcard $(R
 	cd $(ROOT) && cargo fetch --locked --quiet
 	cd $(ROOT) && cargo about generate --frozen --workspace --manifest-path Cargo.toml -c mk/notices/about.toml \
 	  --format json -o $@.tmp && mv $@.tmp $@
-$(NOTICES): $(NOTICES_DIR)/crates.json $(ROOT)/mk/notices/render.py $(VENV)/.installed
+$(RENDERED_NOTICES): $(NOTICES_DIR)/crates.json $(ROOT)/mk/notices/render.py $(VENV)/.installed
 	$(PY) $(ROOT)/mk/notices/render.py $< > $@.tmp && mv $@.tmp $@
 
 # The stage is rebuilt from scratch so that nothing stale (a removed module) is ever packed.
@@ -58,7 +68,7 @@ $(NOTICES): $(NOTICES_DIR)/crates.json $(ROOT)/mk/notices/render.py $(VENV)/.ins
 # The metadata URLs (galaxy.yml's repository, issues, homepage, documentation) are inputs of the
 # build, never committed: a test build gets clearly-fake ones (example.invalid), and
 # `make release` refuses to build without real ones.
-collection-stage: release-binaries $(NOTICES) venv
+collection-stage: release-binaries venv
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
 	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(NOTICES) $(STAGE)/
 	@printf '%s: %s\n' repository '$(REPOSITORY_URL)' issues '$(ISSUES_URL)' homepage '$(HOMEPAGE_URL)' \

@@ -1,7 +1,8 @@
 """Third-party notices (make notices): every crate linked into the module binaries is named in
 the tarball's THIRD-PARTY-NOTICES.md with its license and source, and a crate whose license is
 not on the allow-list (mk/notices/about.toml, licenses compatible with GPL-3.0-or-later) fails
-the build."""
+the build. The rendered notices are committed, so building the collection runs no cargo-about
+(make notices-check, in make test, holds the committed file to a fresh render)."""
 from __future__ import annotations
 
 import importlib.util
@@ -112,3 +113,11 @@ def test_license_texts_shipped_with_crlf_line_endings_render_with_lf():
     text = render.render(about)
     assert "\r" not in text
     assert "Copyright\n\nPermission" in text
+
+
+def test_building_the_collection_neither_installs_nor_runs_cargo_about():
+    """make demo builds the collection cold: the committed notices are packed as they are."""
+    commands = subprocess.run(["make", "--no-print-directory", "-n", "-B", "collection"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+    assert "cargo about" not in commands and "cargo install" not in commands, commands
+    assert str(ROOT / "mk" / "notices" / "THIRD-PARTY-NOTICES.md") in commands, commands
