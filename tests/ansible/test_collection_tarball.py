@@ -293,6 +293,24 @@ def test_changelog_announces_each_module_once_in_the_release_that_added_it():
         assert announced == [added], f"{module} announced in {announced}"
 
 
+
+NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+
+
+def test_the_first_release_says_what_ships_and_nothing_a_first_release_cannot_have():
+    """A first release has no earlier one to break or deprecate; its summary counts the modules
+    that ship and names the role and every playbook."""
+    changes = yaml.safe_load(_text("changelogs/changelog.yaml"))["releases"]
+    first = min(changes, key=lambda v: tuple(map(int, v.split("."))))
+    release = changes[first]["changes"]
+    assert not {"breaking_changes", "deprecated_features", "removed_features"} & set(release), sorted(release)
+    summary = " ".join(release["release_summary"].split())
+    count = len(_modules())
+    assert f"{NUMBERS[count]} modules" in summary, (count, summary)
+    assert "proxmox_node_network" in summary, summary
+    for playbook in sorted(n for n in _members() if n.startswith("playbooks/") and n.endswith(".yml")):
+        assert Path(playbook).stem in summary, (playbook, summary)
+
 # --- execution environments ---------------------------------------------------------------------
 
 def _ee_requirements(kind: str) -> list[str]:
