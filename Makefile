@@ -36,9 +36,14 @@ host-deps:
 	    [ -z "$$planted" ] || rm -f /usr/sbin/policy-rc.d; exit $$rc; fi
 
 # cargo doc with -D warnings: each crate's own documentation (its lib.rs or main.rs `//!`), where
-# a broken or private intra-doc link fails the lint.
+# a broken or private intra-doc link fails the lint. cargo-machete fails on a dependency that no
+# crate's code uses (installed from crates.io when missing).
+CARGO_MACHETE_VERSION := 0.9.2
 lint:
 	cargo fmt --all -- --check
+	@cargo machete --version 2>/dev/null | grep -qx '$(CARGO_MACHETE_VERSION)' || \
+	  { echo "== installing cargo-machete $(CARGO_MACHETE_VERSION)"; cargo install cargo-machete --locked --version $(CARGO_MACHETE_VERSION); }
+	cargo machete
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
