@@ -1,12 +1,14 @@
 """The docs a newcomer reads first, short enough to read: the collection README opens with a quick
 start on one screen and leaves the fast path's internals to a docs page; the modules' ansible-doc
 share no long block of notes and egress_probe gets to its options quickly; the role's README opens
-with a quick start, lists every file the role writes with its rollback, and `ansible-doc -t role`
-is short; and what the docs say about check mode and diff mode is what each module's code does."""
+with a quick start, lists every file the role writes with its rollback (whose commands work as
+written), and `ansible-doc -t role` is short; and what the docs say about check mode and diff mode
+is what each module's code does."""
 from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 
 import yaml
@@ -192,3 +194,40 @@ def test_the_role_s_readme_opens_with_a_quick_start_and_is_shorter():
 def test_ansible_doc_of_the_role_is_short(ansible_env):
     text = ansible_doc(ansible_env, "-t", "role", "deevnet.net.proxmox_node_network")
     assert len(text.splitlines()) <= 1000, f"{len(text.splitlines())} lines"
+
+
+def rollback_command(module: str) -> list[str]:
+    """The Rollback section's ad hoc command that runs `module`, as argv."""
+    block = dict(sections(ROLE_README.read_text()))["Rollback"].split("```sh\n", 1)[1].split("```", 1)[0]
+    return next(argv for argv in (shlex.split(line, comments=True) for line in block.splitlines())
+                if f"deevnet.net.{module}" in argv)
+
+
+def test_the_rollback_commands_take_back_what_the_role_wrote_and_nothing_else(node, ansible_env, tmp_path):
+    """The README's own ad hoc commands, aimed at temp files: the role's stanzas go, the
+    operator's stay; the forwarding file goes."""
+    conf, record = tmp_path / "frr.conf.local", tmp_path / "state" / "frr-local-owners.json"
+    operator = "vrf vrf_other\n ip route 0.0.0.0/0 10.20.50.7 nexthop-vrf default\nexit\n!\n"
+    conf.write_text(operator)
+    owner = "deevnet.net.proxmox_node_network"
+    role_wrote = {"path": str(conf), "owner": owner, "owner_record": str(record),
+                  "stanzas": [{"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]}]}
+    adhoc = [str(VENV_BIN / "ansible"), "localhost", "-c", "local", "-o"]
+    proc = node.run(ansible_env, *adhoc, "-m", "deevnet.net.frr_local_stanza", "-a", json.dumps(role_wrote))
+    assert "CHANGED" in proc.stdout and "vrf_tdemo" in conf.read_text(), proc.stdout + proc.stderr
+
+    argv = rollback_command("frr_local_stanza")
+    args = json.loads(argv[argv.index("-a") + 1])
+    assert args["owner"] == owner and args["stanzas"] == []
+    proc = node.run(ansible_env, *adhoc, "-m", "deevnet.net.frr_local_stanza",
+                    "-a", json.dumps({**args, "path": str(conf), "owner_record": str(record)}))
+    assert "CHANGED" in proc.stdout, proc.stdout + proc.stderr
+    assert conf.read_text() == operator
+
+    persisted = f"path={node.conf} apply=false sysctl_dirs={node.etc},{node.usr}"
+    proc = node.run(ansible_env, *adhoc, "-m", "deevnet.net.sysctl_forwarding", "-a", persisted)
+    assert node.conf.exists(), proc.stdout + proc.stderr
+    argv = rollback_command("sysctl_forwarding")
+    proc = node.run(ansible_env, *adhoc, "-m", "deevnet.net.sysctl_forwarding",
+                    "-a", f"{argv[argv.index('-a') + 1]} path={node.conf} sysctl_dirs={node.etc},{node.usr}")
+    assert "CHANGED" in proc.stdout and not node.conf.exists(), proc.stdout + proc.stderr
