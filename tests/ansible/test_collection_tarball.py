@@ -256,7 +256,9 @@ def test_readme_examples_are_valid_for_the_modules_and_the_role(ansible_env):
                 assert not result.error_messages, f"README example of {name}: {result.error_messages}"
                 seen.add(name)
     assert seen == set(_modules()), f"README examples cover {sorted(seen)}"
-    role_vars = [b for b in blocks if isinstance(b, dict) and any(k.startswith("proxmox_") for k in b)]
+    # The role's variables: a group_vars-like block, or the vars of an inventory (the quick start's).
+    role_vars = [b.get("all", {}).get("vars", b) if isinstance(b, dict) else b for b in blocks]
+    role_vars = [b for b in role_vars if isinstance(b, dict) and any(k.startswith("proxmox_") for k in b)]
     assert len(role_vars) == 1, role_vars
     specs = yaml.safe_load(_text("roles/proxmox_node_network/meta/argument_specs.yml"))
     options = specs["argument_specs"]["main"]["options"]

@@ -26,31 +26,10 @@ attributes:
     platforms: posix
     description: x86_64 Linux with glibc 2.34 or later (Proxmox VE 8 and 9).
 notes:
-  - "Fast path: the module's binary is cached on the target in C(~/.ansible/deevnet.net/<module>-<sha256[:16]>)
-    (a folder only the remote user can write); its hash is verified once per install and recorded with its
-    stat stamp, which every run checks (a changed file is hashed again), so a task is one SSH round trip once
-    cached. Under mitogen a task is one call into mitogen's interpreter on the target, which runs the binary
-    directly. Set the variable C(deevnet_net_fast_path=false) to use Ansible's stock module path instead.
-    The stock path is taken by itself for async tasks, become to an unprivileged user, a cache folder other
-    users could change, and targets without C(sha256sum) or C(/proc), with a warning for the last three.
-    Each refusal of the cache names its cause and fix (a read-only home, a folder of another user, a link, a home
-    writable by its group or by everyone).
-    Every upload (the install's, and the stock path's when the fast path sends a task there) goes to a new
-    private temp folder in the first of C(remote_tmp) and the system temp folders whose every folder from
-    C(/) down belongs to root or the remote user and is writable by no one else; when none is, the task
-    fails naming the folder and its owner."
-  - "Cache location: the variable C(deevnet_net_cache_dir), else the entry C(cache_dir) of the section
-    C([deevnet.net]) in C(ansible.cfg), else the environment variable C(DEEVNET_NET_CACHE_DIR) on the
-    controller; default C(~/.ansible/deevnet.net), C(~) standing for the home of the user the module runs as on the
-    target. The folder must be an absolute path (or start with C(~/)), a real folder of that user whose parent
-    belongs to that user or root, and neither they nor the parent's parent may be writable by a group or by everyone
-    (sticky folders such as C(/tmp) excepted)."
-  - "Execution environments: ansible-builder's images run as uid 1000 with HOME C(/runner) writable by group
-    C(root) (mode 0775), which the cache refuses, so tasks on the controller itself (connection C(local)) take the
-    stock path with a warning that says so. To use the fast path there, set C(deevnet_net_cache_dir) (or
-    C(DEEVNET_NET_CACHE_DIR) in the environment, for example ansible-runner's C(env/envvars)) to a folder only that
-    user can write, such as C(/tmp/deevnet.net-cache). Tasks on managed nodes are not affected: their cache is in the
-    node's home."
+  - "Fast path: the action plugin runs the binary cached on the target (one SSH round trip per task); set
+    C(deevnet_net_fast_path=false) for Ansible's stock module path. How it works, where the cache is
+    (C(deevnet_net_cache_dir)), what it refuses and execution environments: C(docs/fast-path.md) in the
+    collection, also on its docsite."
 '''
 
     # The options and policy of the modules that read and replace one file.

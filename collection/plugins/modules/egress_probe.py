@@ -15,139 +15,20 @@ version_added: 0.1.0
 description:
   - Plugs a synthetic workload into a tenant's VNet for a few seconds, like a VM, and tests
     egress from it. Egress is observed, not inferred - replies must come back into the
-    workload, and captures on the node's other interfaces show where its packets left. A
-    rising SNAT counter is no proof of egress; route lookups (M(deevnet.net.vrf_route_assert))
-    show where the kernel would send a packet, not that replies come back.
-  - The workload is a network namespace of the module's own process, with a veth pair whose
-    node end (C(dvprobe<pid>)) is attached to the VNet's bridge as a VM's tap is. Inside it
-    has O(address) and a default route via O(gateway). For an IPv4 address IPv6 is off in it
-    and on its tap, so the workload sends nothing but the probes and one ARP request for its
-    gateway, from which the node learns its new MAC (and an EVPN zone its address). An IPv4
-    gateway's MAC is pinned
-    (a permanent neighbour entry) - the VNet bridge's own for a gateway of the node's, else the
-    MAC that answered the ARP check - a host on the VNet answering ARP in the gateway's name
-    cannot become the workload's router and pass some probes while dropping others.
-  - "IPv6 - O(address) and the targets may be IPv6 (one family per probe; a dual-stack tenant
-    is two probes). The workload then has IPv6 on but learns nothing from routers (no router
-    advertisements, autoconf or solicitations) and has no link-local address; neighbor
-    discovery replaces ARP, and the address-in-use check is the workload's own duplicate
-    address detection (one neighbor solicitation, within 4 seconds; an address another host
-    holds is refused and the workload removed). A gateway that is not the node's is not
-    checked beforehand in IPv6. Probes are ICMPv6 echoes, TCP handshakes and DNS queries;
-    captures recognize IPv6 packets (without extension headers) also after NPTv6 or SNAT66, by
-    the echo identifier and ports."
-  - One packet capture (AF_PACKET) on every interface of the node starts before the first
-    probe - O(forbidden_interfaces), O(expect_egress_interface) and every other interface a
-    packet could leave by (not C(lo), the VNet, its ports or the workload's own veth; a workload
-    on a VLAN-aware bridge, O(probes[].bridge), has its router off the node, so there the
-    bridge's other ports are watched, and a frame tagged with the workload's VLAN counts on
-    them as the workload's - a trunk toward its router carries it tagged). A filter
-    in the kernel passes only what can be the probe's, and a frame counts only once recognized
-    as one of the probe's packets, so other traffic, however much, neither fills the capture
-    nor hides a leak. Each target gets O(count) probes - an ICMP echo, a completed TCP
-    handshake, or a DNS query (C(. IN NS)) answered - each waiting at most O(timeout) seconds.
-  - An echo reply counts only with the request's identifier, sequence and payload, which
-    carries a random nonce of the run - a neighbour answering in a target's name cannot
-    forge it. An ICMP error (unreachable, fragmentation needed, packet too big) counts only
-    when its quote of the request holds that nonce too, as every router quoting per RFC 1812
-    does; one quoting only the 8 bytes RFC 792 asks for proves nothing and is ignored.
-  - "Every target is probed at once - each target's probes follow one another, but no target
-    waits for another - so a run waits at most O(count) x O(timeout) seconds for answers
-    (600 at most), whatever the number of targets, plus a few seconds to set up (the ARP check
-    below, the workload's link). At most 32 O(targets); more is refused before anything
-    happens."
-  - "The verdict is V(failed), and the task fails, when a target with O(targets[].expect=reply)
-    did not answer every probe, when its packets did not leave by O(expect_egress_interface)
-    (without it - when none of its packets was seen leaving the node by an interface that is
-    not forbidden: replies alone prove nothing), or when any probe packet left by a forbidden
-    interface. It is V(inconclusive), and the task fails too, when nothing failed but the
-    capture lost frames (the kernel dropped some, or more probe frames crossed an interface
-    than the capture keeps): a leak cannot be ruled out. The message says it in the
-    incident's words, for instance C(203.0.113.8 icmp: 0/3 replies while traffic left by
-    vmbr0.50 and 3 replies came back to it: replies are not forwarded back) or
-    C(3 tenant packets left by vmbr0 untranslated). A leak probe (O(targets[].expect=none))
-    that could send nothing (its workload's veth gone mid-run, say) fails too - a probe that
-    sent nothing proves nothing."
-  - "Many probes in one run - O(probes), one entry per tenant (at most 128), all at once: each
-    its own workload namespace and veth (C(dvp<pid>p<index>)), set up, probed and removed
-    together, so the run takes about as long as its slowest target - at most 600 seconds of
-    waiting, plus the setup (one 3-second ARP
-    check, all at once). One capture serves the run; each frame goes to the probe that sent it
-    - by the workload's address, or after SNAT by the probe's own echo identifier and local
-    ports (consecutive blocks, one per probe, planned before the capture starts), and for a
-    full-size echo by its length. Each probe keeps at most 10,000 frames, fewer when there are
-    more than 20 probes (200,000 frames for the run, about 30 MB at most); a probe that reached
-    its share is V(inconclusive). The result has one entry per probe in RV(probes), keyed by
-    its O(probes[].name); the run's verdict is the worst of them and its message one line per
-    probe that did not pass, the tenant first."
-  - "Isolation - a target with O(targets[].expect=blocked) must not answer (no echo reply, no
-    TCP handshake or reset, no DNS answer or port unreachable) and its probes must not be seen
-    leaving the node by any captured interface but O(expect_egress_interface) (toward the
-    perimeter, which may drop or refuse them). How it was blocked is reported in
-    C(blocked_by) - C(icmp admin-prohibited) (a C(prohibit) route, a reject rule), C(icmp
-    host-unreachable) (an C(unreachable) route), C(icmp net-unreachable), ..., C(no answer)
-    (silent and not seen leaving - a C(blackhole) route or a drop at the node), C(dropped
-    beyond the node) (silent after leaving by the expected egress), or C(rejected by the
-    node) (a reset or port unreachable in the target's name while nothing of the probe left
-    the node nor came back to it - a firewall's REJECT on the node; a target that is one of
-    the node's own addresses is the node answering). An answer fails it, naming who answered
-    (C(answered_by)) - also when the answers were seen arriving at the node and dropped there
-    before the workload: reachable one way is reachable. A node rate-limits its ICMP errors to one
-    source (a burst of about two, then one every two seconds), so a target past the burst may
-    read C(no answer) - still blocked."
-  - "Peers - a fleet-wide proof (C(deevnet.net.fabric_proof)) runs the module on every node at
-    once, and each tenant's workload pings the same tenant's workloads on the other nodes,
-    across the EVPN/VXLAN fabric, in its own subnet. Such a target has O(targets[].peer=true)
-    and O(targets[].via), the VNet's VXLAN port (C(vxlan_<vnet>)) or a VLAN zone's uplink - the
-    one target allowed in the VNet's own subnet, an ICMP echo that must reply (small, or
-    full-size with O(targets[].size=mtu)). It passes only when every echo is answered and its
-    requests were seen leaving by O(targets[].via); a neighbour on the node's own bridge
-    answering in the peer's name fails it - the replies did not come across O(targets[].via).
-    Any target that must reply may name its O(targets[].via) so; it is captured whatever it
-    is (a port of the VNet among them), is never a default forbidden interface, and takes the
-    place of O(expect_egress_interface) for that target."
-  - "O(start_at) - the controller gives every node of the proof the same instant, and the run's
-    probing starts then: the workloads are set up first, then wait for it (at most 300
-    seconds ahead of the node's clock, checked before anything is made). Every workload then
-    stays up, answering its peers, until O(start_at) + O(count) x O(timeout), even when its own
-    targets were done earlier. Workloads ready only after O(start_at) probe at once, and
-    RV(start_late_secs) says how late they were - their probing may then outlast the peers'
-    window. A run with a peer target requires O(start_at): the peer's workload must be up while
-    this one probes it. The run then ends by the later of O(start_at) and the workloads' being
-    ready, plus O(count) x O(timeout) (600 seconds at most), plus the setup and teardown: at
-    most 900 seconds of waiting."
-  - "Full-size probes - O(targets[].size) sends ICMP echoes with DF set of exactly that IP
-    size (or V(mtu), the VNet's MTU; the workload's interface gets the VNet's MTU, as a VM's
-    NIC would). The target passes when every echo is answered or when a router sends
-    fragmentation-needed back (its MTU is reported in C(frag_needed_mtu)); a silent drop fails
-    it. A size above the VNet's MTU is refused."
-  - Everything the run creates goes with it, also on error, timeout, panic, SIGTERM or
-    C(kill -9) - the namespace has no name and is held only by the process, so the kernel
-    removes it, and the veth pair with it, when the process ends. The node end of the veth
-    carries a mark in its alias (C(deevnet.net egress_probe boot=... pidns=... pid=...
-    start=...) - the boot, the PID namespace, the process id and its start time). A marked
-    pair whose run is verifiably over (same boot and PID namespace, and no such process
-    started then) is removed by the next run, with a warning. A link is never removed for its
-    name alone - an operator's C(dvprobe4000000), or the live probe of a run in another PID
-    namespace, is left alone.
-  - One run at a time per address on a VNet - the run holds a lock on it (a file in the
-    modules' lock folder, C(/run/lock/deevnet.net)) from before its ARP check to its end. A
-    second run on the same address is refused with a message saying so, instead of two
-    workloads sharing one address.
-  - Refused before anything is created - a VRF, VNet or interface that does not exist, an
-    address outside the subnets the VRF has connected, with another prefix length, configured
-    on the node or answering ARP on the VNet, a gateway that neither is the node's address
-    on the VNet nor answers ARP, targets that are broadcast, multicast, loopback, link-local,
-    unspecified, the node's own or the workload's own addresses or inside the VNet's own
-    subnet (a probe to them never leaves the node; a peer, O(targets[].peer), alone may be
-    there), a O(targets[].via) that is the VNet itself, a O(start_at) more than 300 seconds
-    ahead of the node's clock, and out-of-range O(count) or O(timeout).
-    An address or gateway counts as silent when nothing answered ARP for it within 3 seconds,
-    the question asked again every 0.5 seconds, so a loaded VM that answers late still holds
-    its address.
-  - A VNet whose bridge is full (a Linux bridge takes at most 1023 ports) is named as such,
-    with its port count, and nothing remains.
-  - C(changed) is always C(false) - no configuration changes and nothing remains.
+    workload, and captures on every other interface of the node show where its packets left.
+  - Each target gets O(count) probes (an ICMP echo, a TCP handshake or a DNS query), all targets
+    at once, so a run waits at most O(count) x O(timeout) seconds for answers. O(probes) runs one
+    workload per tenant in the same run; O(targets[].expect=blocked) proves isolation;
+    O(targets[].peer) probes the same tenant's workload on another node across the fabric.
+  - The verdict is V(failed) (a target did not answer, or its packets left by the wrong or a
+    forbidden interface) or V(inconclusive) (the capture lost frames, so a leak cannot be ruled
+    out), and the task fails naming the target and what was seen; else V(passed).
+  - Bad input, a missing VRF, VNet or interface and an address in use are refused before anything
+    is created. Everything the run creates (a network namespace of its own process, a veth
+    pair) goes with it, also on error or C(kill -9); C(changed) is always C(false).
+  - "How each part works (the workload, captures, IPv6, isolation, peers, O(start_at), full-size
+    probes, cleanup, locking and every refusal): C(docs/egress-probe.md) in the collection, also
+    on its docsite."
 author:
   - deevnet.net maintainers (@deevnet)
 options:
