@@ -190,7 +190,7 @@ def test_the_files_come_from_templates_each_saying_what_it_is_for(ansible_env, t
         "hosts": "localhost", "connection": "local", "gather_facts": False,
         "vars": {
             "__proxmox_node_network_qinq": {**QINQ, "guest_ports": "fail"},
-            "proxmox_node_network_qinq": {
+            "__proxmox_node_network_qinq_checked": {
                 "slaves": [{"name": "qinq_b", "feature": "tx-vlan-hw-insert"},
                            {"name": "qinq_a", "feature": "tx-vlan-hw-insert"}],
                 "configured_slaves": ["qinq_a", "qinq_b", "qinq_c"],
