@@ -418,7 +418,7 @@ def test_readme_names_every_python_module_the_role_runs_on_the_target():
             for task in yaml.safe_load(_text(name)) or []:
                 used |= {k for k in task if k.startswith("ansible.builtin.")}
     on_target = used - CONTROLLER_ONLY
-    assert {"ansible.builtin.command", "ansible.builtin.copy", "ansible.builtin.slurp"} <= on_target, on_target
+    assert {"ansible.builtin.command", "ansible.builtin.template", "ansible.builtin.slurp"} <= on_target, on_target
     for module in sorted(on_target):
         assert f"`{module}`" in requirements, f"the README's Requirements do not say {module} needs Python"
 
