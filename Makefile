@@ -62,7 +62,7 @@ ansible-test: collection
 ansible-core-oldest: collection $(VENV_OLDEST)/.installed
 	$(VENV_OLDEST)/bin/python -m pytest -q tests/ansible/test_fast_path.py tests/ansible/test_sysctl_forwarding.py \
 	  tests/ansible/test_frr_local_stanza.py tests/ansible/test_vrf_route_assert.py tests/ansible/test_role_interface.py \
-	  tests/ansible/test_node_plan.py tests/ansible/test_egress_probe.py tests/ansible/test_warnings.py
+	  tests/ansible/test_node_plan.py tests/ansible/test_egress_probe.py tests/ansible/test_warnings.py tests/ansible/test_qinq_uplink_role.py
 
 # ansible-test sanity on the extracted tarball, every test, nothing hidden (tests/sanity/run).
 sanity: collection venv
