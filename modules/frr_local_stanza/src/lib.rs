@@ -9,14 +9,18 @@
 //! * [`rules`] and [`lint`]: Proxmox's merge in both parser generations, one rule per trap;
 //! * [`validate`]: the `validate` command;
 //! * [`ownership`]: what an `owner` wrote, recorded outside the file, taken back when dropped;
-//! * [`secrets`]: passwords and keys, masked in everything the module returns.
+//! * [`secrets`]: passwords and keys, masked in everything the module returns;
+//! * [`report`]: the result keys, the lint's verdict on the whole file, the summary;
+//! * [`node`]: the file side of one run ([`node::apply`]): lock, read, validate, write.
 
 pub mod edit;
 pub mod grammar;
 pub mod lint;
+pub mod node;
 pub mod ownership;
 pub mod params;
 pub mod parse;
+pub mod report;
 pub mod rules;
 pub mod secrets;
 pub mod stanza;
