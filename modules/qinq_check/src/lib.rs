@@ -23,7 +23,7 @@ pub mod vlan_set;
 
 pub use checks::{evaluate, txvlan_to_switch_off};
 pub use observation::{Observed, SlaveState};
-pub use params::{Params, Peer, Request, SPEC};
+pub use params::{GuestPortsPolicy, Params, Peer, Request, SPEC};
 pub use report::{Check, HopReport, LostTag, MtuReport, Report, SlaveReport};
 pub use stack::{Hop, HopRole, ParentKind, Stack};
 

@@ -305,10 +305,15 @@ fn guest_ports_are_read_from_the_links_and_the_namespaces_nftables_ruleset() {
             };
             let port_vlans = Netlink::connect().unwrap().bridge_vlans().unwrap();
             let ruleset = read_ruleset(std::path::Path::new(NFT));
-            audit(&stack, &port_vlans, &ruleset)
-                .into_iter()
-                .map(|f| (f.bridge, f.port, f.vmid, f.nftables))
-                .collect::<Vec<_>>()
+            audit(
+                stack.guest_bridge.as_ref(),
+                stack.uplink_protocol(),
+                &port_vlans,
+                &ruleset,
+            )
+            .into_iter()
+            .map(|f| (f.bridge, f.port, f.vmid, f.nftables))
+            .collect::<Vec<_>>()
         })
     };
     let none = "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it";
@@ -492,7 +497,15 @@ fn a_dormant_guard_passes_frames_and_is_reported_not_installed() {
             bond_mode: None,
         };
         let ruleset = read_ruleset(nft);
-        (ruleset.guard_state(), audit(&stack, &[], &ruleset))
+        (
+            ruleset.guard_state(),
+            audit(
+                stack.guest_bridge.as_ref(),
+                stack.uplink_protocol(),
+                &[],
+                &ruleset,
+            ),
+        )
     });
     let why = state.unwrap_err();
     assert!(
