@@ -627,6 +627,3 @@ fn existing_folder(parameter: &str, path: &Path) -> Result<PathBuf> {
         )),
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -668,6 +668,3 @@ fn option_to_json(option: &OptionSpec, depth: usize) -> Value {
     }
     Value::Object(out)
 }
-
-#[cfg(test)]
-mod tests;
