@@ -12,6 +12,16 @@
 //! * [`secrets`]: passwords and keys, masked in everything the module returns;
 //! * [`report`]: the result keys, the lint's verdict on the whole file, the summary;
 //! * [`node`]: the file side of one run ([`node::apply`]): lock, read, validate, write.
+//!
+//! Entry points: [`params::Request::from_params`] checks the options before any file is read,
+//! [`node::apply`] runs a checked request on the node (the binary masks its result); the pure
+//! core, [`edit::apply`] and [`lint::lint`], is what the fuzz targets call.
+//!
+//! Invariants: nothing is written until every check passed (`lint=error`, `validate`); the file
+//! is resolved by [`deevnet_runtime::file_policy`], locked, and replaced through
+//! [`deevnet_runtime::atomic_file`]; nothing an owner did not write is taken back; every
+//! secret is masked in what the module returns. Neighbours: [`deevnet_runtime`]; the crate
+//! `deevnet_fuzz_invariants` fuzzes its parser, edit and lint.
 
 pub mod edit;
 pub mod grammar;
