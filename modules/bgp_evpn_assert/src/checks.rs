@@ -138,25 +138,7 @@ fn check_peer(
         // Families, routes and AS are the session's: with it down they would only repeat it.
         return (report, findings);
     }
-    if let Some(want) = expected.remote_as {
-        if neighbor.remote_as != Some(want) {
-            findings.push(Finding {
-                object: object.clone(),
-                expected: format!("remote AS {want}"),
-                found: format!(
-                    "remote AS {}",
-                    neighbor
-                        .remote_as
-                        .map_or_else(|| "unknown".to_string(), |a| a.to_string())
-                ),
-                fix: format!(
-                    "the peer announces another AS than the plan's: set the plan's remote_as to the peer's AS, or give the peer AS {want} (and `neighbor {} remote-as {want}` under `{}`)",
-                    expected.peer,
-                    router_bgp(&expected.vrf, vrf)
-                ),
-            });
-        }
-    }
+    findings.extend(remote_as_finding(expected, vrf, neighbor, &object));
     for af in &expected.address_families {
         if !neighbor.negotiated.contains(af) {
             findings.push(family_finding(
@@ -173,18 +155,56 @@ fn check_peer(
     if aggregates_only && !(host_routes.is_empty() && defaults_advertised.is_empty()) {
         let mut leaked = host_routes;
         leaked.extend(defaults_advertised);
-        findings.push(Finding {
-            object,
-            expected: "only aggregates advertised (no /32, no /128, no default)".into(),
-            found: format!("advertised: {}", leaked.join(", ")),
-            fix: format!(
-                "filter what goes to it: an outbound prefix-list and route-map that permit only the tenant subnets' aggregates, applied with `neighbor {} route-map <NAME> out` under both `address-family ipv4 unicast` and `address-family ipv6 unicast` of `{}`",
-                expected.peer,
-                router_bgp(&expected.vrf, vrf)
-            ),
-        });
+        findings.push(leak_finding(expected, vrf, object, &leaked));
     }
     (report, findings)
+}
+
+/// With `remote_as` expected: a peer that announces another AS.
+fn remote_as_finding(
+    expected: &PeerExpectation,
+    vrf: &BgpVrf,
+    neighbor: &Neighbor,
+    object: &str,
+) -> Option<Finding> {
+    let want = expected.remote_as?;
+    if neighbor.remote_as == Some(want) {
+        return None;
+    }
+    Some(Finding {
+        object: object.to_string(),
+        expected: format!("remote AS {want}"),
+        found: format!(
+            "remote AS {}",
+            neighbor
+                .remote_as
+                .map_or_else(|| "unknown".to_string(), |a| a.to_string())
+        ),
+        fix: format!(
+            "the peer announces another AS than the plan's: set the plan's remote_as to the peer's AS, or give the peer AS {want} (and `neighbor {} remote-as {want}` under `{}`)",
+            expected.peer,
+            router_bgp(&expected.vrf, vrf)
+        ),
+    })
+}
+
+/// With `advertises: aggregates_only`: the host routes and defaults advertised to the peer.
+fn leak_finding(
+    expected: &PeerExpectation,
+    vrf: &BgpVrf,
+    object: String,
+    leaked: &[String],
+) -> Finding {
+    Finding {
+        object,
+        expected: "only aggregates advertised (no /32, no /128, no default)".into(),
+        found: format!("advertised: {}", leaked.join(", ")),
+        fix: format!(
+            "filter what goes to it: an outbound prefix-list and route-map that permit only the tenant subnets' aggregates, applied with `neighbor {} route-map <NAME> out` under both `address-family ipv4 unicast` and `address-family ipv6 unicast` of `{}`",
+            expected.peer,
+            router_bgp(&expected.vrf, vrf)
+        ),
+    }
 }
 
 /// What FRR reports about a session that is not up: its state and its last reason.

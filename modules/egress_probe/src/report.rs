@@ -171,51 +171,7 @@ pub fn build_on_node(
     // Per target: the interfaces its requests left by, and replies seen arriving there.
     let mut left_by: Vec<Vec<(String, u32, u32)>> = vec![Vec::new(); targets.len()];
     for capture in captures {
-        let mut report = InterfaceReport {
-            name: capture.interface.clone(),
-            role: capture.role,
-            packets: 0,
-            untranslated: 0,
-            translated: None,
-            replies: 0,
-            sample: Vec::new(),
-        };
-        let mut per_target = vec![(0u32, 0u32); targets.len()];
-        for frame in capture.frames.iter().filter(|frame| !frame.is_tagged()) {
-            let Some(probe) =
-                Packet::parse(&frame.bytes).and_then(|packet| classify(&packet, targets, markers))
-            else {
-                continue;
-            };
-            let outgoing = frame.is_outgoing();
-            match (probe.direction, outgoing) {
-                (Direction::Request, true) => {
-                    report.packets += 1;
-                    per_target[probe.target].0 += 1;
-                    if !probe.translated {
-                        report.untranslated += 1;
-                    }
-                }
-                (Direction::Reply, false) => {
-                    report.replies += 1;
-                    per_target[probe.target].1 += 1;
-                }
-                // A request arriving (the workload's side of a bridge) or a reply leaving
-                // toward the workload: the probe's path, not its egress.
-                _ => {}
-            }
-            if report.sample.len() < SAMPLE_SIZE {
-                report.sample.push(Sample {
-                    source: probe.packet.source.to_string(),
-                    destination: probe.packet.destination.to_string(),
-                    protocol: probe.packet.proto,
-                    direction: if outgoing { "out" } else { "in" },
-                });
-            }
-        }
-        if report.packets > 0 {
-            report.translated = Some(report.untranslated == 0);
-        }
+        let (report, per_target) = interface_report(capture, targets, markers);
         for (target, (requests, replies)) in per_target.into_iter().enumerate() {
             if requests > 0 || replies > 0 {
                 left_by[target].push((capture.interface.clone(), requests, replies));
@@ -232,81 +188,19 @@ pub fn build_on_node(
         .iter()
         .find(|c| c.role == Role::Egress)
         .map(|c| c.interface.as_str());
-    let mut target_reports = Vec::with_capacity(targets.len());
-    for (index, (target, outcome)) in targets.iter().zip(outcomes).enumerate() {
-        let seen = &left_by[index];
-        let mut passed = true;
-        if target.expect == Expect::Reply {
-            if let Some(problem) = judge_reply(target, outcome, seen, captures, expected_egress) {
-                passed = false;
-                problems.push(problem);
-            }
-        }
-        let frag_needed_mtu = outcome.frag_needed.map(|(_, mtu)| mtu);
-        let mut blocked_by = None;
-        let mut answered_by = None;
-        if target.expect == Expect::Blocked && outcome.sent > 0 {
-            let judged = judge_blocked(target, outcome, seen, captures, node_addresses);
-            if let Some(problem) = judged.problem {
-                passed = false;
-                problems.push(problem);
-            }
-            (blocked_by, answered_by) = (judged.blocked_by, judged.answered_by);
-        }
-        // A leak probe that sent nothing (its workload's veth gone, say) proves nothing.
-        if target.expect != Expect::Reply && outcome.sent == 0 {
-            passed = false;
-            problems.push(format!(
-                "{}: no probe was sent{}, so {}: a probe that sent nothing proves nothing",
-                target.label(),
-                outcome
-                    .error
-                    .as_deref()
-                    .map(|e| format!(" ({e})"))
-                    .unwrap_or_default(),
-                if target.expect == Expect::None {
-                    "no leak could be seen"
-                } else {
-                    "blocking was not observed"
-                }
-            ));
-        }
-        let forbidden_hits = captures
-            .iter()
-            .filter(|c| c.role == Role::Forbidden)
-            .any(|c| {
-                seen.iter()
-                    .any(|(name, requests, _)| *name == c.interface && *requests > 0)
-            });
-        if forbidden_hits {
-            passed = false;
-        }
-        target_reports.push(TargetReport {
-            address: target.address.to_string(),
-            proto: target.proto,
-            port: target.port,
-            expect: target.expect,
-            sent: outcome.sent,
-            received: outcome.received,
-            rtt_ms: rtt(&outcome.rtts_ms),
-            error: outcome.error.clone(),
-            left_by: seen
-                .iter()
-                .filter(|(_, requests, _)| *requests > 0)
-                .map(|(name, _, _)| name.clone())
-                .collect(),
-            passed,
-            size: target.size.map(|size| match size {
-                Size::Bytes(bytes) => serde_json::json!(bytes),
-                Size::Mtu => serde_json::json!("mtu"),
-            }),
-            blocked_by,
-            frag_needed_mtu,
-            answered_by,
-            peer: target.peer,
-            via: target.via.clone(),
-        });
-    }
+    let target_reports = targets
+        .iter()
+        .zip(outcomes)
+        .zip(&left_by)
+        .map(|((target, outcome), seen)| {
+            let judged = Judged {
+                captures,
+                expected_egress,
+                node_addresses,
+            };
+            judged.target_report(target, outcome, seen, &mut problems)
+        })
+        .collect();
     for interface in interfaces
         .iter()
         .filter(|i| i.role == Role::Forbidden && i.packets > 0)
@@ -338,6 +232,160 @@ pub fn build_on_node(
         capture,
         problems,
     }
+}
+
+/// What one capture saw of the probe: its interface's report, and per target (in the order
+/// of `targets`) the requests that left by it and the replies that arrived on it.
+fn interface_report(
+    capture: &Capture,
+    targets: &[Target],
+    markers: &Markers,
+) -> (InterfaceReport, Vec<(u32, u32)>) {
+    let mut report = InterfaceReport {
+        name: capture.interface.clone(),
+        role: capture.role,
+        packets: 0,
+        untranslated: 0,
+        translated: None,
+        replies: 0,
+        sample: Vec::new(),
+    };
+    let mut per_target = vec![(0u32, 0u32); targets.len()];
+    for frame in capture.frames.iter().filter(|frame| !frame.is_tagged()) {
+        let Some(probe) =
+            Packet::parse(&frame.bytes).and_then(|packet| classify(&packet, targets, markers))
+        else {
+            continue;
+        };
+        let outgoing = frame.is_outgoing();
+        match (probe.direction, outgoing) {
+            (Direction::Request, true) => {
+                report.packets += 1;
+                per_target[probe.target].0 += 1;
+                if !probe.translated {
+                    report.untranslated += 1;
+                }
+            }
+            (Direction::Reply, false) => {
+                report.replies += 1;
+                per_target[probe.target].1 += 1;
+            }
+            // A request arriving (the workload's side of a bridge) or a reply leaving
+            // toward the workload: the probe's path, not its egress.
+            _ => {}
+        }
+        if report.sample.len() < SAMPLE_SIZE {
+            report.sample.push(Sample {
+                source: probe.packet.source.to_string(),
+                destination: probe.packet.destination.to_string(),
+                protocol: probe.packet.proto,
+                direction: if outgoing { "out" } else { "in" },
+            });
+        }
+    }
+    if report.packets > 0 {
+        report.translated = Some(report.untranslated == 0);
+    }
+    (report, per_target)
+}
+
+/// What every target is judged against: the captures, the interface replies must leave by
+/// when a target names no `via`, and the node's own addresses.
+struct Judged<'a> {
+    captures: &'a [Capture],
+    expected_egress: Option<&'a str>,
+    node_addresses: &'a [IpAddr],
+}
+
+impl Judged<'_> {
+    /// One target's report, judged by what it expects; each problem found goes to `problems`.
+    /// `seen`: the interfaces its packets were seen on, with requests and replies.
+    fn target_report(
+        &self,
+        target: &Target,
+        outcome: &ProbeOutcome,
+        seen: &[(String, u32, u32)],
+        problems: &mut Vec<String>,
+    ) -> TargetReport {
+        let mut passed = true;
+        if target.expect == Expect::Reply {
+            if let Some(problem) =
+                judge_reply(target, outcome, seen, self.captures, self.expected_egress)
+            {
+                passed = false;
+                problems.push(problem);
+            }
+        }
+        let mut blocked_by = None;
+        let mut answered_by = None;
+        if target.expect == Expect::Blocked && outcome.sent > 0 {
+            let judged = judge_blocked(target, outcome, seen, self.captures, self.node_addresses);
+            if let Some(problem) = judged.problem {
+                passed = false;
+                problems.push(problem);
+            }
+            (blocked_by, answered_by) = (judged.blocked_by, judged.answered_by);
+        }
+        // A leak probe that sent nothing (its workload's veth gone, say) proves nothing.
+        if target.expect != Expect::Reply && outcome.sent == 0 {
+            passed = false;
+            problems.push(nothing_sent(target, outcome));
+        }
+        let forbidden_hits = self
+            .captures
+            .iter()
+            .filter(|c| c.role == Role::Forbidden)
+            .any(|c| {
+                seen.iter()
+                    .any(|(name, requests, _)| *name == c.interface && *requests > 0)
+            });
+        if forbidden_hits {
+            passed = false;
+        }
+        TargetReport {
+            address: target.address.to_string(),
+            proto: target.proto,
+            port: target.port,
+            expect: target.expect,
+            sent: outcome.sent,
+            received: outcome.received,
+            rtt_ms: rtt(&outcome.rtts_ms),
+            error: outcome.error.clone(),
+            left_by: seen
+                .iter()
+                .filter(|(_, requests, _)| *requests > 0)
+                .map(|(name, _, _)| name.clone())
+                .collect(),
+            passed,
+            size: target.size.map(|size| match size {
+                Size::Bytes(bytes) => serde_json::json!(bytes),
+                Size::Mtu => serde_json::json!("mtu"),
+            }),
+            blocked_by,
+            frag_needed_mtu: outcome.frag_needed.map(|(_, mtu)| mtu),
+            answered_by,
+            peer: target.peer,
+            via: target.via.clone(),
+        }
+    }
+}
+
+/// The problem of a leak or block probe that sent nothing.
+fn nothing_sent(target: &Target, outcome: &ProbeOutcome) -> String {
+    format!(
+        "{}: no probe was sent{}, so {}: a probe that sent nothing proves nothing",
+        target.label(),
+        outcome
+            .error
+            .as_deref()
+            .map(|e| format!(" ({e})"))
+            .unwrap_or_default(),
+        if target.expect == Expect::None {
+            "no leak could be seen"
+        } else {
+            "blocking was not observed"
+        }
+    )
 }
 
 /// A target that must reply: its problem, or `None` when it passed. Answered every time, it

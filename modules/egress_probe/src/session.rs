@@ -213,38 +213,7 @@ pub fn probe(
         .collect::<Result<_, _>>()?;
     let workloads = make_all(&makers, plans, node, mark, listed).map_err(|(i, e)| named(i, e))?;
     let pins = gateway_macs(netlink, plans, gateways_answered)?;
-    // The workloads' links come up at once: one wait, not one per probe.
-    let configuring: Vec<_> = workloads
-        .iter()
-        .zip(plans.iter().zip(&pins))
-        .map(|(workload, (plan, gateway_mac))| {
-            let (address, gateway, mtu) = (plan.address, plan.gateway, plan.mtu);
-            let (inside, tagged) = (workload.inside_end.clone(), plan.vlan.is_some());
-            let mut gateway_mac = *gateway_mac;
-            workload.namespace.spawn(move || -> Result<(), Failure> {
-                let inside = configure_workload(&inside, address, gateway, mtu)?;
-                match (address.addr(), gateway) {
-                    (IpAddr::V6(host), _) => wait_for_dad(&inside, host)?,
-                    (IpAddr::V4(host), IpAddr::V4(gateway)) if tagged => {
-                        gateway_mac = Some(check_from_inside(&inside, host, gateway)?)
-                    }
-                    _ => {}
-                }
-                if let Some(mac) = gateway_mac {
-                    node::pin_neighbour(&inside.netlink, inside.index, gateway, mac)?;
-                }
-                if let (IpAddr::V4(host), IpAddr::V4(gateway)) = (address.addr(), gateway) {
-                    arp::announce(inside.index, inside.mac, host, gateway)?;
-                }
-                Ok(())
-            })
-        })
-        .collect::<Result<_, _>>()?;
-    for (i, handle) in configuring.into_iter().enumerate() {
-        join(handle)
-            .map_err(|e| named(i, e))?
-            .map_err(|e| named(i, e))?;
-    }
+    configure_all(&workloads, plans, &pins, &named)?;
 
     let settings: Vec<probe::Settings> = plans
         .iter()
@@ -265,30 +234,7 @@ pub fn probe(
         .collect();
     let icmp_id = (std::process::id() & 0xffff) as u16;
     let identities = probe::identities(&per_probe, icmp_id)?;
-    // The links of the first read (no second dump): the probes' veths are not among them, so
-    // none is watched, and each is added to the unwatched ones by its index, first, as it
-    // carries every frame of its workload.
-    let recognizers: Vec<capture::Recognizer> = plans
-        .iter()
-        .zip(&workloads)
-        .zip(&identities)
-        .map(|((plan, workload), identity)| capture::Recognizer {
-            watched: capture::watched(plan, &node.links, workload.index),
-            tagged_ports: capture::tagged_ports(plan, &node.links, workload.index),
-            targets: plan.targets.clone(),
-            markers: identity.markers.clone(),
-        })
-        .collect();
-    let mut unwatched: Vec<u32> = workloads.iter().map(|w| w.index).collect();
-    unwatched.extend(node.links.iter().map(|link| link.index).filter(|index| {
-        !recognizers
-            .iter()
-            .any(|r| r.watched.iter().any(|(i, _)| i.index == *index))
-    }));
-    let markers: Vec<_> = identities.iter().map(|i| i.markers.clone()).collect();
-    let tagged_vlans: Vec<u16> = plans.iter().filter_map(|plan| plan.vlan).collect();
-    let socket = CaptureSocket::open(&markers, &unwatched, &tagged_vlans)?;
-    let captures = capture::start(socket, recognizers);
+    let captures = start_captures(plans, &workloads, &identities, node)?;
     let start = Start {
         start_at: layout.start_at,
         start_late_secs: layout.start_at.map(wait_for_start),
@@ -334,6 +280,81 @@ pub fn probe(
         });
     }
     Ok((probed, start))
+}
+
+/// Every workload configured from inside its namespace, all at once (their links come up
+/// together: one wait, not one per probe): address, route, the gateway checked and pinned,
+/// an announcement. `pins`: the gateway's MAC per probe, where known already.
+fn configure_all(
+    workloads: &[Workload<'_>],
+    plans: &[Plan],
+    pins: &[Option<[u8; 6]>],
+    named: &impl Fn(usize, Failure) -> Failure,
+) -> Result<(), Failure> {
+    let configuring: Vec<_> = workloads
+        .iter()
+        .zip(plans.iter().zip(pins))
+        .map(|(workload, (plan, gateway_mac))| {
+            let (address, gateway, mtu) = (plan.address, plan.gateway, plan.mtu);
+            let (inside, tagged) = (workload.inside_end.clone(), plan.vlan.is_some());
+            let mut gateway_mac = *gateway_mac;
+            workload.namespace.spawn(move || -> Result<(), Failure> {
+                let inside = configure_workload(&inside, address, gateway, mtu)?;
+                match (address.addr(), gateway) {
+                    (IpAddr::V6(host), _) => wait_for_dad(&inside, host)?,
+                    (IpAddr::V4(host), IpAddr::V4(gateway)) if tagged => {
+                        gateway_mac = Some(check_from_inside(&inside, host, gateway)?)
+                    }
+                    _ => {}
+                }
+                if let Some(mac) = gateway_mac {
+                    node::pin_neighbour(&inside.netlink, inside.index, gateway, mac)?;
+                }
+                if let (IpAddr::V4(host), IpAddr::V4(gateway)) = (address.addr(), gateway) {
+                    arp::announce(inside.index, inside.mac, host, gateway)?;
+                }
+                Ok(())
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    for (i, handle) in configuring.into_iter().enumerate() {
+        join(handle)
+            .map_err(|e| named(i, e))?
+            .map_err(|e| named(i, e))?;
+    }
+    Ok(())
+}
+
+/// The run's one capture, started before any probe is sent. The links of the first read (no
+/// second dump): the probes' veths are not among them, so none is watched, and each is added
+/// to the unwatched ones by its index, first, as it carries every frame of its workload.
+fn start_captures(
+    plans: &[Plan],
+    workloads: &[Workload<'_>],
+    identities: &[probe::Identity],
+    node: &NodeFacts,
+) -> Result<capture::Running, Failure> {
+    let recognizers: Vec<capture::Recognizer> = plans
+        .iter()
+        .zip(workloads)
+        .zip(identities)
+        .map(|((plan, workload), identity)| capture::Recognizer {
+            watched: capture::watched(plan, &node.links, workload.index),
+            tagged_ports: capture::tagged_ports(plan, &node.links, workload.index),
+            targets: plan.targets.clone(),
+            markers: identity.markers.clone(),
+        })
+        .collect();
+    let mut unwatched: Vec<u32> = workloads.iter().map(|w| w.index).collect();
+    unwatched.extend(node.links.iter().map(|link| link.index).filter(|index| {
+        !recognizers
+            .iter()
+            .any(|r| r.watched.iter().any(|(i, _)| i.index == *index))
+    }));
+    let markers: Vec<_> = identities.iter().map(|i| i.markers.clone()).collect();
+    let tagged_vlans: Vec<u16> = plans.iter().filter_map(|plan| plan.vlan).collect();
+    let socket = CaptureSocket::open(&markers, &unwatched, &tagged_vlans)?;
+    Ok(capture::start(socket, recognizers))
 }
 
 /// Seconds since the epoch, by the node's clock.

@@ -31,7 +31,7 @@ pub struct Edited {
 
 /// A stanza as it will be written: header, body (commands and comments), nested stanzas.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Node {
+pub(crate) struct Node {
     header: String,
     body: Vec<Line>,
     children: Vec<Node>,
@@ -62,7 +62,7 @@ impl Node {
     }
 
     /// frr-reload's view of repeated blocks: one context with the lines of all (spec A.3).
-    fn join(mut self, other: Node) -> Node {
+    pub(crate) fn join(mut self, other: Node) -> Node {
         self.body.extend(other.body);
         for child in other.children {
             match self.children.iter().position(|c| c.header == child.header) {
@@ -86,7 +86,7 @@ impl Node {
 }
 
 /// What `stanza` asks the existing node (if any) to become; `None` for no stanza.
-fn desired(stanza: &Stanza, existing: Option<Node>) -> Option<Node> {
+pub(crate) fn desired(stanza: &Stanza, existing: Option<Node>) -> Option<Node> {
     if stanza.state == State::Absent {
         return None;
     }
@@ -187,16 +187,16 @@ fn render_into(node: &Node, depth: usize, out: &mut String) {
     out.push_str(&format!("{indent}{terminator}\n"));
 }
 
-struct Piece<'c> {
+pub(crate) struct Piece<'c> {
     text: String,
-    context: Option<&'c Context>,
-    list: Option<ListEntry>,
-    separator: bool,
-    removed: bool,
+    pub(crate) context: Option<&'c Context>,
+    pub(crate) list: Option<ListEntry>,
+    pub(crate) separator: bool,
+    pub(crate) removed: bool,
 }
 
 /// The file as pieces, one per stanza or loose line, in order, none removed yet.
-fn pieces<'c>(file: &'c parse::ConfigFile) -> Vec<Piece<'c>> {
+pub(crate) fn pieces<'c>(file: &'c parse::ConfigFile) -> Vec<Piece<'c>> {
     file.items
         .iter()
         .map(|item| match item {
@@ -221,7 +221,7 @@ fn pieces<'c>(file: &'c parse::ConfigFile) -> Vec<Piece<'c>> {
 }
 
 /// The piece of a stanza that is not in the file yet.
-fn new_piece<'c>(node: &Node) -> Piece<'c> {
+pub(crate) fn new_piece<'c>(node: &Node) -> Piece<'c> {
     Piece {
         text: render(node),
         context: None,
@@ -304,7 +304,7 @@ pub fn apply(source: &str, stanzas: &[Stanza]) -> Edited {
 
 /// New pieces placed around the file's pieces: `before[i]` and `after[i]` beside piece `i`,
 /// `tail` before piece `tail_at` (`pieces.len()`: the end of the file).
-struct Placed<'c> {
+pub(crate) struct Placed<'c> {
     before: Vec<Vec<Piece<'c>>>,
     after: Vec<Vec<Piece<'c>>>,
     tail_at: usize,
@@ -320,7 +320,7 @@ struct Placed<'c> {
 /// took 55 s. The result is the one of inserting them one by one in request order, each after
 /// the last entry of its list with a lower number or else before the list's first entry (the
 /// tests hold it to that).
-fn place<'c>(pieces: &[Piece<'c>], added: Vec<Piece<'c>>) -> Placed<'c> {
+pub(crate) fn place<'c>(pieces: &[Piece<'c>], added: Vec<Piece<'c>>) -> Placed<'c> {
     let mut placed = Placed {
         before: std::iter::repeat_with(Vec::new)
             .take(pieces.len())
@@ -444,7 +444,7 @@ fn join_list<'c>(existing: &[(u64, usize)], mut new: Vec<Piece<'c>>, placed: &mu
 
 /// After a block the file leaves open, a stanza would become part of it (to frr-reload and to
 /// Proxmox alike): new stanzas go after the last stanza that is closed.
-fn tail_position(pieces: &[Piece]) -> usize {
+pub(crate) fn tail_position(pieces: &[Piece]) -> usize {
     let is_open = |p: &Piece| {
         !p.removed
             && p.context
@@ -461,7 +461,7 @@ fn tail_position(pieces: &[Piece]) -> usize {
     at
 }
 
-fn separator<'c>() -> Piece<'c> {
+pub(crate) fn separator<'c>() -> Piece<'c> {
     Piece {
         text: "!\n".into(),
         context: None,
@@ -490,7 +490,7 @@ fn drop_doubled_separators(pieces: &mut [Piece]) {
     }
 }
 
-fn join<'c>(pieces: &[Piece<'c>], placed: Placed<'c>) -> String {
+pub(crate) fn join<'c>(pieces: &[Piece<'c>], placed: Placed<'c>) -> String {
     let Placed {
         before,
         after,
@@ -520,6 +520,3 @@ fn join<'c>(pieces: &[Piece<'c>], placed: Placed<'c>) -> String {
     tail.take().unwrap_or_default().iter().for_each(&mut push);
     out
 }
-
-#[cfg(test)]
-mod tests;

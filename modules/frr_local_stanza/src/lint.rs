@@ -24,7 +24,7 @@ pub enum Generation {
     Rewrite,
 }
 
-const BOTH: &[Generation] = &[Generation::Legacy, Generation::Rewrite];
+pub(crate) const BOTH: &[Generation] = &[Generation::Legacy, Generation::Rewrite];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -147,123 +147,165 @@ struct OpenBlock<'a> {
 
 /// One generation's reading of the file (spec B.3 / B.4), reporting what goes wrong.
 fn walk(lines: &[(usize, &str)], generation: Generation, out: &mut Collector) {
-    let rewrite = generation == Generation::Rewrite;
-    let only = &[generation][..];
-    let mut open: Option<OpenBlock> = None;
-    // Inside the body of a stanza Proxmox does not recognise: its lines are not reported
-    // one by one, the header finding covers them.
-    let mut in_dropped_stanza = false;
-
+    let mut walk = Walk {
+        generation,
+        rewrite: generation == Generation::Rewrite,
+        open: None,
+        in_dropped_stanza: false,
+        out,
+    };
     for &(index, raw) in lines {
+        walk.line(index, raw);
+    }
+    finish(walk.open, None, generation, walk.out);
+}
+
+/// Where one generation's walk is: the section open now, and where its findings go.
+struct Walk<'a, 'o> {
+    generation: Generation,
+    rewrite: bool,
+    open: Option<OpenBlock<'a>>,
+    /// Inside the body of a stanza Proxmox does not recognise: its lines are not reported
+    /// one by one, the header finding covers them.
+    in_dropped_stanza: bool,
+    out: &'o mut Collector,
+}
+
+impl<'a> Walk<'a, '_> {
+    /// One line, read as the generation's loop reads it: the first of these steps that takes
+    /// the line decides what it is.
+    fn line(&mut self, index: usize, raw: &'a str) {
         let column0 = !raw.starts_with([' ', '\t']);
         let text = raw.trim_start();
+        let taken = self.section_header(index, text, column0)
+            || self.address_family(index, text)
+            || self.block_end(index, text, column0)
+            || self.misplaced_terminator_or_header(index, text, column0);
+        if !taken {
+            self.content(index, text, column0);
+        }
+    }
+
+    fn add(&mut self, index: usize, rule: &'static Rule, msg: String) {
+        self.out.add(index, rule, &[self.generation], msg);
+    }
+
+    /// A header Proxmox recognises: a block or route-map opens a section (closing the one
+    /// open), a list line is copied to the output and changes no section.
+    fn section_header(&mut self, index: usize, text: &'a str, column0: bool) -> bool {
         // 1.3.0 anchors its header patterns at column 0; 1.2.x strips indentation first.
-        let header = if rewrite && !column0 {
+        let header = if self.rewrite && !column0 {
             None
         } else {
             grammar::proxmox_header(text)
         };
-        match header {
-            Some(ProxmoxHeader::Block(kind)) => {
-                finish(open.take(), None, generation, out);
-                open = Some(OpenBlock::new(Shape::Block(kind), index, text));
-                in_dropped_stanza = false;
-                continue;
-            }
-            Some(ProxmoxHeader::RouteMap) => {
-                finish(open.take(), None, generation, out);
-                open = Some(OpenBlock::new(Shape::RouteMap, index, text));
-                in_dropped_stanza = false;
-                continue;
-            }
-            // Copied to the output; the current section does not change.
+        let shape = match header {
+            Some(ProxmoxHeader::Block(kind)) => Shape::Block(kind),
+            Some(ProxmoxHeader::RouteMap) => Shape::RouteMap,
             Some(ProxmoxHeader::List) => {
-                in_dropped_stanza = false;
-                continue;
+                self.in_dropped_stanza = false;
+                return true;
             }
-            None => {}
-        }
+            None => return false,
+        };
+        finish(self.open.take(), None, self.generation, self.out);
+        self.open = Some(OpenBlock::new(shape, index, text));
+        self.in_dropped_stanza = false;
+        true
+    }
+
+    /// `address-family ...` opens one inside a router block (elsewhere it is a finding);
+    /// `exit-address-family` closes it.
+    fn address_family(&mut self, index: usize, text: &str) -> bool {
         if is_address_family(text) {
-            match open.as_mut() {
+            match self.open.as_mut() {
                 Some(block) if block.shape == Shape::Block(BlockKind::Router) => {
                     block.address_family = Some(index);
                     block.left_address_family = false;
                 }
-                _ => out.add(
+                _ => self.add(
                     index,
                     &rules::ADDRESS_FAMILY_OUTSIDE_ROUTER,
-                    only,
                     rules::address_family_outside_router(text),
                 ),
             }
-            continue;
+            return true;
         }
-        let closes_address_family = if rewrite {
+        let closes_address_family = if self.rewrite {
             text.ends_with("exit-address-family")
         } else {
             text == "exit-address-family"
         };
         if closes_address_family {
-            if let Some(block) = open.as_mut() {
+            if let Some(block) = self.open.as_mut() {
                 block.address_family = None;
                 block.left_address_family = true;
             }
-            continue;
         }
-        let closes_block = if rewrite {
+        closes_address_family
+    }
+
+    /// The `exit` that ends the open section; in 1.2.x, one that leaves a vrf or interface
+    /// block open (B.4).
+    fn block_end(&mut self, index: usize, text: &str, column0: bool) -> bool {
+        let closes_block = if self.rewrite {
             column0 && text.starts_with("exit")
         } else {
             text == "exit"
         };
-        if closes_block {
-            match open.take() {
-                // 1.2.x: `exit` leaves a vrf or interface block open (B.4).
-                Some(mut block)
-                    if !rewrite
-                        && matches!(
-                            block.shape,
-                            Shape::Block(BlockKind::Vrf | BlockKind::Interface)
-                        ) =>
-                {
-                    block.ignored_exit = Some(index);
-                    open = Some(block);
-                }
-                block => {
-                    finish(block, Some(index), generation, out);
-                    in_dropped_stanza = false;
-                }
-            }
-            continue;
+        if !closes_block {
+            return false;
         }
-        // Anything else is content of the section that is open, if any.
+        match self.open.take() {
+            Some(mut block)
+                if !self.rewrite
+                    && matches!(
+                        block.shape,
+                        Shape::Block(BlockKind::Vrf | BlockKind::Interface)
+                    ) =>
+            {
+                block.ignored_exit = Some(index);
+                self.open = Some(block);
+            }
+            block => {
+                finish(block, Some(index), self.generation, self.out);
+                self.in_dropped_stanza = false;
+            }
+        }
+        true
+    }
+
+    /// An `exit...` that ends nothing (indented in 1.3.0, `exit-vrf` in a section), and in
+    /// 1.3.0 an indented header, which it does not recognise.
+    fn misplaced_terminator_or_header(&mut self, index: usize, text: &str, column0: bool) -> bool {
         if text.starts_with("exit") {
             // With no block open the line falls into the discard bin, harmlessly.
-            if rewrite && open.is_some() {
-                out.add(
+            if self.rewrite && self.open.is_some() {
+                self.add(
                     index,
                     &rules::INDENTED_TERMINATOR,
-                    only,
                     rules::indented_terminator(text),
                 );
-            } else if open.is_some() && text.starts_with("exit-vrf") {
-                out.add(index, &rules::EXIT_VRF, only, rules::exit_vrf());
+            } else if self.open.is_some() && text.starts_with("exit-vrf") {
+                self.add(index, &rules::EXIT_VRF, rules::exit_vrf());
             }
-            continue;
+            return true;
         }
-        if rewrite && !column0 && grammar::proxmox_header(text).is_some() {
-            out.add(
-                index,
-                &rules::INDENTED_HEADER,
-                only,
-                rules::indented_header(text),
-            );
-            continue;
+        if self.rewrite && !column0 && grammar::proxmox_header(text).is_some() {
+            self.add(index, &rules::INDENTED_HEADER, rules::indented_header(text));
+            return true;
         }
-        match open.as_mut() {
+        false
+    }
+
+    /// Anything else: content of the section that is open, if any.
+    fn content(&mut self, index: usize, text: &str, column0: bool) {
+        let only = &[self.generation][..];
+        match self.open.as_mut() {
             Some(block) if block.ignored_exit.is_none() => {
                 block.commands += 1;
                 if block.left_address_family && block.address_family.is_none() {
-                    out.add(
+                    self.out.add(
                         index,
                         &rules::ROUTER_LINE_AFTER_ADDRESS_FAMILY,
                         only,
@@ -277,17 +319,16 @@ fn walk(lines: &[(usize, &str)], generation: Generation, out: &mut Collector) {
                     Shape::RouteMap => "route-map",
                 };
                 let (rule, msg) = rules::after_ignored_exit(text, block.header, kind);
-                out.add(index, rule, only, msg);
+                self.out.add(index, rule, only, msg);
             }
-            None if in_dropped_stanza && !column0 => {}
+            None if self.in_dropped_stanza && !column0 => {}
             None => {
                 let (rule, msg) = rules::not_a_stanza(text);
-                out.add(index, rule, only, msg);
-                in_dropped_stanza = rule.name == rules::UNRECOGNISED_STANZA.name;
+                self.out.add(index, rule, only, msg);
+                self.in_dropped_stanza = rule.name == rules::UNRECOGNISED_STANZA.name;
             }
         }
     }
-    finish(open, None, generation, out);
 }
 
 impl<'a> OpenBlock<'a> {
@@ -448,95 +489,4 @@ fn check_headers(source: &str, options: &LintOptions, out: &mut Collector) {
 /// Whether any finding fails a task run with `lint=error`.
 pub fn has_errors(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::Error)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn rules_at(source: &str) -> Vec<(usize, &'static str)> {
-        lint(source, &LintOptions::default())
-            .into_iter()
-            .map(|f| (f.line, f.rule))
-            .collect()
-    }
-
-    #[test]
-    fn the_portable_profile_is_clean() {
-        let source = "vrf vrf_tdemo\n ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default\nexit\n!\nrouter bgp 45689\n neighbor X peer-group\n address-family ipv4 unicast\n  neighbor X activate\n exit-address-family\nexit\n";
-        assert_eq!(rules_at(source), []);
-    }
-
-    #[test]
-    fn each_rule_fires_on_its_construct() {
-        let cases: &[(&str, &[(usize, &str)])] = &[
-            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2 ! x\n ip route 3.0.0.0/8 2.2.2.2\nexit\n", &[(2, "bang-in-command")]),
-            ("! see address-family ipv4 unicast\n", &[(1, "comment-address-family")]),
-            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\nend\n", &[(1, "unterminated-block"), (3, "end-statement")]),
-            ("ip nht resolve-via-default\n", &[(1, "top-level-line")]),
-            ("ip route 0.0.0.0/0 1.1.1.1 vrf a\n", &[(1, "top-level-route")]),
-            ("access-list A permit any\n", &[(1, "list-without-seq")]),
-            ("key chain K\n key 1\n  key-string s\n exit\nexit\n", &[(1, "unrecognised-stanza")]),
-            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\n exit\n", &[(1, "unterminated-block"), (3, "indented-terminator")]),
-            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\nexit-vrf\n", &[(3, "exit-vrf")]),
-            (" address-family ipv4 unicast\n", &[(1, "address-family-outside-router")]),
-            ("router bgp 1\n address-family ipv4 unicast\n  neighbor X activate\n exit-address-family\n neighbor X peer-group\nexit\n", &[(5, "router-line-after-address-family")]),
-            ("router bgp 1\n address-family ipv4 unicast\n  neighbor X activate\nexit\n", &[(2, "address-family-unterminated")]),
-            ("vrf a\nexit\n", &[(1, "empty-stanza")]),
-            ("router bgp 1\n neighbor X peer-group\nexit\nrouter bgp 2\n neighbor Y peer-group\nexit\n", &[(4, "bgp-asn-conflict")]),
-            ("router bgp  1\n neighbor X peer-group\nexit\n", &[(1, "header-spacing")]),
-            ("route-map MAP_VTEP_IN deny 100\nexit\n", &[(1, "route-map-generated-name")]),
-            ("route-map R permit 20\nexit\nroute-map R permit 10\nexit\n", &[(1, "route-map-order"), (3, "route-map-order")]),
-            ("route-map R permit 10\nexit\n", &[(1, "route-map-renumbered")]),
-            ("vrf a\n ip route 1.0.0.0/8 2.2.2.2\nexit\n vrf b\n", &[(4, "indented-header")]),
-        ];
-        let mut fired = std::collections::BTreeSet::new();
-        for (source, expected) in cases {
-            let found = rules_at(source);
-            assert_eq!(&found, expected, "{source}");
-            fired.extend(found.iter().map(|(_, rule)| *rule));
-        }
-        let with_asn = lint(
-            "router bgp 65000 vrf v\n neighbor X peer-group\nexit\n",
-            &LintOptions {
-                asn: Some("45689".into()),
-            },
-        );
-        assert_eq!(with_asn[0].rule, "bgp-asn-mismatch");
-        assert!(with_asn[0].msg.contains("write `router bgp 45689 vrf v`"));
-        fired.insert(with_asn[0].rule);
-        let never: Vec<&str> = rules::ALL
-            .iter()
-            .map(|r| r.name)
-            .filter(|name| !fired.contains(name))
-            .collect();
-        assert!(never.is_empty(), "rules no case exercises: {never:?}");
-    }
-
-    #[test]
-    fn lines_after_a_closed_vrf_differ_by_generation() {
-        let findings = lint(
-            "vrf a\n ip route 1.0.0.0/8 2.2.2.2\nexit\nip nht resolve-via-default\n",
-            &LintOptions::default(),
-        );
-        assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].line, 4);
-        assert_eq!(findings[0].generations, BOTH);
-        assert!(findings[0].msg.contains("drops it"), "{}", findings[0].msg);
-        assert!(
-            findings[0].msg.contains("1.2.x does not close a vrf block"),
-            "{}",
-            findings[0].msg
-        );
-    }
-
-    #[test]
-    fn the_body_of_an_unrecognised_stanza_is_reported_once() {
-        let findings = lint(
-            "bfd\n peer 10.0.0.1\n exit\n!\nip nht resolve-via-default\n",
-            &LintOptions::default(),
-        );
-        let lines: Vec<usize> = findings.iter().map(|f| f.line).collect();
-        assert_eq!(lines, [1, 5]);
-    }
 }

@@ -86,7 +86,7 @@ pub fn fingerprint(text: &str) -> String {
 }
 
 impl Record {
-    fn empty() -> Record {
+    pub(crate) fn empty() -> Record {
         Record {
             version: VERSION,
             ..Record::default()
@@ -343,7 +343,7 @@ pub fn checked_entries(declared: &[Stanza]) -> HashSet<Entry> {
 }
 
 /// The whole stanza as declared, for a stanza the module adds or the owner held whole.
-fn whole(stanza: &Stanza) -> Entry {
+pub(crate) fn whole(stanza: &Stanza) -> Entry {
     Entry {
         header: stanza.header.clone(),
         mode: stanza.mode,
@@ -692,6 +692,3 @@ impl Ownership {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

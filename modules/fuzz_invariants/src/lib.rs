@@ -4,6 +4,11 @@
 //! crate's own integration tests, the stable smoke run (`make fuzz-smoke`, part of
 //! `cargo test --workspace`), so both hold the code to the same rules. See TESTING.md.
 //!
+//! Entry points: one module per module under test, each with a function per target:
+//! [`frr`] and [`frr_json`] (`frr_local_stanza`, `bgp_evpn_assert`), [`egress`], [`nft`]
+//! (`qinq_check`), [`sdn`], [`sysctl_d`], and [`spec_args`] over every spec [`specs`] lists;
+//! [`input`] reads a fuzz input as decisions, the same way for both users.
+//!
 //! Neighbours: it depends on the module crates it checks ([`specs`] takes their `SPEC`s), no
 //! module crate depends on it, and `fuzz/` is its only user besides its own tests.
 

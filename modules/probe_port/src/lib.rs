@@ -9,8 +9,12 @@
 //! - [`mark`]: who made a probe interface, and whether that run is verifiably over;
 //! - [`sock`]: the socket calls std has no type for; [`bpf`]: capture filters.
 //!
+//! Entry points: [`namespace::Namespace`] for the workload, [`veth`] to plug it in and sweep,
+//! [`sock`] and [`bpf`] for its frames.
+//!
 //! Invariant: nothing here deletes an interface that does not carry a mark this code wrote, of
-//! this run or of a run that is verifiably over.
+//! this run or of a run that is verifiably over. Neighbours: [`deevnet_runtime`] (its netlink
+//! layer) below; `egress_probe` and `qinq_probe` above.
 
 pub mod bpf;
 pub mod mark;

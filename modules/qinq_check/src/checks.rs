@@ -1,8 +1,9 @@
 //! The checks, run on what was read ([`evaluate`]), and the slaves whose txvlan to switch off.
 
 use crate::fix;
-use crate::guest_ports::{self, GuestPortFinding, GuestPortsPolicy};
+use crate::guest_ports::{self, GuestPortFinding};
 use crate::observation::Observed;
+use crate::params::GuestPortsPolicy;
 use crate::params::Request;
 use crate::report::{Check, GuardReport, HopReport, LostTag, MtuReport, Report, SlaveReport};
 use crate::stack::{ParentKind, Stack};
@@ -52,7 +53,12 @@ fn check_guest_ports(
     if request.guest_ports == GuestPortsPolicy::Ignore {
         return Vec::new();
     }
-    let findings = guest_ports::audit(stack, &observed.port_vlans, &observed.ruleset);
+    let findings = guest_ports::audit(
+        stack.guest_bridge.as_ref(),
+        stack.uplink_protocol(),
+        &observed.port_vlans,
+        &observed.ruleset,
+    );
     if request.guest_ports == GuestPortsPolicy::Fail {
         for finding in &findings {
             checks.push(

@@ -11,15 +11,9 @@
 //! `veth<vmid>i<n>` (a container's), and the firewall's `fwpr<vmid>p<n>` (its bridge's port in
 //! the bridge) and `fwln<vmid>i<n>` (or `o<n>`, older releases).
 
-use crate::stack::Stack;
-use deevnet_runtime::netlink::{Link, Links, PortVlans};
+use deevnet_runtime::netlink::{Link, Links, PortVlans, VlanProtocol};
 use serde::Serialize;
 use serde_json::Value;
-
-deevnet_runtime::choices! {
-    /// `guest_ports`: what an exposed guest port does to the run.
-    pub enum GuestPortsPolicy { Fail = "fail", Warn = "warn", Ignore = "ignore" }
-}
 
 /// A port name Proxmox VE gives a guest: its kind and the VM (or container) id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -577,16 +571,21 @@ impl GuestBridge {
     }
 }
 
-/// Every guest port of the bridge over the uplink's parent that can send tagged frames onto
-/// the uplink.
-pub fn audit(stack: &Stack, port_vlans: &[PortVlans], ruleset: &Ruleset) -> Vec<GuestPortFinding> {
-    let Some(guests) = &stack.guest_bridge else {
+/// Every guest port of the bridge over the uplink's parent (the stack's
+/// [`crate::Stack::guest_bridge`]) that can send tagged frames onto the uplink, whose tag
+/// protocol is `uplink_protocol`.
+pub fn audit(
+    guests: Option<&GuestBridge>,
+    uplink_protocol: Option<VlanProtocol>,
+    port_vlans: &[PortVlans],
+    ruleset: &Ruleset,
+) -> Vec<GuestPortFinding> {
+    let Some(guests) = guests else {
         return Vec::new();
     };
     let bridge = &guests.bridge;
     let host = &guests.host_vlans;
     let settings = bridge.bridge.unwrap_or_default();
-    let uplink_protocol = stack.uplink.vlan.and_then(|v| v.protocol);
     let mut findings = Vec::new();
     for (port, guest) in &guests.ports {
         let vlans = match (settings.vlan_filtering, settings.vlan_protocol) {

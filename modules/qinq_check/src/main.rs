@@ -15,12 +15,14 @@
 use deevnet_runtime::netlink::ethtool::Ethtool;
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Context, Failure, FileDiff, Module, Outcome};
-use qinq_check::guest_ports::{GuestPortsPolicy, Ruleset, GUARD_TABLE};
+use qinq_check::guest_ports::{Ruleset, GUARD_TABLE};
 use qinq_check::node::{
     install_guard, observe, read_configured_slaves, read_ruleset, switch_txvlan_off, NFT,
 };
 use qinq_check::Observed;
-use qinq_check::{evaluate, txvlan_to_switch_off, Params, Report, Request, Stack, SPEC};
+use qinq_check::{
+    evaluate, txvlan_to_switch_off, GuestPortsPolicy, Params, Report, Request, Stack, SPEC,
+};
 use std::path::Path;
 
 static MODULE: Module = Module {

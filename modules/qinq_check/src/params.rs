@@ -1,7 +1,6 @@
 //! What the operator asked for: the module's options, declared once ([`SPEC`], [`Params`]), and,
 //! each checked on its own, the validated [`Request`] ([`Request::from_params`]).
 
-use crate::guest_ports::GuestPortsPolicy;
 use crate::vlan_set::{self, VlanSet};
 use crate::{MIN_MTU, TAG_LEN};
 use deevnet_runtime::ifname;
@@ -84,6 +83,11 @@ pub struct Params {
     pub interfaces_file: PathBuf,
     pub guest_ports: GuestPortsPolicy,
     pub guest_vlan_guard: bool,
+}
+
+deevnet_runtime::choices! {
+    /// `guest_ports`: what an exposed guest port does to the run.
+    pub enum GuestPortsPolicy { Fail = "fail", Warn = "warn", Ignore = "ignore" }
 }
 
 impl Default for GuestPortsPolicy {

@@ -133,10 +133,15 @@ impl Stack {
         }
     }
 
+    /// The outer tag's protocol (802.1Q or 802.1ad), as the uplink VLAN device reports it.
+    pub fn uplink_protocol(&self) -> Option<VlanProtocol> {
+        self.uplink.vlan.and_then(|v| v.protocol)
+    }
+
     /// The offload that would overwrite the inner tag: 802.1Q insertion for an 802.1Q outer
     /// VLAN, 802.1ad (S-tag) insertion for an 802.1ad one.
     pub fn txvlan_feature(&self) -> &'static str {
-        match self.uplink.vlan.and_then(|v| v.protocol) {
+        match self.uplink_protocol() {
             Some(VlanProtocol::Dot1Ad) => TX_VLAN_STAG_HW_INSERT,
             _ => TX_VLAN_HW_INSERT,
         }

@@ -240,22 +240,131 @@ fn pair(
     (mac_text, vlans): (String, Vec<u16>),
     vlan_aware: bool,
 ) -> PairReport {
-    let received = counted.received();
+    let counts = Counts {
+        received: counted.received(),
+        lost_frames: counted.outer_only.count_ones() as usize,
+        sent: counted.total,
+    };
+    let (received, lost_frames, sent) = (counts.received, counts.lost_frames, counts.sent);
     let both_tags = counted.both_tags.count_ones() as usize;
-    let lost_frames = counted.outer_only.count_ones() as usize;
-    let sent = counted.total;
     let loss = sent.map_or(100, |sent| loss_percent(sent, received));
+    let direction = format!("{sender} -> {receiver}, VLAN {vlan}");
+    let (verdict, mut message) = frames_verdict(
+        request,
+        (sender, receiver, vlan),
+        &direction,
+        outer,
+        counted,
+        &counts,
+        loss,
+    );
+    let fdb_verdict = fdb_verdict(vlan_aware, &vlans, vlan);
+    // The fdb fails the pair where frames arrived (nothing arrived says enough) and the bridge
+    // should have learned the MAC in the inner VLAN.
+    let fdb_fails = received > 0
+        && matches!(
+            fdb_verdict,
+            FdbVerdict::Vlan1 | FdbVerdict::OtherVlan | FdbVerdict::Absent
+        );
+    if fdb_fails {
+        let learned = fdb_problem(request, fdb_verdict, &vlans, vlan);
+        if !message.is_empty() {
+            message.push_str("; ");
+        } else {
+            message.push_str(&format!("{direction}: "));
+        }
+        message.push_str(&format!(
+            "the zone bridge {} {learned} (sender MAC {mac_text})",
+            request.bridge
+        ));
+    }
+    let ok = verdict == Verdict::BothTags && !fdb_fails;
+    PairReport {
+        sender: sender.to_string(),
+        vlan,
+        verdict,
+        ok,
+        sent,
+        received,
+        loss_percent: loss,
+        both_tags,
+        outer_only: lost_frames,
+        receiving_slaves: counted.receiving_slaves.iter().cloned().collect(),
+        sender_slave: counted.sender_slave.clone(),
+        sender_driver: counted.sender_driver.clone(),
+        tags_seen: counted.tags_seen.iter().cloned().collect(),
+        fdb: FdbReport {
+            mac: mac_text,
+            vlans,
+            verdict: fdb_verdict,
+        },
+        message,
+    }
+}
+
+/// Where the zone bridge learned the sender's MAC (`vlans`), against the pair's inner `vlan`.
+fn fdb_verdict(vlan_aware: bool, vlans: &[u16], vlan: u16) -> FdbVerdict {
+    if !vlan_aware {
+        FdbVerdict::NotChecked
+    } else if vlans.contains(&vlan) {
+        FdbVerdict::InnerVlan
+    } else if vlans.contains(&1) {
+        FdbVerdict::Vlan1
+    } else if vlans.is_empty() {
+        FdbVerdict::Absent
+    } else {
+        FdbVerdict::OtherVlan
+    }
+}
+
+/// What the bridge learned, in a failing pair's message.
+fn fdb_problem(request: &Request, fdb_verdict: FdbVerdict, vlans: &[u16], vlan: u16) -> String {
+    match fdb_verdict {
+        FdbVerdict::Vlan1 => format!(
+            "learned it in VLAN 1, not in VLAN {vlan}: the inner tag was lost before the bridge"
+        ),
+        FdbVerdict::OtherVlan => format!("learned it in VLAN(s) {vlans:?} only, not in {vlan}"),
+        _ => format!(
+            "has not learned it in VLAN {vlan}: check that VLAN {vlan} is on the uplink port of {}",
+            request.bridge
+        ),
+    }
+}
+
+/// A pair's frames counted: how many were sent (as the sender's frames said), arrived, and
+/// arrived with the outer tag only.
+struct Counts {
+    sent: Option<u16>,
+    received: usize,
+    lost_frames: usize,
+}
+
+/// What the frames say about one pair: its verdict and, unless both tags arrived, what went
+/// wrong and what to do, the message opening with `direction`.
+fn frames_verdict(
+    request: &Request,
+    (sender, receiver, vlan): (&str, &str, u16),
+    direction: &str,
+    outer: (u16, Option<u16>),
+    counted: &PairTally,
+    counts: &Counts,
+    loss: u8,
+) -> (Verdict, String) {
+    let Counts {
+        sent,
+        received,
+        lost_frames,
+    } = *counts;
     // Exact, not the rounded percentage: lost * 100 > max * sent.
     let too_many_lost = sent.is_some_and(|sent| {
         usize::from(sent).saturating_sub(received) * 100
             > usize::from(request.max_loss_percent) * usize::from(sent)
     });
-    let direction = format!("{sender} -> {receiver}, VLAN {vlan}");
     let outer_text = match outer.1 {
         Some(tpid) => crate::frame::Tag { tpid, vid: outer.0 }.to_string(),
         None => format!("outer VLAN {}", outer.0),
     };
-    let (verdict, mut message) = if lost_frames > 0 {
+    if lost_frames > 0 {
         let at_fault = match (&counted.sender_slave, &counted.sender_driver) {
             (Some(slave), Some(driver)) if !slave.is_empty() => {
                 format!("{sender}'s {slave} (driver {driver})")
@@ -300,61 +409,5 @@ fn pair(
         )
     } else {
         (Verdict::BothTags, String::new())
-    };
-    let fdb_verdict = if !vlan_aware {
-        FdbVerdict::NotChecked
-    } else if vlans.contains(&vlan) {
-        FdbVerdict::InnerVlan
-    } else if vlans.contains(&1) {
-        FdbVerdict::Vlan1
-    } else if vlans.is_empty() {
-        FdbVerdict::Absent
-    } else {
-        FdbVerdict::OtherVlan
-    };
-    // The fdb fails the pair where frames arrived (nothing arrived says enough) and the bridge
-    // should have learned the MAC in the inner VLAN.
-    let fdb_fails = received > 0
-        && matches!(
-            fdb_verdict,
-            FdbVerdict::Vlan1 | FdbVerdict::OtherVlan | FdbVerdict::Absent
-        );
-    if fdb_fails {
-        let learned = match fdb_verdict {
-            FdbVerdict::Vlan1 => format!("learned it in VLAN 1, not in VLAN {vlan}: the inner tag was lost before the bridge"),
-            FdbVerdict::OtherVlan => format!("learned it in VLAN(s) {vlans:?} only, not in {vlan}"),
-            _ => format!("has not learned it in VLAN {vlan}: check that VLAN {vlan} is on the uplink port of {}", request.bridge),
-        };
-        if !message.is_empty() {
-            message.push_str("; ");
-        } else {
-            message.push_str(&format!("{direction}: "));
-        }
-        message.push_str(&format!(
-            "the zone bridge {} {learned} (sender MAC {mac_text})",
-            request.bridge
-        ));
-    }
-    let ok = verdict == Verdict::BothTags && !fdb_fails;
-    PairReport {
-        sender: sender.to_string(),
-        vlan,
-        verdict,
-        ok,
-        sent,
-        received,
-        loss_percent: loss,
-        both_tags,
-        outer_only: lost_frames,
-        receiving_slaves: counted.receiving_slaves.iter().cloned().collect(),
-        sender_slave: counted.sender_slave.clone(),
-        sender_driver: counted.sender_driver.clone(),
-        tags_seen: counted.tags_seen.iter().cloned().collect(),
-        fdb: FdbReport {
-            mac: mac_text,
-            vlans,
-            verdict: fdb_verdict,
-        },
-        message,
     }
 }

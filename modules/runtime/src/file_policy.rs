@@ -136,7 +136,14 @@ pub fn resolve(parameter: &str, path: &Path, follow_untrusted_links: bool) -> Re
             "{parameter}={shown} is masked (a link to /dev/null): the operator masked it on purpose; unmask it (remove the link) or give another {parameter}; nothing was changed"
         ));
     }
-    // Follow the links one by one, checking each before taking its word.
+    let last = follow_links(parameter, path, follow_untrusted_links)?;
+    link_target(parameter, path, &last, follow_untrusted_links)
+}
+
+/// Follows the link `path` one hop at a time, checking each link before taking its word (unless
+/// `follow_untrusted_links`): the path the last link names, which may not exist yet.
+fn follow_links(parameter: &str, path: &Path, follow_untrusted_links: bool) -> Result<PathBuf> {
+    let shown = path.display();
     let mut current = absolute(path);
     let mut hops = 0;
     loop {
@@ -176,15 +183,28 @@ pub fn resolve(parameter: &str, path: &Path, follow_untrusted_links: bool) -> Re
         })?;
         current = parent_of(&current).join(target);
     }
-    // The final target: its folder must exist; its canonical path is the lock key.
-    let folder = parent_of(&current);
+    Ok(current)
+}
+
+/// The file a chain of links ends at (`last`): its folder must exist, the file (or, if new, its
+/// folder) must be trusted unless `follow_untrusted_links`, and regular; its canonical path is
+/// the lock key.
+fn link_target(
+    parameter: &str,
+    path: &Path,
+    last: &Path,
+    follow_untrusted_links: bool,
+) -> Result<Target> {
+    let shown = path.display();
+    let current = last;
+    let folder = parent_of(current);
     let folder = fs::canonicalize(&folder).map_err(|e| {
         anyhow!(
             "{parameter}={shown} is a link to {}, whose folder cannot be used: {e}; fix the link or give another {parameter}",
             current.display()
         )
     })?;
-    let real = folder.join(file_name(parameter, &current)?);
+    let real = folder.join(file_name(parameter, current)?);
     let final_meta = fs::symlink_metadata(&real).ok();
     if !follow_untrusted_links {
         let owner = final_meta
@@ -607,6 +627,3 @@ fn existing_folder(parameter: &str, path: &Path) -> Result<PathBuf> {
         )),
     }
 }
-
-#[cfg(test)]
-mod tests;

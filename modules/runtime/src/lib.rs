@@ -13,6 +13,12 @@
 //! run within a time limit and an output cap ([`bounded_command`]), and what an assertion module
 //! does with its findings in check mode ([`findings`]).
 //!
+//! Features: `netlink` (the shared rtnetlink layer, `netlink`: links, addresses, routes,
+//! bridge VLANs and fdb), `ethtool` (features and drivers over generic netlink), `test-support`
+//! (for the module crates' tests, `test_support`: namespaces of the test's own, module runs with
+//! arguments on stdin, link fixtures, kill -9 during writes), `test-hooks` (pauses the crash tests
+//! widen; never in a release build).
+//!
 //! Invariants: exactly one JSON result per run ([`Module::run`]); every file a module reads or
 //! writes goes through [`file_policy`]; a program run as root is one only root could have
 //! planted ([`file_policy::trusted_program`]). Neighbours: every module crate depends on this
@@ -39,3 +45,8 @@ pub use protocol::{report_keys, Context, Failure, FileDiff, Module, Outcome, SEC
 #[doc(hidden)]
 pub use serde as __serde;
 pub use spec::{Kind, OptionSpec};
+
+// A test reads as one story from setup to verdict: the length limit is production code's.
+#[cfg(test)]
+#[allow(clippy::too_many_lines)]
+mod tests;

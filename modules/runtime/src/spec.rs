@@ -338,19 +338,7 @@ fn coerce(
                 Value::Bool(b) => b.to_string(),
                 _ => return Err(type_error(&format!("{} is not a string; give a path", short(value)))),
             };
-            let expanded = expand_path(&text, env);
-            if expanded.is_empty() {
-                let what = if text.is_empty() {
-                    String::new()
-                } else {
-                    ", which expands to an empty string on this host".to_string()
-                };
-                return Err(SpecError(format!(
-                    "argument '{path}' is {}{what}: an empty path names no file or folder; give a path such as /etc/NAME, or leave {path} out for its default",
-                    short(&Value::String(text.clone()))
-                )));
-            }
-            Value::String(expanded)
+            expanded_path(&text, path, &short, env)?
         }
         Kind::Bool => Value::Bool(to_bool(value).ok_or_else(|| {
             type_error(&format!(
@@ -413,20 +401,55 @@ fn coerce(
             Value::Object(out)
         }
     };
-    if !option.choices.is_empty() {
-        let text = match &coerced {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        if !option.choices.contains(&text.as_str()) {
-            return Err(SpecError(format!(
-                "value of {path} must be one of: {}, got: {}",
-                option.choices.join(", "),
-                if hide { NO_LOG_MASK } else { &text }
-            )));
-        }
-    }
+    check_choice(option, &coerced, path, hide)?;
     Ok(coerced)
+}
+
+/// A path option's text expanded (`~`, variables); one that expands to nothing names no file.
+/// `shown` is how a value appears in a message (masked when no_log).
+fn expanded_path(
+    text: &str,
+    path: &str,
+    shown: &dyn Fn(&Value) -> String,
+    env: &dyn PathEnv,
+) -> Result<Value, SpecError> {
+    let expanded = expand_path(text, env);
+    if expanded.is_empty() {
+        let what = if text.is_empty() {
+            String::new()
+        } else {
+            ", which expands to an empty string on this host".to_string()
+        };
+        return Err(SpecError(format!(
+            "argument '{path}' is {}{what}: an empty path names no file or folder; give a path such as /etc/NAME, or leave {path} out for its default",
+            shown(&Value::String(text.to_string()))
+        )));
+    }
+    Ok(Value::String(expanded))
+}
+
+/// A coerced value of an option with `choices` must be one of them (compared as text).
+fn check_choice(
+    option: &OptionSpec,
+    coerced: &Value,
+    path: &str,
+    hide: bool,
+) -> Result<(), SpecError> {
+    if option.choices.is_empty() {
+        return Ok(());
+    }
+    let text = match coerced {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if !option.choices.contains(&text.as_str()) {
+        return Err(SpecError(format!(
+            "value of {path} must be one of: {}, got: {}",
+            option.choices.join(", "),
+            if hide { NO_LOG_MASK } else { &text }
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn json_type(value: &Value) -> &'static str {
@@ -645,6 +668,3 @@ fn option_to_json(option: &OptionSpec, depth: usize) -> Value {
     }
     Value::Object(out)
 }
-
-#[cfg(test)]
-mod tests;

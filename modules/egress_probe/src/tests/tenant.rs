@@ -5,14 +5,13 @@ use super::{params, target};
 use crate::params::Request;
 use crate::tenant::{resolve, NodeAddress, NodeFacts, Vrf};
 use deevnet_runtime::netlink::{Link, Links};
+use deevnet_runtime::test_support::links;
 
+/// A link, a port of `controller` when given.
 pub(super) fn link(index: u32, name: &str, kind: Option<&str>, controller: Option<u32>) -> Link {
     Link {
-        index,
-        name: name.into(),
-        kind: kind.map(Into::into),
         controller,
-        ..Link::default()
+        ..links::link(index, name, kind)
     }
 }
 

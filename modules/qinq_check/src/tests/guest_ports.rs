@@ -2,7 +2,8 @@
 //! each way a port is kept off (VLAN filtering, an nftables rule) and each way it is not.
 
 use super::*;
-use crate::guest_ports::{guest_name, GuestName, GuestPortsPolicy, Ruleset};
+use crate::guest_ports::{guest_name, GuestName, Ruleset};
+use crate::params::GuestPortsPolicy;
 use serde_json::json;
 
 const VMBR0: u32 = 20;

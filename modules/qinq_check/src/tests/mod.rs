@@ -4,18 +4,22 @@
 
 mod checks;
 mod guest_ports;
+mod interfaces;
+mod node;
 mod params;
 mod single_nic;
 mod stack;
+mod vlan_set;
 
 use super::*;
-use crate::vlan_set::tests::entry;
 use deevnet_runtime::netlink::ethtool::Feature;
 use deevnet_runtime::netlink::{
     BondInfo, BondPortInfo, BondRole, BridgeVlanSettings, FdbEntry, FdbState, Link, Links,
     OperState, PortVlans, Vlan, VlanProtocol,
 };
+use deevnet_runtime::test_support::links;
 use std::collections::BTreeMap;
+use vlan_set::entry;
 
 const BOND: u32 = 5;
 const QINQ_A: u32 = 6;
@@ -27,17 +31,15 @@ const TRUNK: u32 = 11;
 const ENO1: u32 = 12;
 const PEER_MAC: &str = "02:00:00:00:02:01";
 
+/// A link up, of `mtu`, in the range a NIC (the trunk: 9216) or a virtual link accepts.
 fn link(index: u32, name: &str, kind: Option<&str>, mtu: u32) -> Link {
     Link {
-        index,
-        name: name.into(),
-        kind: kind.map(str::to_string),
         mtu: Some(mtu),
         min_mtu: Some(68),
         max_mtu: Some(if index == TRUNK { 9216 } else { 65535 }),
         admin_up: true,
         oper_state: OperState::Up,
-        ..Link::default()
+        ..links::link(index, name, kind)
     }
 }
 

@@ -3,13 +3,12 @@
 //! bridge layers on real links, and the module refusing bad input while changing nothing. The
 //! full QinQ stack is tested in the lab VM (tests/lab/tests/qinq_check.sh).
 
-use assert_cmd::cargo::CommandCargoExt;
 use deevnet_runtime::netlink::ethtool::{Ethtool, TX_VLAN_HW_INSERT};
 use deevnet_runtime::netlink::{FdbState, Netlink};
+use deevnet_runtime::test_support::module_run::spawn_with_input;
 use deevnet_runtime::test_support::TestNamespace;
 use serde_json::{json, Value};
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// A namespace with two veth pairs, one end of each in the plain bridge br0:
 /// `bond0` (a veth, to stand for a single NIC without an uplink VLAN device) <-> `far0`, and `port1` <-> `far1`.
@@ -55,28 +54,7 @@ impl Namespace {
 
     /// The module run in the namespace, as Ansible would with `args`.
     fn module(&self, args: Value) -> (bool, Value) {
-        let binary = Command::cargo_bin("qinq_check").unwrap();
-        let mut child = self
-            .command(binary.get_program())
-            .arg("-")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(args.to_string().as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        let result: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-            panic!(
-                "not JSON ({e}): {}",
-                String::from_utf8_lossy(&output.stdout)
-            )
-        });
-        (output.status.success(), result)
+        self.run_module(env!("CARGO_BIN_EXE_qinq_check"), &args)
     }
 }
 
@@ -305,10 +283,15 @@ fn guest_ports_are_read_from_the_links_and_the_namespaces_nftables_ruleset() {
             };
             let port_vlans = Netlink::connect().unwrap().bridge_vlans().unwrap();
             let ruleset = read_ruleset(std::path::Path::new(NFT));
-            audit(&stack, &port_vlans, &ruleset)
-                .into_iter()
-                .map(|f| (f.bridge, f.port, f.vmid, f.nftables))
-                .collect::<Vec<_>>()
+            audit(
+                stack.guest_bridge.as_ref(),
+                stack.uplink_protocol(),
+                &port_vlans,
+                &ruleset,
+            )
+            .into_iter()
+            .map(|f| (f.bridge, f.port, f.vmid, f.nftables))
+            .collect::<Vec<_>>()
         })
     };
     let none = "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it";
@@ -321,18 +304,7 @@ fn guest_ports_are_read_from_the_links_and_the_namespaces_nftables_ruleset() {
     );
 
     let nft = |rules: &str| {
-        let mut child = ns
-            .command(NFT)
-            .args(["-f", "-"])
-            .stdin(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(rules.as_bytes())
-            .unwrap();
+        let mut child = spawn_with_input(ns.command(NFT).args(["-f", "-"]), rules.as_bytes());
         assert!(child.wait().unwrap().success(), "nft -f: {rules}");
     };
     nft(&format!("{}\n", qinq_check::fix::GUEST_VLAN_RULE));
@@ -492,7 +464,15 @@ fn a_dormant_guard_passes_frames_and_is_reported_not_installed() {
             bond_mode: None,
         };
         let ruleset = read_ruleset(nft);
-        (ruleset.guard_state(), audit(&stack, &[], &ruleset))
+        (
+            ruleset.guard_state(),
+            audit(
+                stack.guest_bridge.as_ref(),
+                stack.uplink_protocol(),
+                &[],
+                &ruleset,
+            ),
+        )
     });
     let why = state.unwrap_err();
     assert!(

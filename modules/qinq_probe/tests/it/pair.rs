@@ -5,17 +5,16 @@
 //! also emulates the fault, a NIC that puts the outer tag in place of the inner one.
 
 use crate::tcx::{self, Program};
-use assert_cmd::cargo::CommandCargoExt;
 use deevnet_probe_port::sock;
 use deevnet_runtime::netlink::Netlink;
+use deevnet_runtime::test_support::module_run::module_result;
 use deevnet_runtime::test_support::TestNamespace;
 use qinq_probe::frame::{self, format_mac, nonce, sender_mac, Payload, RunKey};
 use qinq_probe::params::Secret;
 use serde_json::{json, Value};
-use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::fd::OwnedFd;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 const TPID_8021AD: u16 = 0x88a8;
@@ -80,31 +79,12 @@ impl Lab {
 }
 
 fn start(ns: &TestNamespace, args: Value) -> Child {
-    let binary = Command::cargo_bin("qinq_probe").unwrap();
-    let mut child = ns
-        .command(binary.get_program())
-        .arg("-")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(args.to_string().as_bytes())
-        .unwrap();
-    child
+    ns.start_module(env!("CARGO_BIN_EXE_qinq_probe"), &args)
 }
 
+/// The module's result, whether it succeeded or failed.
 fn result(child: Child) -> Value {
-    let output = child.wait_with_output().unwrap();
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+    module_result(child).1
 }
 
 /// The run's secret both sides get (the playbook makes a random one per run).

@@ -26,21 +26,21 @@ use std::fmt::Debug;
 use std::os::fd::AsRawFd;
 
 const ETHTOOL_GENL_VERSION: u8 = 1;
-const ETHTOOL_MSG_FEATURES_GET: u8 = 11;
-const ETHTOOL_MSG_FEATURES_SET: u8 = 12;
+pub(crate) const ETHTOOL_MSG_FEATURES_GET: u8 = 11;
+pub(crate) const ETHTOOL_MSG_FEATURES_SET: u8 = 12;
 const ETHTOOL_A_HEADER_DEV_NAME: u16 = 2;
 const ETHTOOL_A_HEADER_FLAGS: u16 = 3;
-const ETHTOOL_FLAG_OMIT_REPLY: u32 = 1 << 1;
-const ETHTOOL_A_FEATURES_HEADER: u16 = 1;
-const ETHTOOL_A_FEATURES_HW: u16 = 2;
-const ETHTOOL_A_FEATURES_WANTED: u16 = 3;
-const ETHTOOL_A_FEATURES_ACTIVE: u16 = 4;
-const ETHTOOL_A_FEATURES_NOCHANGE: u16 = 5;
-const ETHTOOL_A_BITSET_NOMASK: u16 = 1;
-const ETHTOOL_A_BITSET_BITS: u16 = 3;
-const ETHTOOL_A_BITSET_BITS_BIT: u16 = 1;
-const ETHTOOL_A_BITSET_BIT_NAME: u16 = 2;
-const ETHTOOL_A_BITSET_BIT_VALUE: u16 = 3;
+pub(crate) const ETHTOOL_FLAG_OMIT_REPLY: u32 = 1 << 1;
+pub(crate) const ETHTOOL_A_FEATURES_HEADER: u16 = 1;
+pub(crate) const ETHTOOL_A_FEATURES_HW: u16 = 2;
+pub(crate) const ETHTOOL_A_FEATURES_WANTED: u16 = 3;
+pub(crate) const ETHTOOL_A_FEATURES_ACTIVE: u16 = 4;
+pub(crate) const ETHTOOL_A_FEATURES_NOCHANGE: u16 = 5;
+pub(crate) const ETHTOOL_A_BITSET_NOMASK: u16 = 1;
+pub(crate) const ETHTOOL_A_BITSET_BITS: u16 = 3;
+pub(crate) const ETHTOOL_A_BITSET_BITS_BIT: u16 = 1;
+pub(crate) const ETHTOOL_A_BITSET_BIT_NAME: u16 = 2;
+pub(crate) const ETHTOOL_A_BITSET_BIT_VALUE: u16 = 3;
 
 /// The kernel's name of the 802.1Q VLAN tag insertion offload (`ethtool -k` prints it as
 /// `tx-vlan-offload`).
@@ -113,7 +113,7 @@ pub fn features_from_reply(attributes: &[u8]) -> Result<Features, String> {
 }
 
 /// The names of the bits set in a verbose (named) bit set.
-fn bits_set(bitset: &[u8]) -> Result<Vec<String>, String> {
+pub(crate) fn bits_set(bitset: &[u8]) -> Result<Vec<String>, String> {
     let mut nomask = false;
     let mut bits = None;
     for attribute in nlas(bitset)? {
@@ -148,22 +148,22 @@ fn bits_set(bitset: &[u8]) -> Result<Vec<String>, String> {
 }
 
 /// One attribute of a reply, borrowing its value from the reply.
-struct ReplyAttr<'a> {
+pub(crate) struct ReplyAttr<'a> {
     kind: u16,
     value: &'a [u8],
 }
 
 impl<'a> ReplyAttr<'a> {
-    fn kind(&self) -> u16 {
+    pub(crate) fn kind(&self) -> u16 {
         self.kind
     }
-    fn value(&self) -> &'a [u8] {
+    pub(crate) fn value(&self) -> &'a [u8] {
         self.value
     }
 }
 
 /// The attributes in `bytes`, each checked to lie within it.
-fn nlas(bytes: &[u8]) -> Result<Vec<ReplyAttr<'_>>, String> {
+pub(crate) fn nlas(bytes: &[u8]) -> Result<Vec<ReplyAttr<'_>>, String> {
     let malformed = |e: &dyn std::fmt::Display| format!("malformed attribute: {e}");
     let mut out = Vec::new();
     for nla in NlasIterator::new(bytes) {
@@ -178,7 +178,7 @@ fn nlas(bytes: &[u8]) -> Result<Vec<ReplyAttr<'_>>, String> {
     Ok(out)
 }
 
-fn c_string(bytes: &[u8]) -> Result<String, String> {
+pub(crate) fn c_string(bytes: &[u8]) -> Result<String, String> {
     let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
     String::from_utf8(text.to_vec()).map_err(|_| "a name that is not UTF-8".to_string())
 }
@@ -186,7 +186,7 @@ fn c_string(bytes: &[u8]) -> Result<String, String> {
 /// One attribute of a request; netlink-packet-core's [`Nla`] frames it (length, type, nested
 /// flag, padding).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Attr {
+pub(crate) enum Attr {
     /// A NUL-terminated string.
     Str(u16, String),
     U32(u16, u32),
@@ -226,14 +226,14 @@ impl Nla for Attr {
 }
 
 /// The bytes of a list of attributes.
-fn emitted(attributes: &[Attr]) -> Vec<u8> {
+pub(crate) fn emitted(attributes: &[Attr]) -> Vec<u8> {
     let mut bytes = vec![0; attributes.buffer_len()];
     attributes.emit(&mut bytes);
     bytes
 }
 
 /// The header attribute every ethtool request starts with.
-fn request_header(device: &str, flags: u32) -> Attr {
+pub(crate) fn request_header(device: &str, flags: u32) -> Attr {
     let mut header = vec![Attr::Str(ETHTOOL_A_HEADER_DEV_NAME, device.into())];
     if flags != 0 {
         header.push(Attr::U32(ETHTOOL_A_HEADER_FLAGS, flags));
@@ -247,7 +247,7 @@ fn request_header(device: &str, flags: u32) -> Attr {
 /// The ethtool bit set is encoded here by hand, on purpose: no crate offers it (the `ethtool`
 /// crate's encoder is a `todo!()`). A verbose (named) set without NOMASK: the one bit
 /// listed is the mask, and VALUE is present only to switch it on.
-fn features_set_attributes(device: &str, feature: &str, on: bool) -> Vec<Attr> {
+pub(crate) fn features_set_attributes(device: &str, feature: &str, on: bool) -> Vec<Attr> {
     let mut bit = vec![Attr::Str(ETHTOOL_A_BITSET_BIT_NAME, feature.into())];
     if on {
         bit.push(Attr::Flag(ETHTOOL_A_BITSET_BIT_VALUE));
@@ -268,9 +268,9 @@ pub fn features_set_request(device: &str, feature: &str, on: bool) -> Vec<u8> {
 /// A request of the ethtool family: its command and attributes; netlink-packet-generic puts the
 /// genetlink header (command, version) in front.
 #[derive(Debug)]
-struct EthtoolRequest {
-    command: u8,
-    attributes: Vec<Attr>,
+pub(crate) struct EthtoolRequest {
+    pub(crate) command: u8,
+    pub(crate) attributes: Vec<Attr>,
 }
 
 impl GenlFamily for EthtoolRequest {
@@ -490,7 +490,7 @@ impl Ethtool {
 
 /// One request as it goes on the wire: nlmsghdr, genlmsghdr, attributes. A family with a static
 /// id (the controller's) keeps it; the ethtool family's is `family`, the resolved one.
-fn frame<F>(family: u16, sequence: u32, payload: F, flags: u16) -> Vec<u8>
+pub(crate) fn frame<F>(family: u16, sequence: u32, payload: F, flags: u16) -> Vec<u8>
 where
     F: GenlFamily + Emitable + Debug,
 {
@@ -565,6 +565,3 @@ fn driver_name(socket: i32, device: &str) -> Result<Option<String>, NetlinkError
     let driver = c_string(&info.driver).unwrap_or_default();
     Ok(Some(driver).filter(|d| !d.is_empty()))
 }
-
-#[cfg(test)]
-mod tests;

@@ -212,7 +212,7 @@ fn bond_mode_name(mode: &BondMode) -> String {
 }
 
 /// `aa:bb:cc:dd:ee:ff`; `None` for an empty address.
-pub(super) fn mac_text(bytes: &[u8]) -> Option<String> {
+pub(crate) fn mac_text(bytes: &[u8]) -> Option<String> {
     if bytes.is_empty() {
         return None;
     }

@@ -12,11 +12,11 @@
 //! [`Netlink::connect`], on the thread that will use it.
 
 mod address;
-mod bridge;
-mod error;
+pub(crate) mod bridge;
+pub(crate) mod error;
 #[cfg(feature = "ethtool")]
 pub mod ethtool;
-mod link;
+pub(crate) mod link;
 mod route;
 
 pub use address::{address_from_message, Address, AddressState};
@@ -164,6 +164,3 @@ impl Netlink {
         })
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,11 +1,17 @@
 //! For the tests of every module crate (feature `test-support`): a network namespace of the
-//! test's own, removed when dropped, so tests touch nothing on the machine that runs them; a
-//! module binary run on JSON arguments ([`module_run`]); kill -9 during writes ([`kill9`]).
+//! test's own ([`TestNamespace`]), removed when dropped, so tests touch nothing on the machine
+//! that runs them, and a module binary run inside it with its arguments on stdin
+//! ([`TestNamespace::run_module`]); a module binary run on JSON arguments ([`module_run`]);
+//! kill -9 during writes ([`kill9`]); links as the kernel reports them, for the pure checks
+//! ([`links`], with the `netlink` feature).
 
 pub mod kill9;
+#[cfg(feature = "netlink")]
+pub mod links;
 pub mod module_run;
 
-use std::process::Command;
+use serde_json::Value;
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A network namespace named `<prefix>-<pid>-<n>`, with `lo` up.
@@ -59,6 +65,20 @@ impl TestNamespace {
         let mut command = Command::new("ip");
         command.args(["netns", "exec", &self.name]).arg(program);
         command
+    }
+
+    /// Starts the module `binary` in the namespace as Ansible's binary-module path runs it: the
+    /// argument `-`, the JSON `args` on its stdin; its stdout piped for
+    /// [`module_run::module_result`].
+    pub fn start_module(&self, binary: impl AsRef<std::ffi::OsStr>, args: &Value) -> Child {
+        let mut command = self.command(binary);
+        command.arg("-").stdout(Stdio::piped());
+        module_run::spawn_with_input(&mut command, args.to_string().as_bytes())
+    }
+
+    /// [`TestNamespace::start_module`] run to its end: whether it exited 0, and its result.
+    pub fn run_module(&self, binary: impl AsRef<std::ffi::OsStr>, args: &Value) -> (bool, Value) {
+        module_run::module_result(self.start_module(binary, args))
     }
 
     /// Runs `body` on a thread that has entered the namespace (setns is per thread, and

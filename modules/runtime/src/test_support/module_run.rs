@@ -1,11 +1,12 @@
-//! Running a module binary from a test: one run on arguments, bounded in time, and shell
-//! scripts in a private mount namespace. Shared by the robustness tests of each module that
-//! manages a file (`#[path]` include, like `kill9.rs`).
+//! Running a module binary from a test: one run on arguments, bounded in time; a program
+//! started with its input on stdin and a module's one JSON result read from it; shell scripts
+//! in a private mount namespace.
 
 use serde_json::Value;
 use std::fs;
+use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub fn is_root() -> bool {
@@ -42,4 +43,25 @@ pub fn in_private_mounts(script: &str) -> Output {
         .args(["--mount", "--propagation", "private", "sh", "-c", script])
         .output()
         .unwrap()
+}
+
+/// Starts `command` with `input` written to its stdin, which is then closed (the program sees
+/// the end of its input).
+pub fn spawn_with_input(command: &mut Command, input: &[u8]) -> Child {
+    let mut child = command.stdin(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child
+}
+
+/// A module run started with its stdout piped, waited for: whether it exited 0, and the one
+/// JSON result it printed (a panic quoting the output when it is not JSON).
+pub fn module_result(child: Child) -> (bool, Value) {
+    let output = child.wait_with_output().unwrap();
+    let result = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    (output.status.success(), result)
 }

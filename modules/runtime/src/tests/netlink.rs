@@ -1,7 +1,7 @@
 //! Parsing of recorded kernel messages, the shape of the requests (the kernel traps), and a
 //! real kernel in a network namespace of the test's own (`ip netns`; needs root).
 
-use super::*;
+use crate::netlink::*;
 use netlink_packet_core::Parseable;
 use netlink_packet_route::link::{LinkAttribute, LinkMessage};
 use netlink_packet_route::route::{

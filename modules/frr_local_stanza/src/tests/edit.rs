@@ -1,4 +1,7 @@
-use super::*;
+use crate::edit::*;
+use crate::grammar;
+use crate::parse;
+use crate::stanza::{Mode, Stanza, State};
 use crate::STEPS;
 
 fn stanza(header: &str, lines: &[&str], mode: Mode) -> Stanza {

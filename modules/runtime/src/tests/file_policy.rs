@@ -1,5 +1,9 @@
-use super::*;
+use crate::file_policy::*;
+use std::fs::{self, File};
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::Path;
+use std::time::Duration;
 
 #[test]
 fn lock_timeout_has_one_range_and_one_message() {

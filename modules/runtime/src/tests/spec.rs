@@ -1,5 +1,6 @@
-use super::*;
+use crate::spec::*;
 use serde_json::json;
+use serde_json::{Map, Value};
 
 static ELEMENT_STR: OptionSpec = OptionSpec::new("element", Kind::Str);
 static LEVEL: OptionSpec = OptionSpec::new("level", Kind::Int).choices(&["0", "1", "2"]);

@@ -1,7 +1,9 @@
-use super::*;
 use crate::edit::apply;
+use crate::ownership::*;
+use crate::stanza::{Mode, Stanza};
 use crate::STEPS;
 use deevnet_runtime::file_policy;
+use std::time::Duration;
 
 fn stanza(header: &str, lines: &[&str], mode: Mode) -> Stanza {
     Stanza::present(header, lines, mode)

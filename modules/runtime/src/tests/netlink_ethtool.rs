@@ -1,4 +1,7 @@
-use super::*;
+use crate::netlink::ethtool::*;
+use netlink_packet_core::{NLA_F_NESTED, NLM_F_ACK, NLM_F_REQUEST};
+use netlink_packet_generic::ctrl::nlas::GenlCtrlAttrs;
+use netlink_packet_generic::ctrl::{GenlCtrl, GenlCtrlCmd};
 
 /// Builds a verbose bit set as the kernel sends it, as attribute `kind`.
 fn bitset(kind: u16, names: &[&str], nomask: bool, values: &[bool]) -> Attr {

@@ -1,0 +1,19 @@
+//! The unit tests, one file per module of the crate (`netlink_bridge` for `netlink::bridge`),
+//! each reaching its module's items through `crate::<module>`.
+
+mod atomic_file;
+mod bounded_command;
+mod file_policy;
+mod findings;
+mod ifname;
+#[cfg(feature = "netlink")]
+mod netlink;
+#[cfg(feature = "netlink")]
+mod netlink_bridge;
+#[cfg(feature = "netlink")]
+mod netlink_error;
+#[cfg(feature = "ethtool")]
+mod netlink_ethtool;
+mod protocol;
+mod spec;
+mod sysctl;
