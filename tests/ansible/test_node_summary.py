@@ -132,8 +132,7 @@ def test_a_real_run_says_what_changed_and_what_was_proven():
     lines = node_summary.tenant_egress_summary(unchanged, PLAN)["lines"]
     assert lines[1] == "changed: nothing"
     assert lines[2] == ("proven: routes: all 9 checks passed in 2 VRFs; no undeclared VRF falls through; control "
-                        "plane: not asserted (no core_peer, or proxmox_node_network_control_plane: skip); probes: none "
-                        "(no tenant has a probe)")
+                        "plane: not asserted (no core_peer); probes: none (no tenant has a probe)")
     # After FRR was applied again, the second assertion is the proof.
     again = {**results, "frr_applied": SKIPPED, "frr_reapplied": {"changed": True},
              "reassertion": {"msg": "all 9 checks passed in 2 VRFs after 1.5 s (4 attempts)"}}
@@ -159,3 +158,40 @@ def test_the_installed_filters_are_the_collection_s(ansible_env, tmp_path):
         """)
     proc = subprocess.run([VENV_BIN / "ansible-playbook", str(play)], env=ansible_env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_real_run_that_failed_half_way_says_what_it_changed_before_and_what_failed():
+    """The role prints the block after a failure too (its `always`)."""
+    results = {
+        "vrfs": ALL_THERE,
+        "sysctl": {"changed": True, "msg": "/etc/sysctl.d/90-deevnet-tenant-fabric.conf written; 3 runtime value(s) set"},
+        "frr_local": {"changed": True, "msg": "2 added; lint clean"},
+        "frr_applied": {"changed": True, "rc": 0},
+        "assertion": {"changed": False, "failed": True,
+                      "msg": "vrf_tdemo: table 1001 has no IPv4 default route; expected default via 10.20.50.1\nmore"},
+    }
+    summary = node_summary.tenant_egress_summary(results, PLAN)
+    assert summary["lines"][1:] == [
+        "changed: forwarding (/etc/sysctl.d/90-deevnet-tenant-fabric.conf written; 3 runtime value(s) set); "
+        "frr.conf.local (2 added; lint clean); FRR applied",
+        "proven: routes: NOT proven (failed, below); control plane: not asserted (no core_peer); probes: none (no "
+        "tenant has a probe)",
+        "failed: the route assertion (vrf_tdemo: table 1001 has no IPv4 default route; expected default via "
+        "10.20.50.1)",
+    ]
+    assert summary["failed"] is False
+    # Stopped on a tenant without its VRF: nothing changed, nothing asserted, the tenant named.
+    stopped = node_summary.tenant_egress_summary({"vrfs": ONE_MISSING}, PLAN)
+    assert stopped["lines"][1:] == [
+        "changed: nothing",
+        "proven: routes: not asserted; control plane: not asserted (no core_peer); probes: none (no tenant has a "
+        "probe)",
+        "stopped before any change: 1 tenant(s) without their VRF",
+        "missing: " + VRF_X_MISSING,
+    ]
+    # A probe whose verdict is not passed failed, though the role's failed_when keeps `failed` false.
+    probed = {**results, "assertion": {"msg": "all 9 checks passed"},
+              "egress_probe": {"failed": False, "verdict": "failed", "msg": "tdemo: 203.0.113.8 answered"}}
+    lines = node_summary.tenant_egress_summary(probed, PLAN)["lines"]
+    assert lines[2].endswith("probes: NOT proven (failed, below)") and lines[3] == (
+        "failed: the probes (tdemo: 203.0.113.8 answered)"), lines

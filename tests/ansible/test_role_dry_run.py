@@ -125,6 +125,12 @@ def test_a_real_run_on_a_node_without_the_tenant_s_vrf_changes_nothing_and_names
     assert ("1 declared tenant(s) lack their VRF on this node; nothing was changed:\\ntenant tdemo: vrf_tdemo: the "
             "tenant has no VRF on this node (no interface named vrf_tdemo)") in out, proc.stdout
     assert "set the tenant's vrf: key" in out, proc.stdout
+    # The summary follows the failure: nothing changed, nothing asserted, why it stopped.
+    summary = out.split(SUMMARY_TASK, 1)[1].replace('", "', "; ")
+    assert ("changed: nothing; proven: routes: not asserted; control plane: not asserted (no core_peer); probes: "
+            "none (no tenant has a probe); stopped before any change: 1 tenant(s) without their VRF; missing: tenant "
+            "tdemo: vrf_tdemo") in summary, proc.stdout
+    assert "failed=1" in out, proc.stdout
     assert not node.conf.exists() and (tmp_path / "frr.conf.local").read_text() == ""
     assert node.proc(f"net/ipv4/conf/{node.transit}/forwarding") == "0"
 
@@ -138,7 +144,7 @@ def test_every_real_run_ends_with_what_changed_and_what_was_proven(node, ansible
     summary = flat(proc.stdout).split(SUMMARY_TASK, 1)[1]
     assert "node: exit node (transit vmbr0.50); tenants: none; SDN: not applied on this node" in summary, summary
     assert f"changed: forwarding ({node.conf} written" in summary, summary
-    assert "proven: routes: all 0 checks passed in 0 VRFs; control plane: not asserted" in summary, summary
+    assert "proven: routes: all 0 checks passed in 0 VRFs; control plane: not asserted (no core_peer)" in summary, summary
     assert "missing: the cluster's SDN, not applied on this node" in summary, summary
     proc = run(node, ansible_env, site)
     assert proc.returncode == 0, proc.stdout + proc.stderr

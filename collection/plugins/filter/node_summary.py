@@ -110,20 +110,52 @@ def _changes(results: dict, check_mode: bool, apply_command) -> list[str]:
     return changes
 
 
+# The steps a real run reports as failed, by their result's key: what each is called.
+STEPS = (("sysctl", "forwarding"), ("frr_local", "frr.conf.local"), ("frr_applied", "the FRR apply"),
+         ("frr_reapplied", "the second FRR apply"), ("assertion", "the route assertion"),
+         ("reassertion", "the route assertion after the second FRR apply"), ("control_plane", "the control plane"),
+         ("egress_probe", "the probes"))
+
+
+def _step_failed(key: str, result: dict) -> bool:
+    """Whether a step failed, as the role judged it: the probes by their verdict (the role's
+    failed_when leaves their `failed` false), every other step by its `failed`."""
+    if key == "egress_probe":
+        return _ran(result) and result.get("verdict") != "passed"
+    return bool(result.get("failed"))
+
+
+def _failures(results: dict) -> list[str]:
+    """Each step of a real run that failed, with the first line of its message."""
+    found = []
+    for key, what in STEPS:
+        result = _result(results.get(key))
+        if _step_failed(key, result):
+            why = str(result.get("msg") or result.get("stderr") or f"rc {result.get('rc')}").splitlines()
+            found.append(f"{what} ({why[0] if why else ''})")
+    return found
+
+
 def _proofs(results: dict, plan: dict) -> list[str]:
-    """What a real run proved: the routes, the control plane, the probes (or why not asserted)."""
-    routes = _result(results.get("reassertion"))
-    routes = routes if _ran(routes) else _result(results.get("assertion"))
-    proofs = [f"routes: {routes.get('msg', 'not asserted')}"]
-    control = _result(results.get("control_plane"))
-    proofs.append(f"control plane: {control.get('msg', '')}" if _ran(control)
-                  else "control plane: not asserted (no core_peer, or proxmox_node_network_control_plane: skip)")
+    """What a real run proved: the routes, the control plane, the probes; or that a step was not
+    asserted, or failed."""
+    def proof(key: str, what: str, proven: str, not_run: str) -> str:
+        result = _result(results.get(key))
+        if not _ran(result):
+            return f"{what}: {not_run}"
+        if _step_failed(key, result):
+            return f"{what}: NOT proven (failed, below)"
+        return f"{what}: {proven}"
+
+    routes = "reassertion" if _ran(_result(results.get("reassertion"))) else "assertion"
     probe = _result(results.get("egress_probe"))
-    if _ran(probe):
-        proofs.append(f"probes: {probe.get('verdict')} ({len(probe.get('probes') or [])} probe(s))")
-    elif not plan.get("egress_probe"):
-        proofs.append("probes: none (no tenant has a probe)")
-    return proofs
+    return [
+        proof(routes, "routes", str(_result(results.get(routes)).get("msg", "")), "not asserted"),
+        proof("control_plane", "control plane", str(_result(results.get("control_plane")).get("msg", "")),
+              "not asserted" + ("" if plan.get("control_plane") else " (no core_peer)")),
+        proof("egress_probe", "probes", f"passed ({len(probe.get('probes') or [])} probe(s))",
+              "not run" if plan.get("egress_probe") else "none (no tenant has a probe)"),
+    ]
 
 
 def _planned_route_assertion(entry: dict) -> str:
@@ -171,10 +203,11 @@ def _would_assert(results: dict, plan: dict) -> list[str]:
 def tenant_egress_summary(results, plan, check_mode=False, apply_command=()) -> dict:
     """The role's closing block, from its registered `results` (keys: vrfs, sysctl, frr_local,
     frr_applied, frr_reapplied, frr_reapply_due, assertion, reassertion, control_plane,
-    egress_probe) and its plan: `lines` (the node, what changed, what was proven; in check mode
+    egress_probe; a step that did not run: none) and its plan: `lines` (the node, what changed,
+    what was proven and what failed - the role prints the block after a failure too; in check mode
     what would change, what would be asserted and what is missing), `missing` (each line) and
     `failed`: in check mode when a real run would stop before any change (a tenant without its
-    VRF); a real run that gets here has failed nothing."""
+    VRF); never in a real run, whose failure is the failed step's."""
     results, plan = _result(results), _result(plan)
     check_mode = boolean(check_mode, strict=True)
     vrfs_missing = _vrfs_missing_lines(_result(results.get("vrfs")), plan)
@@ -190,6 +223,11 @@ def tenant_egress_summary(results, plan, check_mode=False, apply_command=()) -> 
     else:
         lines.append("changed: " + ("; ".join(changes) or "nothing"))
         lines.append("proven: " + "; ".join(_proofs(results, plan)))
+        failures = _failures(results)
+        if failures:
+            lines.append("failed: " + "; ".join(failures))
+        if vrfs_missing:
+            lines.append(f"stopped before any change: {len(vrfs_missing)} tenant(s) without their VRF")
     lines += [f"missing: {line}" for line in missing]
     return {"lines": lines, "missing": missing, "failed": check_mode and bool(vrfs_missing)}
 
