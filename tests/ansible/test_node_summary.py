@@ -195,3 +195,9 @@ def test_a_real_run_that_failed_half_way_says_what_it_changed_before_and_what_fa
     lines = node_summary.tenant_egress_summary(probed, PLAN)["lines"]
     assert lines[2].endswith("probes: NOT proven (failed, below)") and lines[3] == (
         "failed: the probes (tdemo: 203.0.113.8 answered)"), lines
+    # A failed FRR apply is no change, but a failure.
+    unapplied = {**results, "frr_applied": {"changed": True, "failed": True, "rc": 1, "msg": "non-zero return code"},
+                 "assertion": SKIPPED}
+    lines = node_summary.tenant_egress_summary(unapplied, PLAN)["lines"]
+    assert lines[1].endswith("frr.conf.local (2 added; lint clean)") and "FRR applied" not in lines[1], lines
+    assert lines[3] == "failed: the FRR apply (non-zero return code)", lines

@@ -30,10 +30,11 @@ def _ran(result: dict) -> bool:
     return bool(result) and not result.get("skipped")
 
 
-def _vrf_hints(index: int, from_sdn: bool) -> str:
-    """The fixes for a tenant VRF the node lacks, the likeliest first."""
-    key = [] if from_sdn else [f"set the tenant's vrf: key ({VARIABLE}.tenants[{index}].vrf) when its VRF has "
-                               f"another name"]
+def _vrf_hints(index) -> str:
+    """The fixes for a tenant VRF the node lacks, the likeliest first; the tenant's `vrf` key only
+    for a listed tenant (`index`; None for a discovered one, whose VRF is the SDN's)."""
+    key = [] if index is None else [f"set the tenant's vrf: key ({VARIABLE}.tenants[{index}].vrf) when its VRF "
+                                    f"has another name"]
     return "; ".join(
         ["apply the SDN in Proxmox, so that the node creates the zone's VRF (Datacenter > SDN > Apply)"] + key
         + ["on a node without Proxmox's SDN, define the VRF in its network configuration",
@@ -64,8 +65,9 @@ def _vrfs_missing_lines(result: dict, plan: dict) -> list[str]:
     for check in result["checks"]:
         if check.get("check") != "vrf" or check.get("ok"):
             continue
-        index, tenant = tenants.get(check.get("vrf"), (0, {"name": check.get("vrf")}))
-        lines.append(f"tenant {tenant.get('name')}: {check.get('msg')}; fix: {_vrf_hints(index, from_sdn)}")
+        index, tenant = tenants.get(check.get("vrf"), (None, {"name": check.get("vrf")}))
+        lines.append(f"tenant {tenant.get('name')}: {check.get('msg')}; fix: "
+                     f"{_vrf_hints(None if from_sdn else index)}")
     return lines
 
 
@@ -103,10 +105,11 @@ def _changes(results: dict, check_mode: bool, apply_command) -> list[str]:
         if results.get("frr_reapply_due"):
             changes.append(f"FRR applied again ({command}): the kernel lacks a default frr.conf.local implies")
         return changes
-    if _ran(_result(results.get("frr_applied"))):
-        changes.append("FRR applied")
-    if _ran(_result(results.get("frr_reapplied"))):
-        changes.append("FRR applied again (the kernel lacked a default frr.conf.local implies)")
+    for key, what in (("frr_applied", "FRR applied"),
+                      ("frr_reapplied", "FRR applied again (the kernel lacked a default frr.conf.local implies)")):
+        result = _result(results.get(key))
+        if _ran(result) and not result.get("failed"):
+            changes.append(what)
     return changes
 
 
