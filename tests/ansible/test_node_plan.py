@@ -724,6 +724,51 @@ def test_discover_needs_the_sdn():
     assert "lacks node, zones, tenants, drift" in sdn_error(EXIT_DISCOVER, {"skipped": True, "changed": False}, "warn")
 
 
+# sdn_check's result as the role registers it on a node without /etc/pve/sdn (failed_when: false
+# replaces `failed`): its refusal, with sdn_applied false.
+NO_SDN_APPLIED = {"failed": False, "failed_when_result": False, "changed": False, "sdn_applied": False,
+                  "msg": "running_config=/etc/pve/sdn/.running-config does not exist: nor does /etc/pve/sdn: ..."}
+SDN_ABSENT = ("proxmox_node_network_sdn is fail, but the cluster's SDN is not applied on this node "
+              "(/etc/pve/sdn/.running-config does not exist: no SDN was ever applied, or this is not a Proxmox VE "
+              "node), so the plan comes from the inventory alone, not compared with the SDN; apply the SDN in "
+              "Proxmox (Datacenter > SDN > Apply, or pvesh set /cluster/sdn) to have the inventory compared with "
+              "it, or, on a node without Proxmox's SDN (Debian with FRR and VRFs), set proxmox_node_network_sdn: "
+              "ignore")
+
+
+def test_without_an_applied_sdn_the_default_plans_from_the_inventory_with_one_warning():
+    settings = {**EXIT_DISCOVER, "tenants": [{"name": "tdemo"}]}
+    for mode in ("fail", "warn"):
+        result = sdn_plan(settings, NO_SDN_APPLIED, sdn_mode=mode)
+        expected = SDN_ABSENT.replace("is fail,", f"is {mode},")
+        assert result["sdn"] == {"mode": mode, "tenants_from": "inventory", "disagreements": [], "drift": [],
+                                 "failure": "", "warnings": [expected], "absent": (
+                                     "not applied on this node (/etc/pve/sdn/.running-config does not exist); apply "
+                                     "it in Proxmox, or, on a node without Proxmox's SDN, set "
+                                     "proxmox_node_network_sdn: ignore")}
+        # The same plan as without the SDN, its report aside.
+        ignored = sdn_plan(settings, None, sdn_mode="ignore")
+        assert {**result, "sdn": None} == {**ignored, "sdn": None}
+    assert "create it" not in SDN_ABSENT and "running_config" not in SDN_ABSENT
+
+
+def test_without_an_applied_sdn_discover_is_refused_naming_the_choices():
+    assert sdn_error(EXIT_DISCOVER, NO_SDN_APPLIED) == (
+        "proxmox_node_network_tenant_egress.tenants is discover, which takes the tenants from the cluster's SDN, but "
+        "the SDN is not applied on this node (/etc/pve/sdn/.running-config does not exist: no SDN was ever applied, "
+        "or this is not a Proxmox VE node); apply the SDN in Proxmox (Datacenter > SDN > Apply, or pvesh set "
+        "/cluster/sdn), or list the tenants (and, on a node without Proxmox's SDN, set proxmox_node_network_sdn: "
+        "ignore)")
+
+
+def test_any_other_failure_of_sdn_check_fails_the_plan_with_its_message():
+    unreadable = {"failed": False, "changed": False,
+                  "msg": "running_config=/etc/pve/sdn/.running-config is not JSON (EOF while parsing)"}
+    assert sdn_error({**EXIT_DISCOVER, "tenants": [{"name": "tdemo"}]}, unreadable, "warn") == (
+        "the cluster's SDN could not be read (deevnet.net.sdn_check, proxmox_node_network_sdn: warn): "
+        "running_config=/etc/pve/sdn/.running-config is not JSON (EOF while parsing)")
+
+
 def test_tenants_is_a_list_or_discover_and_zones_is_checked():
     assert sdn_error({**EXIT, "tenants": "discovr"}, intent()) == (
         "proxmox_node_network_tenant_egress.tenants: 'discovr' is neither a list of tenants nor 'discover'; e.g. "
@@ -911,7 +956,8 @@ def test_ansible_doc_documents_the_filter_and_every_part_of_the_plan(ansible_env
     assert "deevnet.net.tenant_egress_plan(" in doc["examples"]
     planned = plan({**EXIT, "asn": 65020})
     assert set(doc["return"]["_value"]["contains"]) == set(planned)
-    assert set(doc["return"]["_value"]["contains"]["sdn"]["contains"]) == set(planned["sdn"])
+    # `absent` only on a node without an applied SDN.
+    assert set(doc["return"]["_value"]["contains"]["sdn"]["contains"]) == set(planned["sdn"]) | {"absent"}
     assert set(doc["return"]["_value"]["contains"]["tenants"]["contains"]) == set(planned["tenants"][0])
 
 

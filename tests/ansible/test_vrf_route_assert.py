@@ -45,11 +45,32 @@ def test_the_default_vrf_and_settle_timeout_ad_hoc(node, ansible_env):
     assert result["settled_after"] >= 2.0, result
 
     node.ip("route", "add", "default", "via", "10.20.50.1")
-    proc, (status, result) = adhoc(node, ansible_env, "vrf=default default_via=10.20.50.1 undeclared_vrfs=fail")
+    proc, (status, result) = adhoc(node, ansible_env, "vrf=default default_via=10.20.50.1 undeclared_vrfs=warn")
     assert status == "SUCCESS", proc.stdout
-    assert result["msg"] == "all 2 checks passed in 1 VRF; no undeclared VRF falls through", result
     assert result["attempts"] == 1 and result["leaking_vrfs"] == [], result
     assert result["vrfs"][0]["defaults"][0]["gateway"] == "10.20.50.1", result
+    # This kernel has no VRF support: whether an undeclared VRF falls through cannot be told.
+    assert result["msg"] == ("all 2 checks passed in 1 VRF; cannot tell whether an undeclared VRF falls through: "
+                             "this kernel has no VRF support, see the warnings"), result
+
+
+def test_undeclared_vrfs_on_a_kernel_without_vrf_support_cannot_tell_and_says_why(node, ansible_env):
+    """Never "no undeclared VRF falls through" said of a kernel that can have no VRF (this one)."""
+    proc, (status, result) = adhoc(node, ansible_env, "undeclared_vrfs=fail")
+    assert status == "FAILED!", proc.stdout
+    assert "no undeclared VRF falls through" not in result["msg"], result
+    assert result["msg"].startswith("undeclared VRFs: cannot tell whether one falls through: this kernel has no VRF "
+                                    "support (kernel "), result
+    assert "it was built without CONFIG_NET_VRF), so there is no VRF to inspect" in result["msg"], result
+    assert result["changed"] is False
+
+
+def test_a_missing_vrf_is_not_waited_for_and_names_the_kernel_s_lack(node, ansible_env):
+    proc, (status, result) = adhoc(node, ansible_env, "vrf=vrf_tdemo default_via=10.20.50.1 settle_timeout=30")
+    assert status == "FAILED!", proc.stdout
+    assert result["attempts"] == 1 and result["settled_after"] < 5, result
+    assert result["msg"].startswith("vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo); "
+                                    "this kernel cannot have VRFs: kernel "), result
 
 
 def test_new_options_refuse_bad_values_naming_them(node, ansible_env):

@@ -39,6 +39,13 @@ from ansible.utils.display import Display
 VARIABLE = "proxmox_node_network_tenant_egress"
 SDN_VARIABLE = "proxmox_node_network_sdn"
 SDN_MODES = ("fail", "warn", "ignore")
+# Where sdn_check reads the applied SDN by default, as the role runs it.
+RUNNING_CONFIG = "/etc/pve/sdn/.running-config"
+# The real choices on a node without an applied SDN (/etc/pve is Proxmox's cluster file system:
+# nothing there is created by hand).
+SDN_CHOICES = (f"apply the SDN in Proxmox (Datacenter > SDN > Apply, or pvesh set /cluster/sdn) to have the "
+               f"inventory compared with it, or, on a node without Proxmox's SDN (Debian with FRR and VRFs), set "
+               f"{SDN_VARIABLE}: ignore")
 # tenants: discover builds the tenants from the SDN instead of a list.
 DISCOVER = "discover"
 # What `zones.<zone>` may set for a discovered tenant; its name, VRF, L3VNI bridge and exit
@@ -769,11 +776,32 @@ def egress_probe_summary(result, run, check_mode=False) -> dict:
 
 # --- the SDN: discovered tenants, disagreements, drift -------------------------------------------
 
+def sdn_absent(sdn) -> bool:
+    """Whether sdn_check found no applied SDN on the node (its failure with `sdn_applied: false`:
+    no running configuration, so no SDN was ever applied on the cluster, or the node is no Proxmox
+    VE node). The role registers sdn_check's result without failing the task (its failed_when
+    replaces `failed`), so that this plan decides."""
+    return isinstance(sdn, Mapping) and sdn.get("sdn_applied") is False
+
+
+def sdn_absent_warning(sdn_mode: str) -> str:
+    """What the role says when the SDN is not applied on the node and the plan can go on with the
+    inventory alone: why, and the two real choices."""
+    return (f"{SDN_VARIABLE} is {sdn_mode}, but the cluster's SDN is not applied on this node ({RUNNING_CONFIG} "
+            f"does not exist: no SDN was ever applied, or this is not a Proxmox VE node), so the plan comes from "
+            f"the inventory alone, not compared with the SDN; {SDN_CHOICES}")
+
+
 def _sdn_intent(sdn, sdn_mode: str):
-    """The module's result, checked for the keys the plan reads; None with sdn_mode ignore."""
-    if sdn_mode == "ignore":
+    """The module's result, checked for the keys the plan reads; None with sdn_mode ignore or
+    when no SDN is applied on the node (sdn_absent). Any other failure of sdn_check fails the
+    plan with the module's own message."""
+    if sdn_mode == "ignore" or sdn_absent(sdn):
         return None
     missing = [key for key in ("node", "zones", "tenants", "drift") if not isinstance(sdn, dict) or key not in sdn]
+    if missing and isinstance(sdn, dict) and sdn.get("msg"):
+        raise AnsibleFilterError(f"the cluster's SDN could not be read (deevnet.net.sdn_check, {SDN_VARIABLE}: "
+                                 f"{sdn_mode}): {sdn['msg']}")
     if missing:
         raise AnsibleFilterError(
             f"{SDN_VARIABLE} is {sdn_mode} but the node's SDN intent (the result of deevnet.net.sdn_check) lacks "
@@ -911,10 +939,12 @@ def drift_lines(intent: dict) -> list[str]:
             f"{finding.get('found')}; fix: {finding.get('fix')}" for finding in intent["drift"]]
 
 
-def sdn_report(sdn_mode: str, source: str, intent, disagreements: list[str]) -> dict:
+def sdn_report(sdn_mode: str, source: str, intent, disagreements: list[str], absent: bool = False) -> dict:
     """What the role does with the SDN's findings: fail (one message, every disagreement and drift
     finding on its own line), or warn (the disagreements as warnings; the module warned of the
-    drift itself), or nothing."""
+    drift itself), or nothing. With no SDN applied on the node (`absent`), whatever the mode: one
+    warning naming the choices, and `absent` says it in short (the role's summary lists it as
+    missing)."""
     drift = drift_lines(intent) if intent else []
     failure = ""
     if sdn_mode == "fail" and (disagreements or drift):
@@ -923,14 +953,19 @@ def sdn_report(sdn_mode: str, source: str, intent, disagreements: list[str]) -> 
              f"SDN, {len(drift)} drift finding(s) of the node from the SDN ({SDN_VARIABLE}: warn reports them "
              f"without failing, ignore skips the SDN):"]
             + [f"disagreement: {line}" for line in disagreements] + [f"drift: {line}" for line in drift])
-    return {
+    warnings = [f"SDN disagreement: {line}" for line in disagreements] if sdn_mode == "warn" else []
+    report = {
         "mode": sdn_mode,
         "tenants_from": source,
         "disagreements": disagreements,
         "drift": drift,
         "failure": failure,
-        "warnings": [f"SDN disagreement: {line}" for line in disagreements] if sdn_mode == "warn" else [],
+        "warnings": warnings + ([sdn_absent_warning(sdn_mode)] if absent else []),
     }
+    if absent:
+        report["absent"] = (f"not applied on this node ({RUNNING_CONFIG} does not exist); apply it in Proxmox, or, on "
+                            f"a node without Proxmox's SDN, set {SDN_VARIABLE}: ignore")
+    return report
 
 
 def tenant_egress_plan(settings: dict, defaults: dict | None = None, ipv6=False, frr_mode: str = "exact",
@@ -963,6 +998,13 @@ def tenant_egress_plan(settings: dict, defaults: dict | None = None, ipv6=False,
         raise AnsibleFilterError(f"{VARIABLE}.tenants is {DISCOVER} but {SDN_VARIABLE} is ignore: the tenants "
                                  f"come from the node's SDN intent, which ignore does not read; set {SDN_VARIABLE} "
                                  f"to fail or warn, or list the tenants")
+    absent = sdn_mode != "ignore" and sdn_absent(sdn)
+    if discover and absent:
+        raise AnsibleFilterError(f"{VARIABLE}.tenants is {DISCOVER}, which takes the tenants from the cluster's SDN, "
+                                 f"but the SDN is not applied on this node ({RUNNING_CONFIG} does not exist: no SDN "
+                                 f"was ever applied, or this is not a Proxmox VE node); apply the SDN in Proxmox "
+                                 f"(Datacenter > SDN > Apply, or pvesh set /cluster/sdn), or list the tenants (and, "
+                                 f"on a node without Proxmox's SDN, set {SDN_VARIABLE}: ignore)")
     intent = _sdn_intent(sdn, sdn_mode)
     zones = _zone_settings(node, discover)
     transit_given = _given(node.get("transit_interface"))
@@ -975,7 +1017,7 @@ def tenant_egress_plan(settings: dict, defaults: dict | None = None, ipv6=False,
         tenants = normalised_tenants(node, defaults.get("tenant", {}), declared, [transit_given] * len(declared))
         disagreements = declared_disagreements(node, tenants, intent) if intent else []
         exit_node = transit_given
-    report = sdn_report(sdn_mode, "sdn" if discover else "inventory", intent, disagreements)
+    report = sdn_report(sdn_mode, "sdn" if discover else "inventory", intent, disagreements, absent)
     where = ([f"{VARIABLE}.zones.{tenant['name']}" for tenant in given] if discover
              else [f"{VARIABLE}.tenants[{index}] ({tenant['name']})" for index, tenant in enumerate(declared)])
     problems = value_problems(node, tenants, given if discover else declared, where)

@@ -58,7 +58,10 @@ options:
     type: str
   running_config:
     description:
-      - The applied SDN configuration, which C(pvesh set /cluster/sdn) writes. It must exist.
+      - The applied SDN configuration, which C(pvesh set /cluster/sdn) writes. It must exist - when it (or
+        its folder) does not, the task fails with RV(sdn_applied=false), naming the fixes - apply the SDN in
+        Proxmox, or do not read it on a node without Proxmox's SDN (C(/etc/pve) is Proxmox's cluster file
+        system - its folders are never created by hand).
     type: path
     default: /etc/pve/sdn/.running-config
   config_dir:
@@ -139,6 +142,15 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+sdn_applied:
+  description:
+    - Whether the SDN's running configuration (O(running_config)) exists. V(false) only on the failure
+      that says it does not - no SDN was ever applied on the cluster, or this is not a Proxmox VE node -
+      so a caller can tell that case from any other failure (the role
+      P(deevnet.net.proxmox_node_network#role) then plans from the inventory alone, with a warning).
+  returned: when the files were read, and when the running configuration does not exist
+  type: bool
+  sample: true
 node:
   description: The node the intent is for (O(node), or this host's short name).
   returned: when the files were read

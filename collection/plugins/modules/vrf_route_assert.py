@@ -295,6 +295,9 @@ options:
         fails the task, V(warn) warns. V(ignore) inspects none.
       - IPv4 always; IPv6 where the main table has IPv6 routes beyond link-local.
       - With V(fail) or V(warn), O(vrfs) and O(vrf) may be left out to inspect every VRF.
+      - On a kernel without VRF support (no vrf driver loaded or built in, and none it could load)
+        there is no VRF to inspect, and the module does not claim that none falls through - it says it
+        cannot tell, and why - a failure with V(fail), a warning with V(warn).
     type: str
     choices: [fail, warn, ignore]
     default: ignore
@@ -303,6 +306,8 @@ options:
       - Seconds to keep re-reading the kernel and re-checking (every half second) until every
         check passes, for use right after an FRR reload installs routes asynchronously. The
         findings of the last attempt stand when the time is up. V(0) checks once.
+      - A missing VRF ends the wait at once - no route brings a VRF device, so its finding stands
+        (on a kernel without VRF support the finding says so).
       - From V(0) to V(600).
     type: int
     default: 0

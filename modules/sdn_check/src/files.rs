@@ -54,8 +54,43 @@ fn read_required(parameter: &str, path: &Path, what: &str) -> Result<String, Fai
         .ok_or_else(|| Failure::new(format!("{} does not exist: {what}", named(parameter, path))))
 }
 
-/// Reads and parses every file the request names.
+/// Why the SDN's running configuration is absent, when it is: the file, or a folder above it,
+/// does not exist. Proxmox writes it when the SDN is applied, into its cluster file system
+/// (/etc/pve, mounted by pve-cluster), whose folders are never made by hand: the fix is to apply
+/// the SDN, or not to read it.
+pub fn running_config_absent(path: &Path) -> Option<String> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return None;
+    }
+    let mut missing = path;
+    while let Some(parent) = missing.parent() {
+        if parent.as_os_str().is_empty() || std::fs::symlink_metadata(parent).is_ok() {
+            break;
+        }
+        missing = parent;
+    }
+    let why = if missing == path {
+        "the SDN was never applied on this cluster (Proxmox writes the file when it applies the SDN)".to_string()
+    } else {
+        format!(
+            "nor does {}: no SDN was ever applied on this cluster, or this is not a Proxmox VE node (/etc/pve is Proxmox's cluster file system, mounted by pve-cluster; its folders are never created by hand)",
+            missing.display()
+        )
+    };
+    Some(format!(
+        "{} does not exist: {why}; apply the SDN in Proxmox (Datacenter > SDN > Apply, or `pvesh set /cluster/sdn`), or, on a node without Proxmox's SDN, do not read it (the role deevnet.net.proxmox_node_network: proxmox_node_network_sdn: ignore), or give the right running_config",
+        named("running_config", path)
+    ))
+}
+
+/// Reads and parses every file the request names. An absent running configuration fails with
+/// `sdn_applied: false`, so a caller can tell it from any other failure.
 pub fn read_sources(request: &Files) -> Result<Sources, Failure> {
+    if let Some(why) = running_config_absent(&request.running_config) {
+        return Err(Failure::new(why)
+            .with("changed", false)
+            .with("sdn_applied", false));
+    }
     let text = read_required(
         "running_config",
         &request.running_config,

@@ -32,6 +32,9 @@ pub struct Report {
     /// What sdn_check did not know and skipped (also returned as warnings). Not `skipped`:
     /// Ansible takes a true `skipped` in a result as a skipped task.
     pub skipped_config: Vec<String>,
+    /// Whether the running configuration exists (always true here: an absent one fails the
+    /// run with `sdn_applied: false`, files::read_sources).
+    pub sdn_applied: bool,
 }
 
 /// The report of the files alone (the kernel not compared yet) and the node's intent.
@@ -66,6 +69,7 @@ pub fn evaluate(
         drift,
         kernel: false,
         skipped_config: skipped,
+        sdn_applied: true,
     };
     Ok((report, derived.intent))
 }

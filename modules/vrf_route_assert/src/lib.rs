@@ -24,6 +24,7 @@ pub mod lookup;
 pub mod node;
 pub mod params;
 pub mod settle;
+pub mod vrf_support;
 
 use connected::ConnectedPrefix;
 use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route, RouteQuery};
@@ -35,6 +36,7 @@ use params::{LookupCheck, Request, UndeclaredVrfs, VrfCheck};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
+use vrf_support::VrfSupport;
 
 pub use defaults::{DefaultRoute, VrfState};
 
@@ -55,6 +57,8 @@ pub trait Kernel {
     fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure>;
     /// `net.ipv4.conf.<dev>.rp_filter` (`dev` may be `all`); `None` when it has none.
     fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure>;
+    /// Whether the kernel can have VRFs (asked only when no VRF exists).
+    fn vrf_support(&mut self) -> VrfSupport;
 }
 
 /// One check and its outcome (the module's `checks` return value).
@@ -82,6 +86,10 @@ pub struct Report {
     /// Findings that fail nothing.
     #[serde(skip)]
     notes: Vec<String>,
+    /// Why the undeclared VRFs could not be judged (a kernel without VRF support): a finding
+    /// under `undeclared_vrfs`, never "none falls through".
+    #[serde(skip)]
+    undeclared_unknown: Option<String>,
 }
 
 impl Report {
@@ -92,7 +100,20 @@ impl Report {
             leaking_vrfs: Vec::new(),
             undeclared_vrfs,
             notes: Vec::new(),
+            undeclared_unknown: None,
         }
+    }
+
+    /// Why whether an undeclared VRF falls through could not be told, when it could not.
+    pub fn undeclared_unknown(&self) -> Option<&str> {
+        self.undeclared_unknown.as_deref()
+    }
+
+    /// Whether waiting could change the outcome: not when a VRF is missing (a VRF is made by
+    /// the node's network configuration, never by a route arriving) or the kernel cannot have
+    /// VRFs; the findings then stand at once.
+    pub fn may_settle(&self) -> bool {
+        self.undeclared_unknown.is_none() && !self.checks.iter().any(|r| !r.ok && r.check == "vrf")
     }
 
     /// One line per failed check (and per leaking undeclared VRF with `undeclared_vrfs=fail`);
@@ -100,14 +121,26 @@ impl Report {
     pub fn failures(&self) -> Vec<&str> {
         let checks = self.checks.iter().filter(|r| !r.ok).map(|r| r.msg.as_str());
         let leaks = self.leaks_when(UndeclaredVrfs::Fail);
-        checks.chain(leaks).collect()
+        checks
+            .chain(leaks)
+            .chain(self.unknown_when(UndeclaredVrfs::Fail))
+            .collect()
     }
 
     /// What the task warns about: leaking undeclared VRFs with `undeclared_vrfs=warn`, and
     /// checks that could not be made.
     pub fn warnings(&self) -> Vec<&str> {
         let leaks = self.leaks_when(UndeclaredVrfs::Warn);
-        leaks.chain(self.notes.iter().map(String::as_str)).collect()
+        leaks
+            .chain(self.unknown_when(UndeclaredVrfs::Warn))
+            .chain(self.notes.iter().map(String::as_str))
+            .collect()
+    }
+
+    fn unknown_when(&self, policy: UndeclaredVrfs) -> Option<&str> {
+        self.undeclared_unknown
+            .as_deref()
+            .filter(|_| self.undeclared_vrfs == policy)
     }
 
     fn leaks_when(&self, policy: UndeclaredVrfs) -> impl Iterator<Item = &str> {
@@ -124,15 +157,29 @@ impl Report {
 /// the node does not have, not a failed check.
 pub fn assert_vrfs(kernel: &mut impl Kernel, request: &Request) -> Result<Report, Failure> {
     let links = kernel.links()?;
+    let support = if links.iter().any(Link::is_vrf) {
+        VrfSupport::Present
+    } else {
+        kernel.vrf_support()
+    };
     let mut main = NodeTables::default();
     let mut report = Report::new(request.undeclared_vrfs);
     for check in &request.vrfs {
-        assert_vrf(kernel, &links, &mut main, check, &mut report)?;
+        assert_vrf(kernel, &links, &support, &mut main, check, &mut report)?;
     }
-    if request.undeclared_vrfs != UndeclaredVrfs::Ignore {
-        let declared: BTreeSet<&str> = request.vrfs.iter().map(|c| c.name.as_str()).collect();
-        report.leaking_vrfs = fall_through::undeclared_leaks(kernel, &links, &mut main, &declared)?;
+    if request.undeclared_vrfs == UndeclaredVrfs::Ignore {
+        return Ok(report);
     }
+    if let Some(why) = support.absent() {
+        report.undeclared_unknown = Some(format!(
+            "undeclared VRFs: cannot tell whether one falls through: this kernel has no VRF \
+             support ({why}), so there is no VRF to inspect and nothing about tenant traffic was \
+             proven; run the assertion on the node's own kernel, or set undeclared_vrfs=ignore"
+        ));
+        return Ok(report);
+    }
+    let declared: BTreeSet<&str> = request.vrfs.iter().map(|c| c.name.as_str()).collect();
+    report.leaking_vrfs = fall_through::undeclared_leaks(kernel, &links, &mut main, &declared)?;
     Ok(report)
 }
 
@@ -155,12 +202,13 @@ impl VrfView<'_> {
 fn assert_vrf(
     kernel: &mut impl Kernel,
     links: &Links,
+    support: &VrfSupport,
     main: &mut NodeTables,
     check: &VrfCheck,
     report: &mut Report,
 ) -> Result<(), Failure> {
     // No other check means anything without the VRF.
-    let Some(view) = vrf_view(links, check, report) else {
+    let Some(view) = vrf_view(links, support, check, report) else {
         return Ok(());
     };
     let mut routes = Vec::new();
@@ -204,7 +252,12 @@ fn assert_vrf(
 }
 
 /// The `vrf` check, and where the VRF's lookups are made when it exists.
-fn vrf_view<'a>(links: &'a Links, check: &'a VrfCheck, report: &mut Report) -> Option<VrfView<'a>> {
+fn vrf_view<'a>(
+    links: &'a Links,
+    support: &VrfSupport,
+    check: &'a VrfCheck,
+    report: &mut Report,
+) -> Option<VrfView<'a>> {
     if check.is_default_vrf() {
         report.checks.push(CheckResult {
             vrf: check.name.clone(),
@@ -223,7 +276,10 @@ fn vrf_view<'a>(links: &'a Links, check: &'a VrfCheck, report: &mut Report) -> O
             device: None,
         });
     }
-    let (found, actual, msg) = find_vrf(links, &check.name);
+    let (found, actual, mut msg) = find_vrf(links, &check.name);
+    if let (None, Some(why)) = (found, support.absent()) {
+        msg.push_str(&format!("; this kernel cannot have VRFs: {why}"));
+    }
     report.checks.push(CheckResult {
         vrf: check.name.clone(),
         check: "vrf".into(),

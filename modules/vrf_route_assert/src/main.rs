@@ -51,6 +51,11 @@ fn summary(report: &Report, undeclared_vrfs: UndeclaredVrfs) -> String {
         .collect();
     match undeclared_vrfs {
         UndeclaredVrfs::Ignore => {}
+        _ if report.undeclared_unknown().is_some() => parts.push(
+            "cannot tell whether an undeclared VRF falls through: this kernel has no VRF support, \
+             see the warnings"
+                .to_string(),
+        ),
         _ if leaks.is_empty() => parts.push("no undeclared VRF falls through".to_string()),
         _ => parts.push(format!(
             "undeclared VRFs falling through, see the warnings: {}",

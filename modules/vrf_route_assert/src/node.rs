@@ -1,9 +1,11 @@
 //! The node's kernel: rtnetlink for links, routes and lookups, `/proc/sys` for forwarding and rp_filter.
 
+use crate::vrf_support::{judge, DriverEvidence, VrfSupport};
 use crate::Kernel;
 use deevnet_runtime::netlink::{Family, Links, Lookup, Netlink, NetlinkError, Route, RouteQuery};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
+use std::path::Path;
 
 pub struct NodeKernel {
     netlink: Netlink,
@@ -46,4 +48,37 @@ impl Kernel for NodeKernel {
     fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         Ok(SysctlKey::ipv6_conf(dev, "force_forwarding").read()?)
     }
+
+    fn vrf_support(&mut self) -> VrfSupport {
+        judge(&driver_evidence())
+    }
+}
+
+/// What this host shows of its vrf driver: /sys/module and /proc/modules are the kernel's
+/// own, whatever the network namespace.
+fn driver_evidence() -> DriverEvidence {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|text| text.trim().to_string())
+        .unwrap_or_default();
+    let lists: Vec<String> = ["modules.dep", "modules.builtin"]
+        .iter()
+        .filter_map(|name| std::fs::read_to_string(format!("/lib/modules/{release}/{name}")).ok())
+        .collect();
+    DriverEvidence {
+        driver_present: Path::new("/sys/module/vrf").exists(),
+        loads_modules: Path::new("/proc/modules").exists(),
+        module_installed: (!lists.is_empty()).then(|| lists.iter().any(|text| names_vrf_ko(text))),
+        release,
+    }
+}
+
+/// Whether a modules.dep or modules.builtin lists the vrf driver (`kernel/drivers/net/vrf.ko`,
+/// compressed or not, at the start of a line).
+fn names_vrf_ko(text: &str) -> bool {
+    text.lines().any(|line| {
+        let path = line.split(':').next().unwrap_or_default();
+        path.rsplit('/')
+            .next()
+            .is_some_and(|file| file == "vrf.ko" || file.starts_with("vrf.ko."))
+    })
 }

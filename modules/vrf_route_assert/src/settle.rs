@@ -1,6 +1,6 @@
 //! `settle_timeout`: after an FRR apply, routes reach the kernel asynchronously, so the checks
 //! are re-run, with short sleeps, until all pass or the timeout has passed. Each attempt
-//! re-reads the kernel.
+//! re-reads the kernel. A finding no route can cure (a missing VRF) ends the wait at once.
 
 use crate::params::Request;
 use crate::{assert_vrfs, Kernel, Report};
@@ -70,7 +70,8 @@ pub fn settle(
         attempts += 1;
         let report = assert_vrfs(kernel, request)?;
         let elapsed = clock.elapsed();
-        if report.failures().is_empty() || elapsed >= request.settle_timeout {
+        if report.failures().is_empty() || !report.may_settle() || elapsed >= request.settle_timeout
+        {
             return Ok(Settled {
                 report,
                 attempts,

@@ -135,6 +135,8 @@ struct RecordedKernel {
     force_forwarding: HashMap<String, String>,
     asked: Vec<(IpAddr, Option<u32>)>,
     queries: Vec<RouteQuery>,
+    /// What the kernel says of its VRF support when no VRF exists.
+    vrf_support: VrfSupport,
 }
 
 impl RecordedKernel {
@@ -164,6 +166,7 @@ impl RecordedKernel {
             force_forwarding: HashMap::new(),
             asked: Vec::new(),
             queries: Vec::new(),
+            vrf_support: VrfSupport::Present,
         }
     }
 
@@ -231,6 +234,9 @@ impl Kernel for RecordedKernel {
     }
     fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         Ok(self.force_forwarding.get(dev).cloned())
+    }
+    fn vrf_support(&mut self) -> VrfSupport {
+        self.vrf_support.clone()
     }
 }
 
@@ -584,6 +590,9 @@ fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
         }
         fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
             self.0.ipv6_force_forwarding(dev)
+        }
+        fn vrf_support(&mut self) -> VrfSupport {
+            self.0.vrf_support()
         }
     }
     let mut recorded = RecordedKernel::faulty();

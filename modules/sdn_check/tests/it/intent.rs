@@ -97,7 +97,8 @@ impl Node {
     }
 }
 
-const RESULT_KEYS: [&str; 8] = [
+const RESULT_KEYS: [&str; 9] = [
+    "sdn_applied",
     "node",
     "version",
     "pending",
@@ -262,9 +263,19 @@ fn missing_malformed_oversized_and_untrusted_files_fail_with_path_and_fix() {
     let shown = running.display().to_string();
 
     fs::remove_file(&running).unwrap();
+    let fix = "apply the SDN in Proxmox (Datacenter > SDN > Apply, or `pvesh set /cluster/sdn`), or, on a node without Proxmox's SDN, do not read it (the role deevnet.net.proxmox_node_network: proxmox_node_network_sdn: ignore), or give the right running_config";
+    let result = node.run(json!({}));
     assert_eq!(
-        failure(&node, json!({})),
-        format!("running_config={shown} does not exist: no SDN configuration was applied on this cluster (`pvesh set /cluster/sdn` writes it), or this is not a Proxmox VE node; give the right running_config")
+        result["msg"],
+        json!(format!("running_config={shown} does not exist: the SDN was never applied on this cluster (Proxmox writes the file when it applies the SDN); {fix}"))
+    );
+    assert_eq!(
+        (
+            &result["failed"],
+            &result["sdn_applied"],
+            &result["changed"]
+        ),
+        (&json!(true), &json!(false), &json!(false))
     );
 
     fs::write(&running, "{\"version\": 7,").unwrap();
@@ -370,4 +381,27 @@ fn the_argument_spec_lists_every_option() {
         spec["argument_spec"]["drift"]["choices"],
         json!(["fail", "warn"])
     );
+}
+
+#[test]
+fn an_absent_sdn_folder_names_the_real_choices_never_to_create_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pve = dir.path().join("pve");
+    let running = pve.join("sdn/.running-config");
+    let args = json!({"node": "hv02", "running_config": running, "config_dir": pve.join("sdn"),
+                      "interfaces_sdn": dir.path().join("sdn"), "interfaces": dir.path().join("interfaces"),
+                      "kernel": false});
+    let result = run_for(BINARY, &args, Duration::from_secs(20)).expect("sdn_check finished");
+    let msg = result["msg"].as_str().unwrap();
+    assert_eq!(
+        msg,
+        format!(
+            "running_config={} does not exist: nor does {}: no SDN was ever applied on this cluster, or this is not a Proxmox VE node (/etc/pve is Proxmox's cluster file system, mounted by pve-cluster; its folders are never created by hand); apply the SDN in Proxmox (Datacenter > SDN > Apply, or `pvesh set /cluster/sdn`), or, on a node without Proxmox's SDN, do not read it (the role deevnet.net.proxmox_node_network: proxmox_node_network_sdn: ignore), or give the right running_config",
+            running.display(),
+            pve.display()
+        )
+    );
+    assert!(!msg.contains("create it"), "{msg}");
+    assert_eq!(result["sdn_applied"], json!(false));
+    assert!(!pve.exists(), "nothing was created");
 }

@@ -314,6 +314,9 @@ impl Kernel for ArrivingKernel {
     fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         self.kernel.ipv6_force_forwarding(dev)
     }
+    fn vrf_support(&mut self) -> VrfSupport {
+        self.kernel.vrf_support()
+    }
 }
 
 #[test]
@@ -363,4 +366,72 @@ fn settle_retries_until_the_routes_arrive_or_the_timeout_passes() {
     )
     .unwrap();
     assert_eq!((settled.attempts, clock.sleeps.len()), (1, 0));
+}
+
+#[test]
+fn a_missing_vrf_ends_the_wait_at_once() {
+    let plan = Request {
+        settle_timeout: Duration::from_secs(30),
+        ..Request::of(vec![VrfCheck::new("vrf_tgone")])
+    };
+    let mut clock = FakeClock::default();
+    let settled = settle(&mut RecordedKernel::faulty(), &plan, &mut clock).unwrap();
+    assert_eq!(
+        settled.report.failures(),
+        ["vrf_tgone: the tenant has no VRF on this node (no interface named vrf_tgone)"]
+    );
+    assert_eq!((settled.attempts, clock.sleeps.len()), (1, 0));
+}
+
+/// hv02 on a kernel built without VRF support: no VRF device, and the kernel says why.
+fn without_vrf_support() -> RecordedKernel {
+    let mut kernel = RecordedKernel::faulty();
+    kernel.links.retain(|link| !link.is_vrf());
+    kernel.vrf_support = VrfSupport::Absent("built without CONFIG_NET_VRF".into());
+    kernel
+}
+
+#[test]
+fn without_vrf_support_no_undeclared_vrf_is_not_claimed() {
+    let cannot_tell = "undeclared VRFs: cannot tell whether one falls through: this kernel has no VRF \
+                       support (built without CONFIG_NET_VRF), so there is no VRF to inspect and nothing \
+                       about tenant traffic was proven; run the assertion on the node's own kernel, or set \
+                       undeclared_vrfs=ignore";
+    let mut plan = Request {
+        undeclared_vrfs: UndeclaredVrfs::Fail,
+        ..Request::of(Vec::new())
+    };
+    let report = assert_vrfs(&mut without_vrf_support(), &plan).unwrap();
+    assert_eq!(report.failures(), [cannot_tell]);
+    assert!(!report.may_settle());
+    plan.undeclared_vrfs = UndeclaredVrfs::Warn;
+    let report = assert_vrfs(&mut without_vrf_support(), &plan).unwrap();
+    assert!(report.failures().is_empty());
+    assert_eq!(report.warnings(), [cannot_tell]);
+    plan.undeclared_vrfs = UndeclaredVrfs::Ignore;
+    let report = assert_vrfs(&mut without_vrf_support(), &plan).unwrap();
+    assert!(report.failures().is_empty() && report.warnings().is_empty());
+    // A declared VRF's absence names the kernel's lack.
+    let report = assert_vrfs(
+        &mut without_vrf_support(),
+        &Request::of(vec![VrfCheck::new("vrf_tdemo")]),
+    )
+    .unwrap();
+    assert_eq!(
+        report.failures(),
+        ["vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo); this kernel \
+          cannot have VRFs: built without CONFIG_NET_VRF"]
+    );
+}
+
+#[test]
+fn with_a_vrf_present_the_kernel_is_not_asked_about_support() {
+    let mut kernel = RecordedKernel::faulty();
+    kernel.vrf_support = VrfSupport::Absent("not to be read".into());
+    let plan = Request {
+        undeclared_vrfs: UndeclaredVrfs::Fail,
+        ..Request::of(mission_checks())
+    };
+    let report = assert_vrfs(&mut kernel, &plan).unwrap();
+    assert_eq!(report.undeclared_unknown(), None);
 }

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use std::net::IpAddr;
 use vrf_route_assert::node::NodeKernel;
 use vrf_route_assert::params::{DefaultExpectation, LookupCheck, Request, VrfCheck};
+use vrf_route_assert::vrf_support::VrfSupport;
 use vrf_route_assert::{assert_vrfs, Kernel, Report};
 
 const VRF_TABLE: u32 = 1001;
@@ -141,6 +142,29 @@ impl Kernel for EmulatedVrf {
     fn ipv6_force_forwarding(&mut self, dev: &str) -> Result<Option<String>, Failure> {
         self.node.ipv6_force_forwarding(dev)
     }
+    fn vrf_support(&mut self) -> VrfSupport {
+        self.node.vrf_support()
+    }
+}
+
+/// Whether this host's kernel shows the vrf driver, or could load it (it loads modules).
+pub fn kernel_may_have_vrfs() -> bool {
+    std::path::Path::new("/sys/module/vrf").exists()
+        || std::path::Path::new("/proc/modules").exists()
+}
+
+/// What a missing VRF's message adds on this host: on a kernel without VRF support (this
+/// machine's), why no VRF can exist here.
+pub fn without_vrf_support_note() -> String {
+    if kernel_may_have_vrfs() {
+        return String::new();
+    }
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    format!(
+        "; this kernel cannot have VRFs: kernel {} has no vrf driver built in (no /sys/module/vrf) \
+         and loads no modules (no /proc/modules): it was built without CONFIG_NET_VRF",
+        release.trim()
+    )
 }
 
 /// hv02 in miniature, both faults present: the management bridge vmbr0 (10.20.99.2/24, the
@@ -289,12 +313,13 @@ fn the_binary_says_the_tenant_has_no_vrf_here() {
     }));
     assert_eq!(result["failed"], json!(true), "{result}");
     assert_eq!(result["changed"], json!(false));
+    let note = without_vrf_support_note();
     assert_eq!(
         result["msg"],
-        json!(
-            "vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo)\n\
-             vrf_tbridge: the tenant has no VRF on this node (vrf_tbridge is a bridge, not a VRF)"
-        )
+        json!(format!(
+            "vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo){note}\n\
+             vrf_tbridge: the tenant has no VRF on this node (vrf_tbridge is a bridge, not a VRF){note}"
+        ))
     );
     assert_eq!(result["vrfs"], json!([]));
     assert_eq!(result["checks"][1]["actual"]["kind"], json!("bridge"));
@@ -332,6 +357,9 @@ fn reading_needs_no_privilege() {
     // permissions.
     assert_eq!(
         result["msg"],
-        json!("vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo)")
+        json!(format!(
+            "vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo){}",
+            without_vrf_support_note()
+        ))
     );
 }

@@ -3,7 +3,9 @@
 //! against hv02 in miniature with its VRFs emulated (see in_namespace.rs); settle_timeout and
 //! the default VRF through the binary, which needs no VRF device.
 
-use crate::in_namespace::{fix_routes, hv02, mission_checks, Namespace};
+use crate::in_namespace::{
+    fix_routes, hv02, kernel_may_have_vrfs, mission_checks, without_vrf_support_note, Namespace,
+};
 use serde_json::{json, Value};
 use std::time::Duration;
 use vrf_route_assert::params::{Request, UndeclaredVrfs, VrfCheck};
@@ -228,11 +230,59 @@ fn the_default_vrf_with_only_an_ipv6_default_names_the_ipv6_only_fabric() {
 #[test]
 fn undeclared_vrfs_alone_inspects_the_node_and_says_what_passed() {
     let ns = bare_node();
-    // This kernel has no VRF devices: nothing to report, and the run says so.
     let result = ns.run_module(json!({"undeclared_vrfs": "fail"}));
-    assert_eq!(result["failed"], Value::Null, "{result}");
-    assert_eq!(result["msg"], json!("no undeclared VRF falls through"));
     assert_eq!(result["leaking_vrfs"], json!([]));
     assert_eq!(result["checks"], json!([]));
-    assert_eq!(result["warnings"], Value::Null, "{result}");
+    if kernel_may_have_vrfs() {
+        assert_eq!(result["failed"], Value::Null, "{result}");
+        assert_eq!(result["msg"], json!("no undeclared VRF falls through"));
+        assert_eq!(result["warnings"], Value::Null, "{result}");
+        return;
+    }
+    // A kernel without VRF support (this machine's): "none falls through" would be said of
+    // nothing; the run cannot tell, says why, and under undeclared_vrfs=fail fails.
+    assert_eq!(result["failed"], json!(true), "{result}");
+    let msg = result["msg"].as_str().unwrap();
+    assert!(
+        msg.starts_with(
+            "undeclared VRFs: cannot tell whether one falls through: this kernel has no VRF support (kernel "
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("it was built without CONFIG_NET_VRF"), "{msg}");
+    assert!(!msg.contains("no undeclared VRF falls through"), "{msg}");
+    // warn: a warning and a message that says it could not tell.
+    let result = ns.run_module(json!({"undeclared_vrfs": "warn"}));
+    assert_eq!(result["failed"], Value::Null, "{result}");
+    assert_eq!(
+        result["msg"],
+        json!("cannot tell whether an undeclared VRF falls through: this kernel has no VRF support, see the warnings")
+    );
+    assert!(result["warnings"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("undeclared VRFs: cannot tell"));
+}
+
+#[test]
+fn a_missing_vrf_is_not_waited_for() {
+    let ns = bare_node();
+    let result = ns.run_module(
+        json!({"vrfs": [{"name": "vrf_tdemo", "default_via": "10.20.99.1"}],
+                                      "settle_timeout": 20}),
+    );
+    assert_eq!(result["failed"], json!(true), "{result}");
+    assert_eq!(
+        result["attempts"],
+        json!(1),
+        "a VRF does not appear by waiting: {result}"
+    );
+    let msg = result["msg"].as_str().unwrap();
+    assert!(
+        msg.starts_with(
+            "vrf_tdemo: the tenant has no VRF on this node (no interface named vrf_tdemo)"
+        ),
+        "{msg}"
+    );
+    assert!(msg.ends_with(&without_vrf_support_note()), "{msg}");
 }
