@@ -99,13 +99,19 @@ def quick_start_env(tmp_path_factory):
 
 def run_on_node(node, quick_start_env, argv: list[str], tmp_path):
     """One of the README's ansible-playbook commands, as written, in the node's namespace; the
-    extra vars say where the node is and that it has no Proxmox SDN."""
+    extra vars say where the node is and where its files go, and the play's module_defaults give
+    sysctl_forwarding the node's sysctl.d folders (it checks what systemd-sysctl reads at boot).
+    The SDN setting stays the role's default: the namespace, like a node without Proxmox's SDN,
+    has no /etc/pve."""
     files = tmp_path / "node-files"
     files.mkdir(exist_ok=True)
+    plays = yaml.safe_load(quick_start()["site.yml"])
+    for play in plays:
+        play["module_defaults"] = {"deevnet.net.sysctl_forwarding": {"sysctl_dirs": [str(node.etc), str(node.usr)]}}
+    (quick_start_env["project"] / "site.yml").write_text(yaml.safe_dump(plays, sort_keys=False))
     node_vars = {
         "ansible_connection": "local",
         "ansible_python_interpreter": str(quick_start_env["venv"] / "bin" / "python"),
-        "proxmox_node_network_sdn": "ignore",
         "proxmox_node_network_sysctl_path": str(node.conf),
         "proxmox_node_network_frr_local_path": str(files / "frr.conf.local"),
         "proxmox_node_network_frr_owner_record": str(files / "frr-local-owners.json"),
@@ -128,8 +134,12 @@ def test_the_dry_run_changes_nothing_and_ends_naming_what_the_node_lacks(node, q
     assert "The node's shape is complete, and what each step gets" in proc.stdout, said
     assert written == [], f"a dry run wrote {written}"
     assert node.proc(f"net/ipv4/conf/{node.transit}/forwarding") == "0"
-    assert "vrf_tdemo" in last_task(proc.stdout), said
-    assert re.search(r"hv02\s+: ok=\d+\s+changed=0\b", proc.stdout), said
+    # It ends on the summary: what a real run would change (changed= counts it, in check mode), and
+    # the missing VRF a real run would stop on, which fails the dry run too.
+    summary = last_task(proc.stdout)
+    assert "What this run changed on the node and what it proved" in summary, said
+    assert "missing: tenant tdemo: vrf_tdemo" in summary, said
+    assert re.search(r"hv02\s+: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=1\b", proc.stdout), said
 
 
 def test_the_dry_run_shows_the_sysctl_diff_on_a_node_being_prepared(node, quick_start_env, tmp_path):
