@@ -38,7 +38,7 @@ use crate::observation::{Device, KernelView, CATCH_ALL_METRIC};
 pub const DEFAULT_VXLAN_PORT: u16 = 4789;
 
 /// The fixes, in words an operator acts on. Every kernel finding takes its fix from here.
-mod fix {
+pub(crate) mod fix {
     use super::CATCH_ALL_METRIC;
 
     pub use crate::finding::RELOAD;
@@ -475,6 +475,3 @@ fn addresses_text(device: &Device, family: Family) -> String {
         format!("not on the bridge (it has {})", same.join(", "))
     }
 }
-
-#[cfg(test)]
-mod tests;

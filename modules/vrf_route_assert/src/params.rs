@@ -681,7 +681,7 @@ fn forbidden_interfaces(
 }
 
 /// One IPv4 or IPv6 address; a prefix or a name is refused with what to give instead.
-fn address(location: &str, text: &str) -> Result<IpAddr, String> {
+pub(crate) fn address(location: &str, text: &str) -> Result<IpAddr, String> {
     let trimmed = text.trim();
     if let Ok(address) = trimmed.parse::<IpAddr>() {
         return Ok(address);
@@ -712,7 +712,7 @@ fn ipv6_address(location: &str, text: &str) -> Result<IpAddr, String> {
 
 /// A routing table: `main`, `local`, `default` or its number, as in `ip route show table`, or
 /// `any`.
-fn table(location: &str, text: &str) -> Result<ExpectedTable, String> {
+pub(crate) fn table(location: &str, text: &str) -> Result<ExpectedTable, String> {
     match text.trim() {
         "any" => Ok(ExpectedTable::Any),
         "main" => Ok(ExpectedTable::Id(254)),
@@ -728,6 +728,3 @@ fn table(location: &str, text: &str) -> Result<ExpectedTable, String> {
         },
     }
 }
-
-#[cfg(test)]
-mod tests;

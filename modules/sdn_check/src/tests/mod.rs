@@ -4,6 +4,8 @@
 
 mod derive;
 mod files;
+mod kernel_drift;
+mod node;
 mod params;
 mod pending;
 

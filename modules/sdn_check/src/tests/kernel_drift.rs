@@ -1,10 +1,13 @@
 //! The kernel comparison on constructed intents and views: nothing when all agrees (IPv4 and
 //! IPv6 underlays, member and exit nodes), exactly one finding per difference otherwise.
 
-use super::*;
-use crate::intent::{SubnetIntent, Tenant};
-use crate::observation::{Controller, Device, VrfTable};
+use crate::finding::Finding;
+use crate::intent::{NodeIntent, SubnetIntent, Tenant, VnetIntent, ZoneIntent, ZoneType};
+use crate::kernel_drift::*;
+use crate::observation::{Controller, Device, KernelView, VrfTable};
 use deevnet_runtime::netlink::{AddressState, OperState, VxlanInfo};
+use ipnet::IpNet;
+use std::net::IpAddr;
 
 const VTEP_V4: &str = "10.20.51.22";
 const VTEP_V6: &str = "2001:db8:51::22";

@@ -1,4 +1,11 @@
-use super::*;
+//! The options and the request they make: each bad value refused naming its key, the
+//! short form and `vrfs` entries, the default VRF, and the choices the spec declares.
+
+use crate::params::*;
+use deevnet_runtime::netlink::Family;
+use deevnet_runtime::CheckModeFindings;
+use std::net::IpAddr;
+use std::time::Duration;
 
 fn params() -> Params {
     Params {
