@@ -3,6 +3,7 @@
 
 use crate::node::*;
 use crate::observation::{Controller, CATCH_ALL_METRIC};
+use deevnet_runtime::test_support::links::link;
 use deevnet_runtime::netlink::{
     Address, AddressState, Family, Link, Links, OperState, Route, RouteKind,
 };
@@ -34,25 +35,17 @@ fn only_proxmoxs_unreachable_default_is_the_catch_all() {
 #[test]
 fn a_device_takes_its_controller_by_name_and_only_its_own_addresses() {
     let bridge = Link {
-        index: 5,
-        name: "tdemo0".into(),
-        kind: Some("bridge".into()),
         controller: Some(3),
         mtu: Some(1450),
-        ..Link::default()
+        ..link(5, "tdemo0", Some("bridge"))
     };
     let vrf = Link {
-        index: 3,
-        name: "vrf_tdemo".into(),
-        kind: Some("vrf".into()),
         vrf_table: Some(1001),
-        ..Link::default()
+        ..link(3, "vrf_tdemo", Some("vrf"))
     };
     let orphan = Link {
-        index: 6,
-        name: "vxlan_tdemo0".into(),
         controller: Some(99),
-        ..Link::default()
+        ..link(6, "vxlan_tdemo0", None)
     };
     let links = Links::new(vec![bridge.clone(), vrf, orphan.clone()]);
     let addresses = addresses_by_link(&[
@@ -84,12 +77,9 @@ fn a_device_takes_its_controller_by_name_and_only_its_own_addresses() {
 #[test]
 fn a_device_takes_its_link_state_and_its_unusable_addresses() {
     let bridge = Link {
-        index: 5,
-        name: "tdemo0".into(),
-        kind: Some("bridge".into()),
         admin_up: true,
         oper_state: OperState::LowerLayerDown,
-        ..Link::default()
+        ..link(5, "tdemo0", Some("bridge"))
     };
     let failed = AddressState {
         tentative: false,
