@@ -3,10 +3,10 @@
 
 use crate::node::*;
 use crate::observation::{Controller, CATCH_ALL_METRIC};
-use deevnet_runtime::test_support::links::link;
 use deevnet_runtime::netlink::{
     Address, AddressState, Family, Link, Links, OperState, Route, RouteKind,
 };
+use deevnet_runtime::test_support::links::link;
 
 #[test]
 fn only_proxmoxs_unreachable_default_is_the_catch_all() {
