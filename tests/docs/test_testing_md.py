@@ -76,3 +76,12 @@ def test_every_test_testing_md_names_is_defined_where_it_says():
     missing = [f"line {n}: `{written}` has no test `{name}`" for n, written, paths, name in named
                if not all(defines(path, name) for path in paths)]
     assert not missing, "\n".join(missing)
+
+
+def test_testing_md_is_a_short_index_without_history():
+    """Under 60,000 bytes, with no issue number and no "was:" note: what a test proves today."""
+    text = TESTING.read_text()
+    assert len(text.encode()) < 60_000, len(text.encode())
+    history = [f"line {n}: {line}" for n, line in enumerate(text.splitlines(), 1)
+               if re.search(r"\bissue \d+|#\d+|\bwas:", line, re.IGNORECASE)]
+    assert not history, "\n".join(history)
