@@ -158,6 +158,21 @@ def test_each_old_name_set_is_one_deprecation_naming_role_release_and_successor(
     assert role_deprecations.renamed_variables(unset, hostvars, ["h1"]) == []
 
 
+def test_each_renamed_variable_of_the_role_is_removed_in_a_later_release():
+    """What pylint's deprecation check does for a literal version, for the role's data: every
+    removed_in is a version after the collection's own, and its old name is documented."""
+    from ansible.module_utils.compat.version import LooseVersion
+
+    version = yaml.safe_load((ROOT / "galaxy.yml").read_text())["version"]
+    role = ROOT / "roles" / "proxmox_node_network"
+    renamed = yaml.safe_load((role / "vars" / "main.yml").read_text())["__proxmox_node_network_renamed_variables"]
+    options = yaml.safe_load((role / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
+    assert renamed
+    for entry in renamed:
+        assert LooseVersion(str(entry["removed_in"])) > LooseVersion(version), entry
+        assert entry["old"] in options and entry["new"] in options, entry
+
+
 def test_a_renamed_variable_entry_without_its_keys_is_refused_naming_them():
     with pytest.raises(AnsibleFilterError, match=r"lacks removed_in, set; each entry needs old, new, removed_in"):
         role_deprecations.renamed_variable_deprecations([{"old": "a", "new": "b", "by": ROLE}])
