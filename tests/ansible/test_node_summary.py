@@ -141,6 +141,27 @@ def test_a_real_run_says_what_changed_and_what_was_proven():
     assert lines[2].startswith("proven: routes: all 9 checks passed in 2 VRFs after 1.5 s (4 attempts);")
 
 
+def test_a_first_assertion_frr_applied_again_repaired_is_no_failure():
+    """The role's first route assertion keeps its module's verdict (its failure is judged after the
+    FRR re-apply decision); when FRR was applied again and the second assertion passed, the run
+    failed nowhere, and a second assertion that failed is the one named."""
+    lost = {"changed": False, "failed": True, "checks": [], "msg": "vrf_tdemo: no default route\nmore"}
+    results = {"vrfs": {"checks": [{"check": "vrf", "vrf": "vrf_tdemo", "ok": True}]},
+               "sysctl": {"changed": False}, "frr_local": {"changed": False}, "frr_applied": SKIPPED,
+               "frr_reapplied": {"changed": True}, "assertion": lost,
+               "reassertion": {"msg": "all 9 checks passed in 2 VRFs after 1.5 s (4 attempts)"},
+               "control_plane": SKIPPED, "egress_probe": SKIPPED}
+    lines = node_summary.tenant_egress_summary(results, PLAN)["lines"]
+    assert not [line for line in lines if line.startswith("failed:")], lines
+    still = {**results, "reassertion": {**lost, "msg": "vrf_tdemo: still no default route"}}
+    lines = node_summary.tenant_egress_summary(still, PLAN)["lines"]
+    assert "failed: the route assertion after the second FRR apply (vrf_tdemo: still no default route)" in lines, lines
+    # Without a second assertion, the first one's failure is the run's.
+    alone = {**results, "frr_reapplied": SKIPPED, "reassertion": SKIPPED}
+    lines = node_summary.tenant_egress_summary(alone, PLAN)["lines"]
+    assert "failed: the route assertion (vrf_tdemo: no default route)" in lines, lines
+
+
 def test_the_installed_filters_are_the_collection_s(ansible_env, tmp_path):
     """Both filters by their collection names, through Ansible (the role calls them so)."""
     import subprocess

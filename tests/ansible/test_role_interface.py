@@ -300,3 +300,72 @@ def test_the_control_plane_variables_are_documented_and_checked(node, ansible_en
     proc = run(node, ansible_env, playbook, tags)
     assert proc.returncode != 0
     assert "proxmox_node_network_control_plane" in proc.stdout and "assert, warn, skip" in proc.stdout, proc.stdout
+
+
+def _names(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", str(text)))
+
+
+def _tasks(tasks: list) -> list[dict]:
+    """Every task of a task file, those inside blocks included."""
+    found = []
+    for task in tasks or []:
+        found.append(task)
+        for key in ("block", "rescue", "always"):
+            found += _tasks(task.get(key))
+    return found
+
+
+def test_no_task_judges_its_result_by_a_variable_derived_from_it():
+    """A task's failed_when or changed_when may read its own registered result, never a variable of
+    vars/main.yml computed from it (evaluated lazily, inside the judgement of the result it reads):
+    a decision on a result is a task after it."""
+    role_vars = yaml.safe_load((ROLE_DIR / "vars" / "main.yml").read_text()) or {}
+
+    def derived_from(name: str, seen=()) -> set[str]:
+        """The names a variable of vars/main.yml is computed from, through the others."""
+        names = _names(role_vars.get(name, "")) - {name}
+        for other in names & set(role_vars) - set(seen):
+            names |= derived_from(other, (*seen, name))
+        return names
+
+    offenders = []
+    for path in sorted((ROLE_DIR / "tasks").glob("*.yml")):
+        for task in _tasks(yaml.safe_load(path.read_text())):
+            registered = task.get("register")
+            judgement = " ".join(str(task.get(key, "")) for key in ("failed_when", "changed_when"))
+            if not registered or not judgement.strip():
+                continue
+            for name in _names(judgement) & set(role_vars):
+                if registered in derived_from(name):
+                    offenders.append(f"{path.name}: {task.get('name')}: {name} is computed from {registered}")
+    assert offenders == []
+
+
+def test_a_default_the_unchanged_file_implies_makes_frr_apply_once_more_and_assert_again(node, ansible_env, tmp_path):
+    """The FRR repair through the role: the plan's tenant exits on the default VRF (this kernel has
+    no VRF), which has no default route. The first run writes frr.conf.local and applies FRR: the
+    assertion's failure is the run's. The second finds the file unchanged and the default missing:
+    FRR is applied once more, the assertion runs again and its failure is the run's."""
+    from test_role_probe_step import role_run
+
+    applied = tmp_path / "applied"
+    parts = {"tenants": [{"name": "tdemo", "vrf": "default", "exit": True}],
+             "frr_stanzas": [{"header": "vrf vrf_tdemo", "lines": ["ip route 0.0.0.0/0 10.20.50.1 nexthop-vrf default"]}],
+             "route_assertions": [{"name": "default", "default_via": "10.20.50.1"}]}
+    extra = ("-e", f'{{"proxmox_node_network_frr_apply_command": ["sh", "-c", "echo applied >> {applied}"], '
+                   '"proxmox_node_network_settle_timeout": 0}')
+
+    first = role_run(node, ansible_env, tmp_path, parts, *extra)
+    assert first.returncode != 0, first.stdout + first.stderr
+    assert applied.exists() and applied.read_text().count("applied") == 1, first.stdout
+    assert "failed: the route assertion (default: table main has no IPv4 default route" in first.stdout, first.stdout
+
+    # The same play again, frr.conf.local as the first run left it.
+    second = node.run(ansible_env, str(VENV_BIN / "ansible-playbook"), str(tmp_path / "site.yml"),
+                      "-e", f"@{tmp_path / 'plan.json'}", "--tags", "tenant-egress", *extra)
+    assert second.returncode != 0, second.stdout
+    assert applied.read_text().count("applied") == 2, second.stdout
+    assert ("failed: the route assertion after the second FRR apply (default: table main has no IPv4 default route"
+            in second.stdout), second.stdout
+    assert "failed: the route assertion (" not in second.stdout, second.stdout

@@ -9,15 +9,21 @@ node's tenants, with the default VRF standing in for the tenant's) as an extra v
 outranks the role's set_fact."""
 from __future__ import annotations
 
+import re
 import textwrap
 
-from conftest import VENV_BIN, local_playbook
+import pytest
+import yaml
+from ansible.errors import AnsibleFilterError
+
+from conftest import ROOT, VENV_BIN, filter_plugin, local_playbook
 from test_egress_probe import vnet_node  # noqa: F401 (the fixture)
 from test_role_probe_step import probe_part, role_run
 
 PREFIX = "[WARNING]: would still be wrong unless a task before this one fixes it (check mode): "
 NO_DEFAULT = "default: table main has no IPv4 default route; expected default via 10.20.50.1"
 ROLE = "deevnet.net.proxmox_node_network"
+role_deprecations = filter_plugin("role_deprecations")
 
 
 def playbook(node, env, path, *args):
@@ -128,6 +134,90 @@ def test_an_old_variable_name_is_a_real_deprecation(node, ansible_env, tmp_path)
     # Ansible's switch for deprecations silences it.
     quiet = playbook(node, dict(ansible_env, ANSIBLE_DEPRECATION_WARNINGS="0"), site, "--tags", "tenant-egress")
     assert "proxmox_tenant_egress" not in quiet.stderr, quiet.stderr
+
+
+RENAMED = [{"old": "proxmox_tenant_egress", "new": "proxmox_node_network_tenant_egress", "removed_in": "0.2.0",
+            "by": ROLE, "set": True},
+           {"old": "proxmox_qinq_uplink", "new": "proxmox_node_network_qinq_uplink", "removed_in": "0.2.0",
+            "by": ROLE, "set": False}]
+
+
+def test_each_old_name_set_is_one_deprecation_naming_role_release_and_successor():
+    """The filter deevnet.net.renamed_variables, as plain functions: the old names set, and their
+    deprecations (what the role reports in its first task)."""
+    assert role_deprecations.renamed_variable_deprecations(RENAMED) == [{
+        "msg": ("deevnet.net.proxmox_node_network: the variable proxmox_tenant_egress is deprecated and is read only "
+                "until deevnet.net 0.2.0; rename it to proxmox_node_network_tenant_egress"),
+        "version": "0.2.0"}]
+    assert role_deprecations.renamed_variable_deprecations([{**entry, "set": False} for entry in RENAMED]) == []
+    assert role_deprecations.renamed_variables([{**RENAMED[0], "set": False}]) == []
+    # Set for another host of the play only (its inventory): still reported, once.
+    unset = [{**entry, "set": False} for entry in RENAMED]
+    hostvars = {"h1": {"ansible_host": "h1"}, "h2": {"proxmox_qinq_uplink": {}}}
+    assert role_deprecations.renamed_variables(unset, hostvars, ["h1", "h2"]) == ["proxmox_qinq_uplink"]
+    assert role_deprecations.renamed_variables(unset, hostvars, ["h1"]) == []
+
+
+def test_each_renamed_variable_of_the_role_is_removed_in_a_later_release():
+    """What pylint's deprecation check does for a literal version, for the role's data: every
+    removed_in is a version after the collection's own, and its old name is documented."""
+    from ansible.module_utils.compat.version import LooseVersion
+
+    version = yaml.safe_load((ROOT / "galaxy.yml").read_text())["version"]
+    role = ROOT / "roles" / "proxmox_node_network"
+    renamed = yaml.safe_load((role / "vars" / "main.yml").read_text())["__proxmox_node_network_renamed_variables"]
+    options = yaml.safe_load((role / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
+    assert renamed
+    for entry in renamed:
+        assert LooseVersion(str(entry["removed_in"])) > LooseVersion(version), entry
+        assert entry["old"] in options and entry["new"] in options, entry
+
+
+def test_a_renamed_variable_entry_without_its_keys_is_refused_naming_them():
+    with pytest.raises(AnsibleFilterError, match=r"lacks removed_in, set; each entry needs old, new, removed_in"):
+        role_deprecations.renamed_variable_deprecations([{"old": "a", "new": "b", "by": ROLE}])
+    with pytest.raises(AnsibleFilterError, match="must be a list"):
+        role_deprecations.renamed_variable_deprecations("proxmox_tenant_egress")
+
+
+def test_an_old_name_on_several_hosts_is_one_deprecation_per_run(node, ansible_env, tmp_path):
+    """Three hosts, the old name in the inventory of the second and third: the role's first task
+    reports it once for the run, on every ansible-core (and runs whatever --tags selects)."""
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(textwrap.dedent("""\
+        all:
+          vars: {ansible_connection: local, ansible_python_interpreter: auto_silent}
+          hosts:
+            h1: {}
+        """) + "".join(f"    {host}:\n" + textwrap.indent(OLD_NAME, "      ") for host in ("h2", "h3")))
+    site = tmp_path / "site.yml"
+    site.write_text(f"- hosts: all\n  gather_facts: false\n  vars:\n    proxmox_node_network_sdn: ignore\n"
+                    f"  roles:\n    - {ROLE}\n")
+    proc = playbook(node, ansible_env, site, "-i", str(inventory), "--tags", "no-section")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    stderr = one_line(proc.stderr)
+    assert stderr.count("[DEPRECATION WARNING]") == 1, proc.stderr
+    assert "the variable proxmox_tenant_egress is deprecated" in stderr, proc.stderr
+
+
+def test_the_module_transport_reads_no_role_s_variable():
+    """The transport every module runs through (plugin_utils, the action plugins) is generic: it
+    names no variable of a role of the collection (a role reports its own deprecations)."""
+    role_variables = set()
+    for role in (ROOT / "roles").iterdir():
+        for part in ("vars/main.yml", "defaults/main.yml"):
+            if (role / part).is_file():
+                role_variables |= set(yaml.safe_load((role / part).read_text()) or {})
+        specs = yaml.safe_load((role / "meta" / "argument_specs.yml").read_text())["argument_specs"]
+        for spec in specs.values():
+            role_variables |= set(spec.get("options") or {})
+    assert role_variables, "the roles' variables were read"
+    transport = sorted((ROOT / "collection" / "plugins" / "plugin_utils").glob("*.py")) + sorted(
+        (ROOT / "collection" / "plugins" / "action").glob("*.py"))
+    named = {f"{path.name}: {name}" for path in transport
+             for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", path.read_text())
+             if name in role_variables or name.startswith("__deevnet_net_")}
+    assert named == set()
 
 
 def test_the_new_name_gets_no_deprecation(node, ansible_env, tmp_path):

@@ -1052,8 +1052,9 @@ def frr_reapply(assertion, plan: dict, frr_changed=False) -> bool:
     more: frr.conf.local did not change in this run (else it was just applied), and a default the
     file implies is missing from the kernel (a failed `default_route` check of a VRF the node is the
     exit of; the file gives it its default). A VRF that does not exist, a leak by a management
-    interface or a member's fall-through is not FRR's to repair. Read from the checks alone: the
-    role's failed_when replaces the registered result's `failed` with its own verdict."""
+    interface or a member's fall-through is not FRR's to repair. Read from the checks alone: in
+    check mode the module reports its findings without failing. The role computes it once, in the
+    task after the assertion, and judges the assertion's failure after it."""
     if boolean(frr_changed, strict=True) or not isinstance(assertion, dict):
         return False
     implied = {tenant["vrf"] for tenant in plan.get("tenants", []) if tenant.get("exit")}

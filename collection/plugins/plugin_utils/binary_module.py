@@ -370,29 +370,6 @@ def _json_text(value, option):
     return value
 
 
-# A role that renamed its variables lists them, with their successors, in this variable (the
-# role's vars/main.yml); every module task that sees it reports each old name that is set.
-RENAMED_VARIABLES = "__deevnet_net_renamed_variables"
-
-
-def renamed_variable_deprecations(task_vars):
-    """Ansible's result `deprecations` for the renamed variables of RENAMED_VARIABLES that are set
-    in `task_vars`: real [DEPRECATION WARNING]s, printed once per run however many tasks report
-    them, silenced by deprecation_warnings=False. A membership test of the task's variables, not
-    Jinja's `vars` (deprecated in ansible-core 2.21)."""
-    deprecations = []
-    for entry in task_vars.get(RENAMED_VARIABLES) or []:
-        if not isinstance(entry, dict) or entry.get("old") not in task_vars:
-            continue
-        deprecations.append({
-            "msg": (f"{entry.get('by', 'deevnet.net')}: the variable {entry['old']} is deprecated and is read only "
-                    f"until deevnet.net {entry.get('removed_in')}; rename it to {entry.get('new')}"),
-            "version": str(entry.get("removed_in")),
-            "collection_name": "deevnet.net",
-        })
-    return deprecations
-
-
 class BinaryModuleAction(ActionBase):
     # The temp folder is made only on a cache miss or a fallback (_private_tmp): a hit is a single
     # remote command.
@@ -439,7 +416,6 @@ class BinaryModuleAction(ActionBase):
         reason = self._why_not_fast(task_vars)
         self._deevnet_cache_dir = self._setting("cache_dir", task_vars)
         self._deevnet_warnings = []
-        self._deevnet_deprecations = renamed_variable_deprecations(task_vars)
         if not reason:
             self._update_module_args(fqcn, module_args, task_vars)
             stdin = json.dumps(module_args).encode()
@@ -479,8 +455,6 @@ class BinaryModuleAction(ActionBase):
     def _with_warnings(self, result):
         if self._deevnet_warnings:
             result["warnings"] = [*result.get("warnings", []), *self._deevnet_warnings]
-        if self._deevnet_deprecations:
-            result["deprecations"] = [*result.get("deprecations", []), *self._deevnet_deprecations]
         return result
 
     def _under_mitogen(self):
