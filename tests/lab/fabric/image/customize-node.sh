@@ -17,7 +17,9 @@ printf 'UseDNS no\nPermitRootLogin prohibit-password\nLogLevel ERROR\n' \
 # reload fails) restarts FRR through its own init script.
 cat >"$root/usr/local/bin/systemctl" <<'SH'
 #!/bin/sh
-# The fabric's node containers have no systemd: FRR is the only service.
+# The fabric's node containers have no systemd: FRR is the only service. A container booted with
+# systemd as PID 1 (the QinQ lab's transit router) gets the real systemctl.
+[ "$(cat /proc/1/comm 2>/dev/null)" = systemd ] && exec /usr/bin/systemctl "$@"
 case "$1 $2" in
   "restart frr" | "reload frr" | "start frr" | "stop frr") exec /usr/lib/frr/frrinit.sh "$1" ;;
   "is-active frr") /usr/lib/frr/frrinit.sh status >/dev/null 2>&1 && echo active || { echo inactive; exit 3; } ;;

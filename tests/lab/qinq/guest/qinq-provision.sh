@@ -9,8 +9,17 @@
 #               outer tag) a tagged member of VLANs 199-299 of vmbr1 (VLAN-aware, MTU 1496)
 #   hv03        the single-NIC uplink: eno1 on qsw0, vmbr0 over eno1, eno1.40 in vmbr1
 #   egw         the egress gateway (namespace): 192.0.2.1 on inner VLAN 201, 198.51.100.2 on the
-#               transit VLAN 199, both inside outer VLAN 40; it routes between them
-#   transit     the transit router (namespace): 198.51.100.1 on VLAN 199 inside 40
+#               transit VLAN 199, both inside outer VLAN 40; it routes between them and SNATs
+#               its VPC onto the transit network
+#   egwb        another VPC's egress gateway (namespace): 198.51.100.3 on VLAN 199, its VPC's
+#               host 10.202.0.10
+#   transit     the transit router (a container booting systemd, transit-lab): 198.51.100.1 on
+#               VLAN 199 inside 40, 203.0.113.1 toward upstream; forwarding on, no rules, routes
+#               into both VPC ranges (R4's fault), as an unprotected router would have
+#   upstream    what lies beyond the router (namespace): the internet host 203.0.113.8, the
+#               LoadBalancer range (10.96.0.10), DNS (10.53.0.53) and NTP (10.123.0.123)
+#               stand-ins, the management network (10.10.0.5) and the other RFC 1918 ranges
+#               (172.16.0.5, 192.168.0.5); a DNS-like responder on udp/53 and udp/123
 #   guest666    a guest (namespace) whose NIC tap666i0 is a port of hv01's vmbr0: a trunk onto
 #               the uplink's parent, from which it can set the outer tag itself
 #
@@ -30,12 +39,15 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../../fabric/guest/fabric-nodes.sh
 . "$here/fabric-nodes.sh"
 CONTAINERS=(hv01 hv02 hv03)
-NAMESPACES=(egw transit guest666)
+NAMESPACES=(egw egwb upstream guest666)
 
 install -m 755 "$here/qinq-lab" /usr/local/sbin/qinq-lab
+install -m 755 "$here/transit-lab" /usr/local/sbin/transit-lab
+install -m 755 "$here/transit-upstream-responder" /usr/local/sbin/transit-upstream-responder
 
 # ---------------------------------------------------------------- clean slate
-remove_nodes "${CONTAINERS[@]}" "${NAMESPACES[@]}"
+systemctl stop qinq-upstream-responder 2>/dev/null || true
+remove_nodes "${CONTAINERS[@]}" "${NAMESPACES[@]}" transit
 ip link del qsw0 2>/dev/null || true
 
 step containers
@@ -123,8 +135,10 @@ vlan_leg() {
   ip -n "$1" link set "$2" mtu 1496 up
   ip -n "$1" addr add "$5" dev "$2"
 }
-for ns in egw transit; do
+for ns in egw egwb; do
   switch_port "$ns" eth0
+  # egw's MAC is known to transit-lab's counters (what came from egw directly, not routed).
+  if [ "$ns" = egw ]; then ip -n egw link set eth0 address 02:7e:00:00:02:01; fi
   # Both tags in the frame, as on a wire: with the outer tag beside the frame (veth's offload)
   # the kernel's MTU check on the way would count 4 bytes less, and a short hop would pass.
   ip netns exec "$ns" ethtool -K eth0 txvlan off >/dev/null
@@ -134,8 +148,34 @@ done
 vlan_leg egw eth0.40.201 201 eth0.40 192.0.2.1/24
 vlan_leg egw eth0.40.199 199 eth0.40 198.51.100.2/24
 ip netns exec egw sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0
-vlan_leg transit eth0.40.199 199 eth0.40 198.51.100.1/24
-ip -n transit route add 192.0.2.0/24 via 198.51.100.2
+ip -n egw route add default via 198.51.100.1
+# The guide's egress gateway SNATs its VPC onto the transit network.
+ip netns exec egw nft -f - <<'NFT'
+table ip egw_snat {
+	chain postrouting {
+		type nat hook postrouting priority srcnat; policy accept;
+		oifname "eth0.40.199" ip saddr 192.0.2.0/24 masquerade
+	}
+}
+NFT
+# Kube-OVN's ACL keeps each egress gateway to the router inside the transit network: egw reaches
+# egwb only through the router, whose side of that rule the lab proves.
+ip -n egw route add 198.51.100.3/32 via 198.51.100.1
+vlan_leg egwb eth0.40.199 199 eth0.40 198.51.100.3/24
+ip -n egwb addr add 10.202.0.10/32 dev lo
+
+# What lies beyond the router; its side of the link is made by transit-lab wire.
+for address in 10.96.0.10 10.53.0.53 10.123.0.123 10.10.0.5 172.16.0.5 192.168.0.5; do
+  ip -n upstream addr add "$address/32" dev lo
+done
+systemd-run --quiet --unit=qinq-upstream-responder --collect \
+  ip netns exec upstream /usr/local/sbin/transit-upstream-responder \
+  10.96.0.10 10.53.0.53 10.123.0.123 10.10.0.5 172.16.0.5 192.168.0.5 203.0.113.8
+
+step transit-router
+transit-lab create >/dev/null
+ip netns exec transit sysctl -qw net.ipv4.ip_forward=1
+transit-lab vpc-routes on >/dev/null
 
 # ---------------------------------------------------------------- the faults
 step faults
@@ -145,5 +185,6 @@ qinq-lab short-hop on
 # What the links' first frames taught the bridges goes, as their ageing would make it go.
 qinq-lab forget >/dev/null
 step finished
-echo "provisioned: QinQ lab up (hv01, hv02 bonded; hv03 single NIC; egw, transit, guest666), faults present"
+echo "provisioned: QinQ lab up (hv01, hv02 bonded; hv03 single NIC; egw, egwb, transit, upstream, guest666), faults present"
 qinq-lab state
+transit-lab state
