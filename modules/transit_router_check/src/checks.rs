@@ -143,8 +143,8 @@ fn unit_name(request: &Request) -> String {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
-/// 1. The table exists with its forward base chain and its prerouting chain that marks transit
-/// packets with the gate's bit.
+/// Check 1: the table exists with its forward base chain and its prerouting chain that marks
+/// transit packets with the gate's bit.
 pub fn table_present(request: &Request, ruleset: &Ruleset) -> Check {
     const NAME: &str = "table_present";
     let owner = our_table(request);
@@ -189,7 +189,7 @@ pub fn table_present(request: &Request, ruleset: &Ruleset) -> Check {
     )
 }
 
-/// 2. No forward policy of accept with no collection rules while forwarding is on.
+/// Check 2: no forward policy of accept with no collection rules while forwarding is on.
 pub fn open_forward_policy(request: &Request, ruleset: &Ruleset, forwarding: Forwarding) -> Check {
     const NAME: &str = "open_forward_policy";
     if our_forward(request, ruleset).is_some() {
@@ -225,7 +225,7 @@ pub fn open_forward_policy(request: &Request, ruleset: &Ruleset, forwarding: For
     )
 }
 
-/// 3. No other forward base chain runs at our priority or before it.
+/// Check 3: no other forward base chain runs at our priority or before it.
 pub fn first_in_forward(request: &Request, ruleset: &Ruleset) -> Check {
     const NAME: &str = "first_in_forward";
     let Some((_, ours)) = our_forward(request, ruleset) else {
@@ -260,7 +260,7 @@ pub fn first_in_forward(request: &Request, ruleset: &Ruleset) -> Check {
     )
 }
 
-/// 4. Nothing accepts a private or VPC destination ahead of the private drop.
+/// Check 4: nothing accepts a private or VPC destination ahead of the private drop.
 pub fn private_accept_ahead(walk: &Option<Walk>) -> Check {
     const NAME: &str = "private_accept_ahead";
     let Some(walk) = walk else {
@@ -291,7 +291,7 @@ pub fn private_accept_ahead(walk: &Option<Walk>) -> Check {
     )
 }
 
-/// 5. No unicast route into a VPC range.
+/// Check 5: no unicast route into a VPC range.
 pub fn vpc_route(found: &[routes::VpcRoute]) -> Check {
     const NAME: &str = "vpc_route";
     if found.is_empty() {
@@ -315,7 +315,7 @@ pub fn vpc_route(found: &[routes::VpcRoute]) -> Check {
     )
 }
 
-/// 6. Transit sources leaving through the uplink are masqueraded or SNATed.
+/// Check 6: transit sources leaving through the uplink are masqueraded or SNATed.
 pub fn uplink_snat(request: &Request, ruleset: &Ruleset) -> Check {
     const NAME: &str = "uplink_snat";
     let transit = request.transit_network;
@@ -375,7 +375,7 @@ fn gate(request: &Request, observed: &Observed) -> Gate {
     }
 }
 
-/// 7. Both gate rules, and no rule ahead of them that routes transit packets.
+/// Check 7: both gate rules, and no rule ahead of them that routes transit packets.
 pub fn routing_gate(request: &Request, observed: &Observed, gate: Gate) -> Check {
     const NAME: &str = "routing_gate";
     let (priority, transit, mark) = (
@@ -425,7 +425,7 @@ pub fn routing_gate(request: &Request, observed: &Observed, gate: Gate) -> Check
     )
 }
 
-/// 8. The transit interface forwards.
+/// Check 8: the transit interface forwards.
 pub fn forwarding(request: &Request, forwarding: Forwarding) -> Check {
     const NAME: &str = "forwarding";
     let key =
@@ -440,7 +440,7 @@ pub fn forwarding(request: &Request, forwarding: Forwarding) -> Check {
     )
 }
 
-/// 9. The persisted file, loaded in a scratch namespace, gives the running table.
+/// Check 9: the persisted file, loaded in a scratch namespace, gives the running table.
 pub fn persisted(request: &Request, observed: &Observed) -> Check {
     const NAME: &str = "persisted";
     let path = request.ruleset_path.display();
@@ -500,8 +500,8 @@ pub fn persisted(request: &Request, observed: &Observed) -> Check {
     )
 }
 
-/// 10. The unit is enabled for boot and reloads with nftables.service, or nftables.conf
-/// includes the persisted file.
+/// Check 10: the unit is enabled for boot and reloads with nftables.service, or
+/// nftables.conf includes the persisted file.
 pub fn reload_survival(request: &Request, files: &UnitFiles) -> Check {
     const NAME: &str = "reload_survival";
     let unit_path = request.unit_path.display();

@@ -106,13 +106,13 @@ impl Request {
                 params.uplink
             ));
         }
-        let transit_network =
-            Range::parse_cidr(params.transit_network.trim()).ok_or_else(|| {
-                format!(
-                    "transit_network: '{}' is not an IPv4 CIDR; write it as 198.51.100.0/24",
-                    params.transit_network
-                )
-            })?;
+        let cidr = Some(params.transit_network.trim()).filter(|t| t.contains('/'));
+        let transit_network = cidr.and_then(Range::parse_cidr).ok_or_else(|| {
+            format!(
+                "transit_network: '{}' is not an IPv4 CIDR; write it as 198.51.100.0/24",
+                params.transit_network
+            )
+        })?;
         let table = table_name(&params.table)?;
         let gate_mark = single_bit(params.gate_mark)?;
         GATE_PRIORITY_RANGE.check("gate_priority", params.gate_priority)?;

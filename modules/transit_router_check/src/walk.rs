@@ -78,12 +78,12 @@ impl<'a> Walker<'a> {
                 }
                 Verdict::Drop if self.drops_all_private(&facts) => return Flow::Dropped,
                 Verdict::Jump(target) => {
-                    if self.into_chain(chain, target, depth, &at, walk) == Flow::Dropped {
+                    if self.walk_jump(chain, target, depth, &at, walk) == Flow::Dropped {
                         return Flow::Dropped;
                     }
                 }
                 // A goto does not come back to this chain.
-                Verdict::Goto(target) => return self.into_chain(chain, target, depth, &at, walk),
+                Verdict::Goto(target) => return self.walk_jump(chain, target, depth, &at, walk),
                 Verdict::Return => return Flow::Next,
                 Verdict::Drop | Verdict::Continue => {}
             }
@@ -91,7 +91,7 @@ impl<'a> Walker<'a> {
         Flow::Next
     }
 
-    fn into_chain(
+    fn walk_jump(
         &self,
         from: &Chain,
         target: &str,
