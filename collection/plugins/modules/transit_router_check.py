@@ -25,10 +25,9 @@ description:
   - "What it reads: C(nft -j list ruleset); C(ip -j -4 rule show), C(ip -j -6 rule show) and
     C(ip -j -4 route show table all); C(net.ipv4.ip_forward) and
     C(net.ipv4.conf.<transit_interface>.forwarding) under C(/proc/sys); O(ruleset_path),
-    O(unit_path) and O(nftables_conf_path). nft, ip and sh run only when root's (the program and
-    every folder above it owned by root, writable by nobody else), without a shell of the
-    module's making except for the scratch load below, with an empty environment, bounded in
-    time (10 s) and output (16 MiB)."
+    O(unit_path) and O(nftables_conf_path). nft and ip run only when root's (the program and
+    every folder above it owned by root, writable by nobody else), without a shell, with an
+    empty environment, bounded in time (10 s) and output (16 MiB)."
   - "The checks, in order, each in RV(checks) with C(name), C(ok), C(message) and C(fix):
     C(table_present) (the table with its forward base chain, and the prerouting rule that marks
     transit packets); C(open_forward_policy) (fails when the table's forward chain is absent,

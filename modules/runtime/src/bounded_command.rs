@@ -122,14 +122,12 @@ fn run_bounded(
 /// The standard output of `program args` (UTF-8), run as [`run_stopped_over_cap`] does with an
 /// empty environment, only when [`file_policy::trusted_program`] trusts the program: for a tool
 /// whose answer a module acts on as root (`nft -j list ruleset`, `ip -j rule show`).
-/// `prepare` adjusts the command before it starts (a `pre_exec` step). Every refusal and
-/// failure is one message that names the program and the arguments.
+/// Every refusal and failure is one message that names the program and the arguments.
 pub fn trusted_output(
     program: &Path,
     args: &[&str],
     limit: Duration,
     cap: u64,
-    prepare: impl FnOnce(&mut Command),
 ) -> Result<String, String> {
     let shown = format!("{} {}", program.display(), args.join(" "));
     let real = file_policy::trusted_program(program).map_err(|refusal| match refusal {
@@ -140,18 +138,18 @@ pub fn trusted_output(
         ),
         other => format!("{} is not run: {other}", program.display()),
     })?;
-    let mut command = Command::new(real);
-    command.args(args).env_clear();
-    prepare(&mut command);
-    let done = run_stopped_over_cap(&mut command, limit, cap).map_err(|e| match e {
-        NotFinished::Spawn(e) => format!("{shown} cannot be run: {e}"),
-        NotFinished::Wait(e) => format!("waiting for {shown} failed: {e}"),
-        NotFinished::TimedOut => format!(
-            "{shown} ran for more than {} s and was stopped",
-            limit.as_secs()
-        ),
-        NotFinished::OverCap => format!("{shown} printed more than {cap} bytes and was stopped"),
-    })?;
+    let done = run_stopped_over_cap(Command::new(real).args(args).env_clear(), limit, cap)
+        .map_err(|e| match e {
+            NotFinished::Spawn(e) => format!("{shown} cannot be run: {e}"),
+            NotFinished::Wait(e) => format!("waiting for {shown} failed: {e}"),
+            NotFinished::TimedOut => format!(
+                "{shown} ran for more than {} s and was stopped",
+                limit.as_secs()
+            ),
+            NotFinished::OverCap => {
+                format!("{shown} printed more than {cap} bytes and was stopped")
+            }
+        })?;
     if done.over_cap() {
         return Err(format!("{shown} printed more than {cap} bytes"));
     }

@@ -7,7 +7,7 @@
 //! [`node`].
 //!
 //! Invariants: nothing on the node changes (the persisted ruleset loads in a network namespace
-//! of its own); `nft`, `ip` and `sh` run only when
+//! of its own); `nft` and `ip` run only when
 //! [`deevnet_runtime::file_policy::trusted_program`] trusts them, within the bounds of
 //! [`deevnet_runtime::bounded_command`]; files are read through
 //! [`deevnet_runtime::file_policy::read_trusted`]. Neighbours: [`deevnet_runtime`].

@@ -11,14 +11,12 @@ use deevnet_runtime::bounded_command;
 use deevnet_runtime::file_policy;
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::Duration;
 
-/// Debian's nft, ip and sh.
+/// Debian's nft and ip.
 pub const NFT: &str = "/usr/sbin/nft";
 pub const IP: &str = "/usr/sbin/ip";
-pub const SH: &str = "/bin/sh";
 /// How long a listing may take, and how much it may print.
 const TIME_LIMIT: Duration = Duration::from_secs(10);
 const MAX_OUTPUT: u64 = 16 << 20;
@@ -65,8 +63,12 @@ fn interface_forwarding(parameter: &str, name: &str) -> Result<bool, Failure> {
 }
 
 fn listing(program: &str, args: &[&str]) -> Result<String, Failure> {
-    bounded_command::trusted_output(Path::new(program), args, TIME_LIMIT, MAX_OUTPUT, |_| {})
+    bounded_command::trusted_output(Path::new(program), args, TIME_LIMIT, MAX_OUTPUT)
         .map_err(Failure::new)
+}
+
+fn nft(args: &[&str]) -> Result<String, String> {
+    bounded_command::trusted_output(Path::new(NFT), args, TIME_LIMIT, MAX_OUTPUT)
 }
 
 /// The persisted file, read by the file policy, then loaded by nft in a network namespace
@@ -78,30 +80,22 @@ fn load_persisted(request: &Request) -> Persisted {
         Ok(None) => return Persisted::Missing,
         Ok(Some(_)) => {}
     }
-    let nft = match file_policy::trusted_program(Path::new(NFT)) {
-        Ok(real) => real,
-        Err(why) => return Persisted::Refused(format!("{NFT} is not run: {why}")),
-    };
-    let (Some(nft), Some(file)) = (nft.to_str(), path.to_str()) else {
+    let Some(file) = path.to_str() else {
         return Persisted::Refused(format!("{} is not UTF-8", path.display()));
     };
-    // One namespace for both: load, then list what the kernel took.
-    let script = r#""$0" -f "$1" && exec "$0" -j list table inet "$2""#;
-    let loaded = bounded_command::trusted_output(
-        Path::new(SH),
-        &["-c", script, nft, file, &request.table],
-        TIME_LIMIT,
-        MAX_OUTPUT,
-        |command| {
-            // SAFETY: unshare is a single system call, safe between fork and exec.
-            unsafe {
-                command.pre_exec(|| {
-                    nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
-                        .map_err(std::io::Error::from)
-                });
-            }
-        },
-    );
+    let table = request.table.clone();
+    let file = file.to_string();
+    // A network namespace is a thread's own: this thread leaves the host's for a new, empty one,
+    // and the nft it starts inherit it. The namespace goes away with the thread.
+    let scratch = std::thread::spawn(move || {
+        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
+            .map_err(|e| format!("a scratch network namespace cannot be made: {e}"))?;
+        nft(&["-f", &file])?;
+        nft(&["-j", "list", "table", "inet", &table])
+    });
+    let loaded = scratch
+        .join()
+        .unwrap_or_else(|_| Err("the scratch namespace's thread ended early".into()));
     match loaded.and_then(|json| Ruleset::parse(&json)) {
         Ok(ruleset) => Persisted::Loaded(ruleset),
         Err(why) => Persisted::Refused(format!(
