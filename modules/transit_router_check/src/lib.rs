@@ -1,10 +1,10 @@
-//! The logic of `transit_router_check`, apart from its I/O, so that it runs on recorded data:
-//! the options ([`params`]: [`SPEC`], [`Params`], the validated [`Request`]), the ruleset as
-//! typed values ([`nft`]), IPv4 ranges and their overlaps ([`ranges`]), the policy-routing
-//! rules ([`gate`]), the routes ([`routes`]), the persisted ruleset's comparison
-//! ([`persisted`]), the unit's boot and reload wiring ([`unit`]), each check ([`checks`]) and
-//! the result ([`report`]). The node's side (programs run, files and `/proc/sys` read) is
-//! [`node`].
+//! The logic of `transit_router_check`, apart from its I/O, so that it runs on recorded data: the
+//! options ([`params`]: [`SPEC`], [`Params`], the validated [`Request`]), the ruleset as typed
+//! values ([`nft`]), IPv4 ranges and their overlaps ([`ranges`]), the policy-routing rules
+//! ([`gate`]), the routes ([`routes`]), the persisted ruleset's comparison ([`persisted`]), the
+//! unit's boot and reload wiring ([`mod@unit`]), each check ([`checks`], walking the chains in
+//! [`walk`]) and the result ([`report`]). The node's side (programs run, files and `/proc/sys`
+//! read) is [`node`].
 //!
 //! Invariants: nothing on the node changes (the persisted ruleset loads in a network namespace
 //! of its own); `nft` and `ip` run only when
