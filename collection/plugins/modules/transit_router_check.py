@@ -153,7 +153,7 @@ extends_documentation_fragment:
   - deevnet.net.module
   - deevnet.net.module.read_only
 notes:
-  - Read-only and idempotent; RV(changed) is always C(false).
+  - Read-only and idempotent; C(changed) is always C(false).
   - Reading the ruleset and loading the persisted file in a network namespace need root; run the
     task with C(become).
   - IPv4 only, as the transit network is; IPv6 from the transit interface must be dropped, which
