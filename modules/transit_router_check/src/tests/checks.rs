@@ -305,3 +305,21 @@ fn a_report_without_violations_succeeds_and_says_so() {
     assert_eq!(outcome.data["state"], "enforced");
     assert_eq!(outcome.data["violations"], json!([]));
 }
+
+#[test]
+fn a_foreign_chain_at_the_same_priority_counts_as_ahead() {
+    let same = FOREIGN_AHEAD.replace("\"prio\": -300", "\"prio\": -200");
+    assert_ne!(same, FOREIGN_AHEAD);
+    let mut observed = enforced();
+    observed.ruleset = ruleset(&same);
+    let report = evaluate(&request(), &observed);
+    assert!(check(&report, "first_in_forward")
+        .message
+        .contains("(priority -200)"));
+    let ahead = check(&report, "private_accept_ahead");
+    assert!(
+        ahead.message.contains("ip filter FORWARD"),
+        "{}",
+        ahead.message
+    );
+}
