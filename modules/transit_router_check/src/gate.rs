@@ -16,8 +16,14 @@ pub struct IpRule {
     /// Absent: `lookup <table>`; else `prohibit`, `goto`, `blackhole`, `unreachable`, `nop`.
     pub action: Option<String>,
     pub table: Option<String>,
-    /// Set when the rule is negated (`not`).
-    pub not: Option<serde_json::Value>,
+    /// The rule is negated (`not`): ip prints the key, with the value null.
+    #[serde(default, deserialize_with = "present")]
+    pub not: bool,
+}
+
+/// True for a key that is there, whatever its value.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
 /// Parses `ip -j rule show`.
@@ -35,7 +41,7 @@ fn hex(text: &str) -> Option<u64> {
 
 impl IpRule {
     fn is_prohibit(&self) -> bool {
-        self.action.as_deref() == Some("prohibit") && self.not.is_none()
+        self.action.as_deref() == Some("prohibit") && !self.not
     }
 
     /// `priority P iif T fwmark 0/MARK prohibit`.

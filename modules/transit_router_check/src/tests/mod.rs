@@ -1,6 +1,7 @@
 //! Unit tests on listings recorded with nft 1.0.6 and iproute2 6.1 (tests/data/README.md).
 
 mod checks;
+mod ip_rules;
 mod nft;
 mod params;
 mod persisted;
