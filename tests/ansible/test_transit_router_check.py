@@ -179,6 +179,8 @@ def test_a_flushed_ruleset_leaves_the_router_closed_by_the_gate(router, ansible_
 
 
 def test_no_gate_and_no_table_with_forwarding_on_is_open(router, ansible_env):
+    router.enforce()
+    router.sh("nft flush ruleset && " + " && ".join(f"ip {family} rule del {rule}" for family, rule in GATE))
     status, result = router.audit(ansible_env)
     assert status == "FAILED!", result
     assert result["state"] == "open", result

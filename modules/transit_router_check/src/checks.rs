@@ -2,9 +2,9 @@
 //! reported ([`Observed`]); [`evaluate`] runs them and adds up the state.
 
 use crate::gate::IpRule;
-use crate::nft::{BaseChain, Chain, Owner, Ruleset};
+use crate::nft::{Addresses, BaseChain, Chain, Owner, Ruleset};
 use crate::persisted::{self, Persisted};
-use crate::ranges::Range;
+use crate::ranges::{covered, Range};
 use crate::report::{Check, ForwardChain, Forwarding, Gate, Report, State};
 use crate::routes::{self, IpRoute};
 use crate::unit;
@@ -329,8 +329,8 @@ pub fn uplink_snat(request: &Request, ruleset: &Ruleset) -> Check {
         .map(|r| ruleset.facts(r))
         .any(|f| {
             let source = match &f.saddr {
-                crate::nft::Addresses::Any => true,
-                crate::nft::Addresses::In(ranges) => crate::ranges::covered(&[transit], ranges),
+                Addresses::Any => true,
+                Addresses::In(ranges) => covered(&[transit], ranges),
                 _ => false,
             };
             let out = f.oifname.as_ref().is_none_or(|m| {
