@@ -49,6 +49,8 @@ pub struct Rule {
 pub struct Ruleset {
     pub version: String,
     pub tables: Vec<Owner>,
+    /// The tables listed with `flags`, and the flags as printed.
+    pub table_flags: Vec<(Owner, Value)>,
     pub chains: Vec<Chain>,
     pub sets: Vec<Set>,
     pub rules: Vec<Rule>,
@@ -85,7 +87,14 @@ impl Ruleset {
             };
             match kind.as_str() {
                 "metainfo" => ruleset.version = text(body, "version"),
-                "table" => ruleset.tables.push(owner(body, "name")),
+                "table" => {
+                    if let Some(flags) = body.get("flags") {
+                        ruleset
+                            .table_flags
+                            .push((owner(body, "name"), flags.clone()));
+                    }
+                    ruleset.tables.push(owner(body, "name"));
+                }
                 "chain" => ruleset.chains.push(Chain {
                     owner: owner(body, "table"),
                     name: text(body, "name"),

@@ -323,3 +323,20 @@ fn a_foreign_chain_at_the_same_priority_counts_as_ahead() {
         ahead.message
     );
 }
+
+#[test]
+fn a_dormant_table_does_not_decide_and_the_gate_keeps_it_closed() {
+    let mut observed = enforced();
+    observed.ruleset = ruleset(DORMANT);
+    let report = evaluate(&request(), &observed);
+    let present = check(&report, "table_present");
+    assert!(!present.ok);
+    assert!(
+        present
+            .message
+            .contains("has flags (\"inet\"): it may be dormant"),
+        "{}",
+        present.message
+    );
+    assert_eq!(report.state, State::Closed);
+}

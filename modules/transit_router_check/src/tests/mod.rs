@@ -21,6 +21,7 @@ pub const ENFORCED_TABLE: &str = include_str!("../../tests/data/nft-1.0.6/enforc
 pub const ACCEPT_AHEAD: &str = include_str!("../../tests/data/nft-1.0.6/accept-ahead.json");
 pub const FOREIGN_AHEAD: &str = include_str!("../../tests/data/nft-1.0.6/foreign-ahead.json");
 pub const DNS_SET: &str = include_str!("../../tests/data/nft-1.0.6/dns-set.json");
+pub const DORMANT: &str = include_str!("../../tests/data/nft-1.0.6/dormant.json");
 pub const FLUSHED: &str = include_str!("../../tests/data/nft-1.0.6/flushed.json");
 pub const GATE_4: &str = include_str!("../../tests/data/ip-6.1/gate-rules-4.json");
 pub const GATE_6: &str = include_str!("../../tests/data/ip-6.1/gate-rules-6.json");

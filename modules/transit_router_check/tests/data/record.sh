@@ -20,6 +20,8 @@ in_ns "nft -f $here/enforced.nft
        nft add set inet deevnet_transit dns_servers '{ type ipv4_addr; flags interval; elements = { 10.0.0.53 } }'
        nft replace rule inet deevnet_transit from_transit handle \$(nft -a list chain inet deevnet_transit from_transit | sed -n 's/.*udp dport 53 accept # handle //p') udp dport 53 ip daddr @dns_servers accept
        nft -j list ruleset > nft-1.0.6/dns-set.json"
+in_ns "nft -f $here/enforced.nft; nft add table inet deevnet_transit '{ flags dormant; }'
+       nft -j list ruleset > nft-1.0.6/dormant.json"
 in_ns "nft -f $here/enforced.nft; nft flush ruleset; nft -j list ruleset > nft-1.0.6/flushed.json"
 in_ns "ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 prohibit
        ip -6 rule add priority 100 iif tr-transit prohibit
