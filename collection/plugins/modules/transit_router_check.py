@@ -29,8 +29,8 @@ description:
     every folder above it owned by root, writable by nobody else), without a shell, with an
     empty environment, bounded in time (10 s) and output (16 MiB)."
   - "The checks, in order, each in RV(checks) with C(name), C(ok), C(message) and C(fix):
-    C(table_present) (the table with its forward base chain, and the prerouting rule that marks
-    transit packets); C(open_forward_policy) (fails when the table's forward chain is absent,
+    C(table_present) (the table, without flags - a dormant table decides nothing - with its
+    forward base chain and the prerouting rule that marks transit packets); C(open_forward_policy) (fails when the table's forward chain is absent,
     forwarding is on and no forward base chain has policy drop - a forward policy of accept with
     no collection rules); C(first_in_forward) (no other forward base chain of family C(ip),
     C(inet) or C(ip6) at the table's priority or before it); C(private_accept_ahead) (no rule
