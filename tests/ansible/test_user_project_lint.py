@@ -43,6 +43,14 @@ TASKS = """\
         address_families: [ipv6_unicast, l2vpn_evpn]
     vnis:
       - vni: 10100
+- name: The transit router decides what the transit network may reach
+  deevnet.net.transit_router_check:
+    transit_interface: eth0.40.199
+    transit_network: 198.51.100.0/24
+    uplink: eth1
+    loadbalancer_ranges: [10.96.100.0/28]
+    vpc_ranges: [10.202.0.0/16]
+    private_ranges: [10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16]
 """
 
 

@@ -10,4 +10,5 @@ pub static ALL: &[(&str, &[OptionSpec])] = &[
     ("frr_local_stanza", &frr_local_stanza::params::SPEC),
     ("sysctl_forwarding", &sysctl_forwarding::SPEC),
     ("sdn_check", &sdn_check::SPEC),
+    ("transit_router_check", &transit_router_check::SPEC),
 ];

@@ -2,8 +2,10 @@
 //! module runs on the node (frr_local_stanza's `validate`, qinq_check's `nft -j list ruleset`),
 //! so that a hung or chatty tool can neither hold the run nor fill its memory.
 
+use crate::file_policy::{self, ProgramRefusal};
 use std::io::Read;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
@@ -115,6 +117,50 @@ fn run_bounded(
         stderr: stderr_bytes.unwrap_or_default(),
         cap,
     })
+}
+
+/// The standard output of `program args` (UTF-8), run as [`run_stopped_over_cap`] does with an
+/// empty environment, only when [`file_policy::trusted_program`] trusts the program: for a tool
+/// whose answer a module acts on as root (`nft -j list ruleset`, `ip -j rule show`).
+/// Every refusal and failure is one message that names the program and the arguments.
+pub fn trusted_output(
+    program: &Path,
+    args: &[&str],
+    limit: Duration,
+    cap: u64,
+) -> Result<String, String> {
+    let shown = format!("{} {}", program.display(), args.join(" "));
+    let real = file_policy::trusted_program(program).map_err(|refusal| match refusal {
+        ProgramRefusal::Missing => format!("{} is not installed", program.display()),
+        ProgramRefusal::Untrusted(why) => format!(
+            "{} is not run: another user than root could have planted it ({why})",
+            program.display()
+        ),
+        other => format!("{} is not run: {other}", program.display()),
+    })?;
+    let done = run_stopped_over_cap(Command::new(real).args(args).env_clear(), limit, cap)
+        .map_err(|e| match e {
+            NotFinished::Spawn(e) => format!("{shown} cannot be run: {e}"),
+            NotFinished::Wait(e) => format!("waiting for {shown} failed: {e}"),
+            NotFinished::TimedOut => format!(
+                "{shown} ran for more than {} s and was stopped",
+                limit.as_secs()
+            ),
+            NotFinished::OverCap => {
+                format!("{shown} printed more than {cap} bytes and was stopped")
+            }
+        })?;
+    if done.over_cap() {
+        return Err(format!("{shown} printed more than {cap} bytes"));
+    }
+    if !done.status.success() {
+        return Err(format!(
+            "{shown} failed ({}): {}",
+            done.status,
+            String::from_utf8_lossy(&done.stderr).trim()
+        ));
+    }
+    String::from_utf8(done.stdout).map_err(|_| format!("{shown} printed invalid UTF-8"))
 }
 
 /// The process group a command runs in; its id is the command's process id.

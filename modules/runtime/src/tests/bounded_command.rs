@@ -93,3 +93,40 @@ fn a_child_detached_from_the_pipes_does_not_hold_the_run() {
     assert!(done.status.success());
     assert_eq!(done.stdout, b"hi\n");
 }
+
+#[test]
+fn trusted_output_runs_roots_program_and_names_each_refusal() {
+    let limit = Duration::from_secs(10);
+    let echoed = trusted_output(std::path::Path::new("/bin/echo"), &["a b"], limit, 100);
+    assert_eq!(echoed.as_deref(), Ok("a b\n"));
+    let failed = trusted_output(std::path::Path::new("/bin/false"), &["x"], limit, 100);
+    assert!(
+        failed
+            .as_ref()
+            .is_err_and(|e| e.starts_with("/bin/false x failed (")),
+        "{failed:?}"
+    );
+    let missing = trusted_output(std::path::Path::new("/nonexistent/nft"), &[], limit, 100);
+    assert_eq!(missing, Err("/nonexistent/nft is not installed".into()));
+    let chatty = trusted_output(std::path::Path::new("/usr/bin/yes"), &[], limit, 100);
+    assert!(
+        chatty
+            .as_ref()
+            .is_err_and(|e| e.contains("printed more than 100 bytes")),
+        "{chatty:?}"
+    );
+
+    // A program in a folder every user can write to is never run.
+    let folder = tempfile::tempdir().unwrap();
+    let planted = folder.path().join("nft");
+    std::fs::copy("/bin/echo", &planted).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let refused = trusted_output(&planted, &["x"], limit, 100);
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.contains("another user than root could have planted it")),
+        "{refused:?}"
+    );
+}

@@ -1,0 +1,562 @@
+//! The ten checks, one function each, in the order the result lists them, on what the node
+//! reported ([`Observed`]); [`evaluate`] runs them and adds up the state.
+
+use crate::gate::IpRule;
+use crate::nft::{Addresses, BaseChain, Chain, Owner, Ruleset};
+use crate::persisted::{self, Persisted};
+use crate::ranges::{covered, Range};
+use crate::report::{Check, ForwardChain, Forwarding, Gate, Report, State};
+use crate::routes::{self, IpRoute};
+use crate::unit;
+use crate::walk::{Walk, Walker};
+use crate::Request;
+
+/// What the node reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    pub ruleset: Ruleset,
+    pub ipv4_rules: Vec<IpRule>,
+    pub ipv6_rules: Vec<IpRule>,
+    pub routes: Vec<IpRoute>,
+    pub forwarding: Forwarding,
+    pub persisted: Persisted,
+    pub unit: UnitFiles,
+}
+
+/// The unit, the link that enables it, and the nftables configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitFiles {
+    /// `Ok(None)`: absent; `Err`: not read, and why.
+    pub unit: Result<Option<String>, String>,
+    /// The `<target>.wants/` link that leads to the unit, when there is one.
+    pub enabled_by: Option<String>,
+    pub nftables_conf: Result<Option<String>, String>,
+}
+
+/// The family and name of the collection's table.
+pub fn our_table(request: &Request) -> Owner {
+    Owner {
+        family: "inet".into(),
+        table: request.table.clone(),
+    }
+}
+
+/// The table's forward base chain (type filter).
+pub fn our_forward<'a>(
+    request: &Request,
+    ruleset: &'a Ruleset,
+) -> Option<(&'a Chain, &'a BaseChain)> {
+    let owner = our_table(request);
+    ruleset
+        .base_chains("forward")
+        .find(|(c, b)| c.owner == owner && b.kind == "filter")
+}
+
+/// Runs every check and adds up the state.
+pub fn evaluate(request: &Request, observed: &Observed) -> Report {
+    let ruleset = &observed.ruleset;
+    let walk = walk(request, ruleset);
+    let vpc_routes = routes::into_vpc(&observed.routes, &request.vpc_ranges);
+    let gate = gate(request, observed);
+    let checks = vec![
+        table_present(request, ruleset),
+        open_forward_policy(request, ruleset, observed.forwarding),
+        first_in_forward(request, ruleset),
+        private_accept_ahead(&walk),
+        vpc_route(&vpc_routes),
+        uplink_snat(request, ruleset),
+        routing_gate(request, observed, gate),
+        forwarding(request, observed.forwarding),
+        persisted(request, observed),
+        reload_survival(request, &observed.unit),
+    ];
+    let passed = |name: &str| checks.iter().any(|c| c.name == name && c.ok);
+    let decides =
+        passed("table_present") && passed("first_in_forward") && passed("private_accept_ahead");
+    let gate_holds = passed("routing_gate");
+    let state = if !observed.forwarding.transit {
+        State::Closed
+    } else if decides && gate_holds {
+        State::Enforced
+    } else if gate_holds {
+        State::Closed
+    } else {
+        State::Open
+    };
+    Report {
+        state,
+        violations: checks.iter().filter(|c| !c.ok).map(|c| c.name).collect(),
+        checks,
+        forward_chains: ruleset
+            .base_chains("forward")
+            .map(|(c, b)| ForwardChain {
+                family: c.owner.family.clone(),
+                table: c.owner.table.clone(),
+                chain: c.name.clone(),
+                priority: b.prio,
+                policy: b.policy.clone(),
+            })
+            .collect(),
+        routes_into_vpc: vpc_routes,
+        gate,
+        forwarding: observed.forwarding,
+        nft_version: ruleset.version.clone(),
+    }
+}
+
+fn walk(request: &Request, ruleset: &Ruleset) -> Option<Walk> {
+    let (ours, base) = our_forward(request, ruleset)?;
+    let walker = Walker::new(request, ruleset);
+    let mut walk = Walk::default();
+    // A foreign chain at or before ours (equal priorities run in no set order) is walked too:
+    // its private accepts are named, though ours still sees what they accept.
+    for (chain, _) in foreign_forward_chains(request, ruleset).filter(|(_, b)| b.prio <= base.prio)
+    {
+        let mut ahead = Walk::default();
+        walker.walk_base(chain, &mut ahead);
+        walk.findings.extend(ahead.findings);
+    }
+    walker.walk_base(ours, &mut walk);
+    Some(walk)
+}
+
+/// Forward base chains of the IPv4 families, other than the table's own.
+fn foreign_forward_chains<'a>(
+    request: &Request,
+    ruleset: &'a Ruleset,
+) -> impl Iterator<Item = (&'a Chain, &'a BaseChain)> + 'a {
+    let owner = our_table(request);
+    ruleset.base_chains("forward").filter(move |(c, _)| {
+        c.owner != owner && matches!(c.owner.family.as_str(), "ip" | "inet" | "ip6")
+    })
+}
+
+fn load_fix(request: &Request) -> String {
+    format!(
+        "load the persisted ruleset: `nft -f {}` (or `systemctl restart {}`), or run the deevnet.net.transit_router role",
+        request.ruleset_path.display(),
+        unit_name(request)
+    )
+}
+
+fn unit_name(request: &Request) -> String {
+    request
+        .unit_path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// Check 1: the table exists with its forward base chain and its prerouting chain that marks
+/// transit packets with the gate's bit.
+pub fn table_present(request: &Request, ruleset: &Ruleset) -> Check {
+    const NAME: &str = "table_present";
+    let owner = our_table(request);
+    let table = format!("inet {}", request.table);
+    if !ruleset.has_table(&owner) {
+        return Check::fail(NAME, format!("table {table} is absent."), load_fix(request));
+    }
+    if our_forward(request, ruleset).is_none() {
+        return Check::fail(
+            NAME,
+            format!("table {table} has no filter chain on the forward hook."),
+            load_fix(request),
+        );
+    }
+    // nft 1.0.6 prints a table's flags unreliably (a freed string); the role sets none, and a
+    // dormant table decides nothing.
+    if let Some((_, flags)) = ruleset.table_flags.iter().find(|(t, _)| *t == owner) {
+        return Check::fail(
+            NAME,
+            format!(
+                "table {table} has flags ({flags}): it may be dormant, its rules not in force."
+            ),
+            load_fix(request),
+        );
+    }
+    let marks = ruleset
+        .base_chains("prerouting")
+        .filter(|(c, _)| c.owner == owner)
+        .flat_map(|(c, _)| ruleset.rules_of(c))
+        .map(|r| ruleset.facts(r))
+        .any(|f| {
+            f.mark_or == Some(u64::from(request.gate_mark))
+                && f.iifname
+                    .as_ref()
+                    .is_some_and(|m| m.equal && m.names == [request.transit_interface.clone()])
+        });
+    if !marks {
+        return Check::fail(
+            NAME,
+            format!(
+                "table {table} has no prerouting rule `iifname \"{}\" meta mark set meta mark | {:#010x}`, so the routing gate refuses all transit traffic.",
+                request.transit_interface, request.gate_mark
+            ),
+            load_fix(request),
+        );
+    }
+    Check::pass(
+        NAME,
+        format!(
+            "table {table} has its forward chain and marks transit packets with {:#x}.",
+            request.gate_mark
+        ),
+    )
+}
+
+/// Check 2: no forward policy of accept with no collection rules while forwarding is on.
+pub fn open_forward_policy(request: &Request, ruleset: &Ruleset, forwarding: Forwarding) -> Check {
+    const NAME: &str = "open_forward_policy";
+    if our_forward(request, ruleset).is_some() {
+        return Check::pass(NAME, "the table's forward chain decides transit traffic.");
+    }
+    if !forwarding.transit {
+        return Check::pass(
+            NAME,
+            format!("forwarding is off on {}.", request.transit_interface),
+        );
+    }
+    let dropping: Vec<String> = ruleset
+        .base_chains("forward")
+        .filter(|(_, b)| b.policy == "drop")
+        .map(|(c, _)| format!("{} {} {}", c.owner.family, c.owner.table, c.name))
+        .collect();
+    if dropping.is_empty() {
+        return Check::fail(
+            NAME,
+            format!(
+                "a forward policy of accept with no collection rules: forwarding is on for {} and no table decides transit traffic.",
+                request.transit_interface
+            ),
+            load_fix(request),
+        );
+    }
+    Check::pass(
+        NAME,
+        format!(
+            "no collection rules, but forward policy drop in {}.",
+            dropping.join(", ")
+        ),
+    )
+}
+
+/// Check 3: no other forward base chain runs at our priority or before it.
+pub fn first_in_forward(request: &Request, ruleset: &Ruleset) -> Check {
+    const NAME: &str = "first_in_forward";
+    let Some((_, ours)) = our_forward(request, ruleset) else {
+        return Check::fail(
+            NAME,
+            format!("table inet {} has no forward chain.", request.table),
+            load_fix(request),
+        );
+    };
+    let ahead: Vec<String> = foreign_forward_chains(request, ruleset)
+        .filter(|(_, b)| b.prio <= ours.prio)
+        .map(|(c, b)| {
+            format!(
+                "{} {} {} (priority {})",
+                c.owner.family, c.owner.table, c.name, b.prio
+            )
+        })
+        .collect();
+    if ahead.is_empty() {
+        return Check::pass(
+            NAME,
+            format!("the forward chain runs first (priority {}).", ours.prio),
+        );
+    }
+    Check::fail(
+        NAME,
+        format!("{} run at or before the table's forward chain (priority {}).", ahead.join(", "), ours.prio),
+        format!(
+            "give the table's forward chain a priority below theirs (transit_router_forward_priority, now {}), or move those chains after it",
+            ours.prio
+        ),
+    )
+}
+
+/// Check 4: nothing accepts a private or VPC destination ahead of the private drop.
+pub fn private_accept_ahead(walk: &Option<Walk>) -> Check {
+    const NAME: &str = "private_accept_ahead";
+    let Some(walk) = walk else {
+        return Check::fail(
+            NAME,
+            "the table has no forward chain, so nothing drops private destinations.",
+            "load the persisted ruleset (see table_present)",
+        );
+    };
+    let fix = "delete those rules (`nft delete rule <family> <table> <chain> handle <n>`), or narrow them to the LoadBalancer ranges, UDP 53 to dns_servers and UDP 123 to ntp_servers";
+    if !walk.findings.is_empty() {
+        return Check::fail(
+            NAME,
+            format!("ahead of the private drop: {}.", walk.findings.join("; ")),
+            fix,
+        );
+    }
+    if !walk.private_drop_reached {
+        return Check::fail(
+            NAME,
+            "the chains that decide transit traffic never drop every private range.",
+            "load the persisted ruleset, whose from_transit chain drops @private_ranges",
+        );
+    }
+    Check::pass(
+        NAME,
+        "nothing accepts a private or VPC destination ahead of the private drop.",
+    )
+}
+
+/// Check 5: no unicast route into a VPC range.
+pub fn vpc_route(found: &[routes::VpcRoute]) -> Check {
+    const NAME: &str = "vpc_route";
+    if found.is_empty() {
+        return Check::pass(NAME, "no route into a VPC range.");
+    }
+    let named: Vec<String> = found
+        .iter()
+        .map(|r| format!("{} in table {}", r.dst, r.table))
+        .collect();
+    let fix: Vec<String> = found
+        .iter()
+        .map(|r| format!("`ip route del {} table {}`", r.dst, r.table))
+        .collect();
+    Check::fail(
+        NAME,
+        format!("routes into a VPC range: {}.", named.join(", ")),
+        format!(
+            "{} and remove it from the network configuration; the egress gateways SNAT onto the transit network, so the router needs no route back",
+            fix.join(", ")
+        ),
+    )
+}
+
+/// Check 6: transit sources leaving through the uplink are masqueraded or SNATed.
+pub fn uplink_snat(request: &Request, ruleset: &Ruleset) -> Check {
+    const NAME: &str = "uplink_snat";
+    let transit = request.transit_network;
+    let found = ruleset
+        .base_chains("postrouting")
+        .filter(|(_, b)| b.kind == "nat")
+        .flat_map(|(c, _)| ruleset.rules_of(c))
+        .map(|r| ruleset.facts(r))
+        .any(|f| {
+            let source = match &f.saddr {
+                Addresses::Any => true,
+                Addresses::In(ranges) => covered(&[transit], ranges),
+                _ => false,
+            };
+            let out = f.oifname.as_ref().is_none_or(|m| {
+                (m.equal && m.names == [request.uplink.clone()])
+                    || (!m.equal && m.names == [request.transit_interface.clone()])
+            });
+            f.source_nat && source && out
+        });
+    if found {
+        return Check::pass(
+            NAME,
+            format!(
+                "{} is masqueraded going out of {}.",
+                show(transit),
+                request.uplink
+            ),
+        );
+    }
+    Check::fail(
+        NAME,
+        format!(
+            "no nat postrouting rule masquerades {} going out of {}.",
+            show(transit),
+            request.uplink
+        ),
+        load_fix(request),
+    )
+}
+
+fn show(range: Range) -> String {
+    range.to_string()
+}
+
+fn gate(request: &Request, observed: &Observed) -> Gate {
+    let (priority, transit) = (request.gate_priority, request.transit_interface.as_str());
+    Gate {
+        ipv4: observed
+            .ipv4_rules
+            .iter()
+            .any(|r| r.is_ipv4_gate(priority, transit, request.gate_mark)),
+        ipv6: observed
+            .ipv6_rules
+            .iter()
+            .any(|r| r.is_ipv6_gate(priority, transit)),
+    }
+}
+
+/// Check 7: both gate rules, and no rule ahead of them that routes transit packets.
+pub fn routing_gate(request: &Request, observed: &Observed, gate: Gate) -> Check {
+    const NAME: &str = "routing_gate";
+    let (priority, transit, mark) = (
+        request.gate_priority,
+        &request.transit_interface,
+        request.gate_mark,
+    );
+    let v4 =
+        format!("ip -4 rule add priority {priority} iif {transit} fwmark 0/{mark:#x} prohibit");
+    let v6 = format!("ip -6 rule add priority {priority} iif {transit} prohibit");
+    let mut problems = Vec::new();
+    let mut fixes = Vec::new();
+    if !gate.ipv4 {
+        problems.push(format!("the IPv4 gate rule (`{v4}`) is missing"));
+        fixes.push(format!("`{v4}`"));
+    }
+    if !gate.ipv6 {
+        problems.push(format!("the IPv6 gate rule (`{v6}`) is missing"));
+        fixes.push(format!("`{v6}`"));
+    }
+    let ahead: Vec<String> = (observed.ipv4_rules.iter().map(|r| ("-4", r)))
+        .chain(observed.ipv6_rules.iter().map(|r| ("-6", r)))
+        .filter(|(_, r)| r.routes_ahead_of_gate(priority, transit))
+        .map(|(family, r)| format!("ip {family} rule {}", r.describe()))
+        .collect();
+    if !ahead.is_empty() {
+        problems.push(format!(
+            "rules route transit packets ahead of the gate: {}",
+            ahead.join(", ")
+        ));
+        fixes.push("delete those rules or give them a priority above the gate's".into());
+    }
+    if problems.is_empty() {
+        return Check::pass(
+            NAME,
+            format!("both gate rules hold at priority {priority}."),
+        );
+    }
+    Check::fail(
+        NAME,
+        format!("{}.", problems.join("; ")),
+        format!(
+            "{} (`systemctl restart {}` adds both)",
+            fixes.join(", "),
+            unit_name(request)
+        ),
+    )
+}
+
+/// Check 8: the transit interface forwards.
+pub fn forwarding(request: &Request, forwarding: Forwarding) -> Check {
+    const NAME: &str = "forwarding";
+    let key =
+        deevnet_runtime::sysctl::SysctlKey::ipv4_conf(&request.transit_interface, "forwarding");
+    if forwarding.transit {
+        return Check::pass(NAME, format!("{key} is 1."));
+    }
+    Check::fail(
+        NAME,
+        format!("{key} is 0: the router forwards nothing from the transit network."),
+        format!("`sysctl -w {key}=1` and persist it in /etc/sysctl.d (the role does)"),
+    )
+}
+
+/// Check 9: the persisted file, loaded in a scratch namespace, gives the running table.
+pub fn persisted(request: &Request, observed: &Observed) -> Check {
+    const NAME: &str = "persisted";
+    let path = request.ruleset_path.display();
+    let role = "run the deevnet.net.transit_router role to write it";
+    let loaded = match &observed.persisted {
+        Persisted::Missing => return Check::fail(NAME, format!("{path} does not exist."), role),
+        Persisted::Refused(why) => return Check::fail(NAME, format!("{why}."), role),
+        Persisted::Loaded(loaded) => loaded,
+    };
+    let owner = our_table(request);
+    if !loaded.has_table(&owner) {
+        return Check::fail(
+            NAME,
+            format!("{path} does not define table inet {}.", request.table),
+            role,
+        );
+    }
+    if !observed.ruleset.has_table(&owner) {
+        return Check::fail(
+            NAME,
+            format!(
+                "{path} defines table inet {}, but it is not running.",
+                request.table
+            ),
+            load_fix(request),
+        );
+    }
+    let difference = persisted::compare(loaded, &observed.ruleset, &owner);
+    if difference.is_empty() {
+        return Check::pass(NAME, format!("{path} gives the running table."));
+    }
+    let mut parts = Vec::new();
+    if !difference.missing.is_empty() {
+        parts.push(format!(
+            "missing from the running table: {}",
+            difference.missing.join("; ")
+        ));
+    }
+    if !difference.extra.is_empty() {
+        parts.push(format!(
+            "running but not in {path}: {}",
+            difference.extra.join("; ")
+        ));
+    }
+    if difference.reordered {
+        parts.push("the same objects in another order".into());
+    }
+    Check::fail(
+        NAME,
+        format!(
+            "{path} differs from the running table: {}.",
+            parts.join("; ")
+        ),
+        format!(
+            "`nft -f {path}` to run what is persisted, or run the role to persist what should run"
+        ),
+    )
+}
+
+/// Check 10: the unit is enabled for boot and reloads with nftables.service, or
+/// nftables.conf includes the persisted file.
+pub fn reload_survival(request: &Request, files: &UnitFiles) -> Check {
+    const NAME: &str = "reload_survival";
+    let unit_path = request.unit_path.display();
+    let role = "run the deevnet.net.transit_router role";
+    let text = match &files.unit {
+        Ok(Some(text)) => text,
+        Ok(None) => return Check::fail(NAME, format!("{unit_path} does not exist."), role),
+        Err(why) => return Check::fail(NAME, format!("{why}."), role),
+    };
+    let Some(link) = &files.enabled_by else {
+        return Check::fail(
+            NAME,
+            format!("{unit_path} is not enabled for boot."),
+            format!("`systemctl enable {}`", unit_name(request)),
+        );
+    };
+    if unit::reloads_with_nftables(text) {
+        return Check::pass(
+            NAME,
+            format!("{unit_path} is enabled ({link}) and reloads with nftables.service."),
+        );
+    }
+    let conf_path = request.nftables_conf_path.display();
+    match &files.nftables_conf {
+        Ok(Some(conf)) => {
+            if let Some(include) = unit::includes(conf, &request.ruleset_path) {
+                return Check::pass(
+                    NAME,
+                    format!("{unit_path} is enabled ({link}); {conf_path} includes \"{include}\"."),
+                );
+            }
+        }
+        Ok(None) => {}
+        Err(why) => return Check::fail(NAME, format!("{why}."), role),
+    }
+    Check::fail(
+        NAME,
+        format!(
+            "{unit_path} lacks ReloadPropagatedFrom=nftables.service and {conf_path} does not include {}: `systemctl reload nftables` removes the table for good.",
+            request.ruleset_path.display()
+        ),
+        "add ReloadPropagatedFrom=nftables.service to the unit (the role's unit has it) and `systemctl daemon-reload`",
+    )
+}
