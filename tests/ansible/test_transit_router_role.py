@@ -116,19 +116,19 @@ WantedBy=sysinit.target
 
 # --- the filters ---------------------------------------------------------------------------------
 
-def test_the_spec_example_is_not_refused():
+def test_the_example_passes():
     assert transit_router.transit_router_refusal(EXAMPLE) == []
 
 
-def test_the_ruleset_of_the_spec_example_is_exact():
+def test_ruleset_text():
     assert transit_router.transit_router_ruleset(EXAMPLE) == EXPECTED_RULESET
 
 
-def test_the_unit_of_the_spec_example_is_exact():
+def test_unit_text():
     assert transit_router.transit_router_unit(EXAMPLE) == EXPECTED_UNIT
 
 
-def test_listed_dns_and_ntp_servers_become_sets_sorted_and_each_once():
+def test_listed_servers_become_sets():
     text = transit_router.transit_router_ruleset(with_(dns_servers=["192.0.2.153", "9.9.9.9", "9.9.9.9"],
                                                        ntp_servers=["203.0.113.0/28"], vpc_ranges=["10.202.0.0/24"]))
     assert "\tset dns_servers {\n" + SET + "\t\telements = { 9.9.9.9, 192.0.2.153 }\n\t}\n" in text
@@ -140,7 +140,7 @@ def test_listed_dns_and_ntp_servers_become_sets_sorted_and_each_once():
     assert order == sorted(order)
 
 
-def test_any_leaves_the_set_out_and_accepts_the_port():
+def test_any_accepts_the_port():
     text = transit_router.transit_router_ruleset(with_(dns_servers=["9.9.9.9"], ntp_servers="any"))
     assert "set ntp_servers" not in text and "\t\tudp dport 123 accept\n" in text
     assert "set dns_servers" in text and "udp dport 53 accept" not in text
@@ -197,14 +197,14 @@ REFUSALS = [
 
 @pytest.mark.parametrize("changes, message", REFUSALS, ids=[message.split(":")[0] + f"-{index}"
                                                            for index, (_c, message) in enumerate(REFUSALS)])
-def test_each_bad_variable_is_refused_naming_it_the_value_and_the_fix(changes, message):
+def test_each_bad_variable_is_named_with_its_fix(changes, message):
     problems = transit_router.transit_router_refusal(with_(**changes))
     assert any(problem.startswith(message) for problem in problems), problems
     # Each message ends with what to do.
     assert all(re.search(r"; (set|correct|narrow|choose|use|list|rename|create)", problem) for problem in problems), problems
 
 
-def test_a_swallowing_private_range_lists_the_ranges_around_the_transit_network():
+def test_a_swallowing_private_range_lists_ranges_around():
     problems = transit_router.transit_router_refusal(with_(transit_network="192.168.0.0/18"))
     assert problems == ["transit_router_private_ranges: 192.168.0.0/16 contains the transit network 192.168.0.0/18 "
                         "and would swallow it; what crosses the transit network is decided by the transit rules "
@@ -226,7 +226,7 @@ def test_a_missing_variable_is_named():
 
 
 @pytest.mark.parametrize("render", ["transit_router_ruleset", "transit_router_unit"])
-def test_the_renderers_refuse_what_the_refusal_refuses(render):
+def test_renderers_refuse_too(render):
     with pytest.raises(AnsibleFilterError, match="transit_router_gate_mark: 3 "):
         getattr(transit_router, render)(with_(gate_mark=3))
     with pytest.raises(AnsibleFilterError, match="mapping of the role's variables"):
@@ -240,7 +240,7 @@ def in_netns(script: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["unshare", "-n", "sh", "-ec", script, "sh", *args], capture_output=True, text=True)
 
 
-def test_the_ruleset_loads_and_loads_again(tmp_path):
+def test_the_ruleset_loads_twice(tmp_path):
     ruleset = tmp_path / "transit.nft"
     ruleset.write_text(transit_router.transit_router_ruleset(with_(dns_servers=["9.9.9.9"])))
     proc = in_netns('nft -c -f "$1"; nft -f "$1"; nft -f "$1"; nft -j list ruleset', str(ruleset))
@@ -253,7 +253,7 @@ def test_the_ruleset_loads_and_loads_again(tmp_path):
     assert len(rules) == 1 + 2 + 9 + 2 + 1, rules
 
 
-def test_the_unit_s_gate_lines_run_twice_add_one_rule_each():
+def test_gate_lines_add_one_rule_each():
     unit = transit_router.transit_router_unit(EXAMPLE)
     lines = re.findall(r"^ExecStartPre=/bin/sh -c '(.*)'$", unit, re.M)
     assert len(lines) == 2
@@ -397,7 +397,7 @@ ALLOWED = {"answered": {"internet": True, "loadbalancer": True, "private": False
 CLOSED = {"answered": {"internet": False, "loadbalancer": False, "private": False, "vpc": False}, "arrived": set()}
 
 
-def test_the_transit_network_reaches_only_what_is_allowed_and_is_closed_without_the_table(lab):
+def test_traffic_allowed_closed_after_flush_reopened(lab):
     # Replies come back only masqueraded: the upstream has no route to the transit network.
     assert lab.probe() == ALLOWED
     # Every table gone: the routing gate refuses what arrives on the transit interface, nothing is
@@ -410,7 +410,7 @@ def test_the_transit_network_reaches_only_what_is_allowed_and_is_closed_without_
     assert lab.probe() == ALLOWED
 
 
-def test_without_the_gate_a_flush_would_forward_everything(lab):
+def test_without_the_gate_a_flush_forwards_all(lab):
     # What the gate prevents: the same flush with the gate's rules removed forwards to every target.
     lab.sh(lab.router, "ip -4 rule del priority 100; nft flush ruleset")
     forwarded = lab.probe()["arrived"]
@@ -434,7 +434,7 @@ def site(tmp_path, variables: dict):
 
 
 @pytest.mark.parametrize("check", [False, True], ids=["real run", "check mode"])
-def test_bad_variables_are_refused_before_anything_is_written(node, ansible_env, tmp_path, check):
+def test_bad_variables_refused_before_any_write(node, ansible_env, tmp_path, check):
     playbook, written = site(tmp_path, {"transit_router_transit_interface": node.transit,
                                         "transit_router_uplink": "peer0", "transit_router_gate_mark": 3,
                                         "transit_router_transit_network": "10.200.0.0/24"})
@@ -447,7 +447,7 @@ def test_bad_variables_are_refused_before_anything_is_written(node, ansible_env,
     assert sorted(written.rglob("*")) == []
 
 
-def test_a_missing_interface_is_named_before_anything_is_written(node, ansible_env, tmp_path):
+def test_a_missing_interface_refused_before_any_write(node, ansible_env, tmp_path):
     playbook, written = site(tmp_path, {"transit_router_transit_interface": node.transit,
                                         "transit_router_uplink": "eth9"})
     proc = node.run(ansible_env, str(VENV_BIN / "ansible-playbook"), str(playbook))
@@ -462,7 +462,7 @@ def test_a_missing_interface_is_named_before_anything_is_written(node, ansible_e
 SPECS = yaml.safe_load((ROLE_DIR / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
 
 
-def test_every_variable_is_documented_with_its_default():
+def test_variables_documented_with_defaults():
     defaults = {name: spec["default"] for name, spec in SPECS.items() if "default" in spec}
     assert defaults == ROLE_DEFAULTS
     required = {name for name, spec in SPECS.items() if spec.get("required")}
@@ -478,7 +478,7 @@ def test_every_variable_is_documented_with_its_default():
     assert set(SPECS) <= read
 
 
-def test_the_filters_read_every_variable_the_role_passes():
+def test_filters_read_what_the_role_passes():
     passed = set(yaml.safe_load((ROLE_DIR / "vars" / "main.yml").read_text())["__transit_router_variables"])
     assert passed == {f"transit_router_{key}" for key in transit_router.VARIABLES}
 
@@ -492,7 +492,7 @@ def test_ansible_doc_documents_the_role(ansible_env):
     assert "default: /etc/nftables.d/deevnet-transit-router.nft" in proc.stdout, proc.stdout
 
 
-def test_the_role_s_tasks_are_all_tagged_and_the_files_come_from_the_filters():
+def test_tasks_tagged_ordered_files_from_filters():
     tasks = yaml.safe_load((ROLE_DIR / "tasks" / "main.yml").read_text())
     assert all("transit-router" in task.get("tags", []) for task in tasks), [t["name"] for t in tasks]
     copies = {task["name"]: task["ansible.builtin.copy"] for task in tasks if "ansible.builtin.copy" in task}
