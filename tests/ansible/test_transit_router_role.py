@@ -462,20 +462,24 @@ def test_a_missing_interface_refused_before_any_write(node, ansible_env, tmp_pat
 SPECS = yaml.safe_load((ROLE_DIR / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
 
 
+def code(path) -> str:
+    """A YAML file of the role without its comments."""
+    return "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("#"))
+
+
 def test_variables_documented_with_defaults():
     defaults = {name: spec["default"] for name, spec in SPECS.items() if "default" in spec}
     assert defaults == ROLE_DEFAULTS
     required = {name for name, spec in SPECS.items() if spec.get("required")}
     assert required == {"transit_router_transit_interface", "transit_router_transit_network", "transit_router_uplink",
                         "transit_router_loadbalancer_ranges", "transit_router_vpc_ranges"}
-    # Every transit_router_ variable the role reads (tasks and vars) is documented; the role's
-    # own results (registered, vars/main.yml) are not variables users set.
+    # Every transit_router_ variable the role reads is documented, and every documented one is
+    # read; the role's own (vars/main.yml, registered results, task vars) are not set by users.
+    text = "\n".join(code(path) for path in (*sorted((ROLE_DIR / "tasks").glob("*.yml")), ROLE_DIR / "vars" / "main.yml"))
     own = set(yaml.safe_load((ROLE_DIR / "vars" / "main.yml").read_text()))
-    tasks = (ROLE_DIR / "tasks" / "main.yml").read_text()
-    registered = set(re.findall(r"register: (\w+)", tasks)) | set(re.findall(r"^    (transit_router_\w+):", tasks, re.M))
-    read = set(re.findall(r"(?<![.\w])transit_router_\w+", tasks + (ROLE_DIR / "vars" / "main.yml").read_text()))
-    assert read - own - registered - {"transit_router_refusal"} <= set(SPECS), read - own - registered - set(SPECS)
-    assert set(SPECS) <= read
+    own |= set(re.findall(r"register: (\w+)", text)) | set(re.findall(r"^    (transit_router_\w+):", text, re.M))
+    read = set(re.findall(r"(?<![.\w])transit_router_\w+", text))
+    assert read - own == set(SPECS), (read - own) ^ set(SPECS)
 
 
 def test_filters_read_what_the_role_passes():
@@ -494,15 +498,41 @@ def test_ansible_doc_documents_the_role(ansible_env):
 
 def test_tasks_tagged_ordered_files_from_filters():
     tasks = yaml.safe_load((ROLE_DIR / "tasks" / "main.yml").read_text())
+    audit = yaml.safe_load((ROLE_DIR / "tasks" / "audit.yml").read_text())
     assert all("transit-router" in task.get("tags", []) for task in tasks), [t["name"] for t in tasks]
-    copies = {task["name"]: task["ansible.builtin.copy"] for task in tasks if "ansible.builtin.copy" in task}
-    assert [copy["content"] for copy in copies.values()] == [
+    copies = [task["ansible.builtin.copy"] for task in tasks if "ansible.builtin.copy" in task]
+    assert [copy["content"] for copy in copies] == [
         "{{ __transit_router_variables | deevnet.net.transit_router_ruleset }}",
         "{{ __transit_router_variables | deevnet.net.transit_router_unit }}"]
-    assert list(copies.values())[0]["validate"] == "/usr/sbin/nft -c -f %s"
-    names = [task["name"] for task in tasks]
-    # Forwarding after the unit is started, the audit last.
+    assert copies[0]["validate"] == "/usr/sbin/nft -c -f %s"
     modules = [next(key for key in task if "." in key) for task in tasks]
+    # The refusal first; forwarding after the unit is started; the audit (its own file) last.
+    assert modules[0] == "ansible.builtin.fail" and "transit_router_refusal" in tasks[0]["vars"]["transit_router_refusal"]
     assert modules.index("deevnet.net.sysctl_forwarding") > max(
         index for index, module in enumerate(modules) if module == "ansible.builtin.systemd_service")
-    assert modules[-3:] == ["deevnet.net.transit_router_check", "ansible.builtin.debug", "ansible.builtin.fail"], names
+    assert modules[-1] == "ansible.builtin.include_tasks" and tasks[-1]["ansible.builtin.include_tasks"]["file"] == "audit.yml"
+    assert [next(key for key in task if "." in key) for task in audit] == [
+        "deevnet.net.transit_router_check", "ansible.builtin.debug", "ansible.builtin.fail"]
+    options = audit[0]["deevnet.net.transit_router_check"]
+    assert options == {option: "{{ transit_router_%s }}" % option for option in (
+        "transit_interface", "transit_network", "uplink", "loadbalancer_ranges", "dns_servers", "ntp_servers",
+        "vpc_ranges", "private_ranges", "table", "forward_priority", "gate_mark", "gate_priority", "ruleset_path",
+        "unit_path")}
+    assert audit[0]["register"] == "transit_router_audit" and audit[0]["failed_when"] is False
+
+
+def test_check_run_diffs_writes_nothing(node, ansible_env, tmp_path):
+    # Both files' diffs, nothing written. This machine's sysctl.d folders do not hold the test's
+    # sysctl path, so sysctl_forwarding stops the run there; what came before is what is checked.
+    playbook, written = site(tmp_path, {"transit_router_transit_interface": node.transit,
+                                        "transit_router_uplink": "peer0"})
+    proc = node.run(ansible_env, str(VENV_BIN / "ansible-playbook"), str(playbook), "--check", "--diff")
+    variables = {**EXAMPLE, "transit_router_transit_interface": node.transit, "transit_router_uplink": "peer0",
+                 "transit_router_ruleset_path": str(written / "nftables.d" / "transit.nft")}
+    # The diff holds each file's text as the filters render it.
+    for text in (transit_router.transit_router_ruleset(variables), transit_router.transit_router_unit(variables)):
+        for line in text.splitlines():
+            assert f"+{line}" in proc.stdout, (line, proc.stdout)
+    assert "changed: [localhost]" in proc.stdout, proc.stdout
+    assert sorted(written.rglob("*")) == [], proc.stdout
+    assert node.proc("net/ipv4/conf/all/forwarding") == "0"
