@@ -190,6 +190,7 @@ REFUSALS = [
     ({"gate_priority": 32766}, "transit_router_gate_priority: 32766 is outside 1..32765"),
     ({"forward_priority": "-200"}, "transit_router_forward_priority: '-200' is not an integer"),
     ({"forward_priority": True}, "transit_router_forward_priority: True is not an integer"),
+    ({"forward_priority": 2 ** 32}, "transit_router_forward_priority: 4294967296 is outside nft's 32-bit priorities"),
     ({"table": "deevnet-transit"}, "transit_router_table: 'deevnet-transit' is not an nftables table name"),
     ({"ruleset_path": "relative.nft"}, "transit_router_ruleset_path: 'relative.nft' is not an absolute path"),
 ]
@@ -204,7 +205,7 @@ def test_each_bad_variable_is_named_with_its_fix(changes, message):
     assert all(re.search(r"; (set|correct|narrow|choose|use|list|rename|create)", problem) for problem in problems), problems
 
 
-def test_a_swallowing_private_range_lists_ranges_around():
+def test_swallowing_range_lists_ranges_around():
     problems = transit_router.transit_router_refusal(with_(transit_network="192.168.0.0/18"))
     assert problems == ["transit_router_private_ranges: 192.168.0.0/16 contains the transit network 192.168.0.0/18 "
                         "and would swallow it; what crosses the transit network is decided by the transit rules "
@@ -397,7 +398,7 @@ ALLOWED = {"answered": {"internet": True, "loadbalancer": True, "private": False
 CLOSED = {"answered": {"internet": False, "loadbalancer": False, "private": False, "vpc": False}, "arrived": set()}
 
 
-def test_traffic_allowed_closed_after_flush_reopened(lab):
+def test_traffic_allowed_flush_closes_load_reopens(lab):
     # Replies come back only masqueraded: the upstream has no route to the transit network.
     assert lab.probe() == ALLOWED
     # Every table gone: the routing gate refuses what arrives on the transit interface, nothing is
@@ -434,7 +435,7 @@ def site(tmp_path, variables: dict):
 
 
 @pytest.mark.parametrize("check", [False, True], ids=["real run", "check mode"])
-def test_bad_variables_refused_before_any_write(node, ansible_env, tmp_path, check):
+def test_bad_variables_refused_first(node, ansible_env, tmp_path, check):
     playbook, written = site(tmp_path, {"transit_router_transit_interface": node.transit,
                                         "transit_router_uplink": "peer0", "transit_router_gate_mark": 3,
                                         "transit_router_transit_network": "10.200.0.0/24"})
@@ -447,7 +448,7 @@ def test_bad_variables_refused_before_any_write(node, ansible_env, tmp_path, che
     assert sorted(written.rglob("*")) == []
 
 
-def test_a_missing_interface_refused_before_any_write(node, ansible_env, tmp_path):
+def test_missing_interface_refused_first(node, ansible_env, tmp_path):
     playbook, written = site(tmp_path, {"transit_router_transit_interface": node.transit,
                                         "transit_router_uplink": "eth9"})
     proc = node.run(ansible_env, str(VENV_BIN / "ansible-playbook"), str(playbook))
@@ -496,7 +497,7 @@ def test_ansible_doc_documents_the_role(ansible_env):
     assert "default: /etc/nftables.d/deevnet-transit-router.nft" in proc.stdout, proc.stdout
 
 
-def test_tasks_tagged_ordered_files_from_filters():
+def test_tasks_tagged_ordered_from_filters():
     tasks = yaml.safe_load((ROLE_DIR / "tasks" / "main.yml").read_text())
     audit = yaml.safe_load((ROLE_DIR / "tasks" / "audit.yml").read_text())
     assert all("transit-router" in task.get("tags", []) for task in tasks), [t["name"] for t in tasks]
@@ -536,3 +537,38 @@ def test_check_run_diffs_writes_nothing(node, ansible_env, tmp_path):
     assert "changed: [localhost]" in proc.stdout, proc.stdout
     assert sorted(written.rglob("*")) == [], proc.stdout
     assert node.proc("net/ipv4/conf/all/forwarding") == "0"
+
+
+def tasks_reported(stdout: str) -> dict[str, str]:
+    """Each task's name (role prefix dropped) -> the first status the default callback printed under it."""
+    found, task = {}, None
+    for line in stdout.splitlines():
+        header = re.match(r"TASK \[(?:[\w.]+ : )?(.*)\] \**$", line)
+        if header:
+            task = header.group(1)
+        elif task and task not in found and re.match(r"(ok|changed|skipping|fatal): ", line):
+            found[task] = line.split(":")[0]
+    return found
+
+
+RULESET_TASK = "The transit router's nftables file (what the transit network may reach)"
+UNIT_TASK = "The transit router's unit (the routing gate, then the table, before the network)"
+
+
+def test_real_run_files_then_none_changed(node, ansible_env, tmp_path):
+    # No systemd here: each run stops where it would enable the unit, after both files.
+    playbook, written = site(tmp_path, {"transit_router_transit_interface": node.transit,
+                                        "transit_router_uplink": "peer0"})
+    variables = {**EXAMPLE, "transit_router_transit_interface": node.transit, "transit_router_uplink": "peer0",
+                 "transit_router_ruleset_path": str(written / "nftables.d" / "transit.nft")}
+    first = node.run(ansible_env, str(VENV_BIN / "ansible-playbook"), str(playbook))
+    ruleset, unit = written / "nftables.d" / "transit.nft", written / "deevnet-transit-router.service"
+    assert ruleset.read_text() == transit_router.transit_router_ruleset(variables), first.stdout
+    assert unit.read_text() == transit_router.transit_router_unit(variables)
+    assert {oct(path.stat().st_mode & 0o777) for path in (ruleset, unit)} == {"0o644"}
+    reported = tasks_reported(first.stdout)
+    assert (reported[RULESET_TASK], reported[UNIT_TASK]) == ("changed", "changed"), first.stdout
+    assert reported["The unit enabled for boot"] == "fatal", first.stdout
+    second = tasks_reported(node.run(ansible_env, str(VENV_BIN / "ansible-playbook"), str(playbook)).stdout)
+    assert (second[RULESET_TASK], second[UNIT_TASK]) == ("ok", "ok"), second
+

@@ -185,7 +185,10 @@ def transit_router_refusal(variables) -> list[str]:
     if priority is not None and not low <= priority <= high:
         problems.append(f"{_name('gate_priority')}: {priority} is outside {low}..{high} (0 is the local table's "
                         f"rule, 32766 main's); set it below every rule that could route transit traffic, e.g. 100")
-    _integer("forward_priority", value["forward_priority"], problems)
+    forward = _integer("forward_priority", value["forward_priority"], problems)
+    if forward is not None and not -2 ** 31 <= forward < 2 ** 31:
+        problems.append(f"{_name('forward_priority')}: {forward} is outside nft's 32-bit priorities, which nft "
+                        f"would silently wrap (to 0 for 2**32); set it below every other forward chain's, e.g. -200")
     table = value["table"]
     if not isinstance(table, str) or not NFT_IDENTIFIER.fullmatch(table):
         problems.append(f"{_name('table')}: {table!r} is not an nftables table name (a letter, then letters, "
