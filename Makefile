@@ -57,12 +57,13 @@ ansible-test: collection
 	$(PY) -m pytest -q tests/ansible
 
 # The collection on the oldest ansible-core it claims: ad hoc, playbooks with check and diff, the
-# fast path and its fallbacks, the role's interface and its plan filter. (ansible-test covers the newest, 2.21.)
+# fast path and its fallbacks, the roles' interfaces and their filters. (ansible-test covers the newest, 2.21.)
 .PHONY: ansible-core-oldest
 ansible-core-oldest: collection $(VENV_OLDEST)/.installed
 	$(VENV_OLDEST)/bin/python -m pytest -q tests/ansible/test_fast_path.py tests/ansible/test_sysctl_forwarding.py \
 	  tests/ansible/test_frr_local_stanza.py tests/ansible/test_vrf_route_assert.py tests/ansible/test_role_interface.py \
-	  tests/ansible/test_node_plan.py tests/ansible/test_egress_probe.py tests/ansible/test_warnings.py tests/ansible/test_qinq_uplink_role.py
+	  tests/ansible/test_node_plan.py tests/ansible/test_egress_probe.py tests/ansible/test_warnings.py tests/ansible/test_qinq_uplink_role.py \
+	  tests/ansible/test_transit_router_role.py
 
 # ansible-test sanity on the extracted tarball, every test, nothing hidden (tests/sanity/run).
 sanity: collection venv

@@ -20,10 +20,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RST = ROOT / "docs" / "docsite" / "rst"
-# extra doc name -> its Markdown source: the role's README and every page under docs/ (a new
+# extra doc name -> its Markdown source: the roles' READMEs and every page under docs/ (a new
 # page there is part of the docsite without another list to keep).
 SOURCES = {
     "proxmox_node_network_readme": ROOT / "roles" / "proxmox_node_network" / "README.md",
+    "transit_router_readme": ROOT / "roles" / "transit_router" / "README.md",
     **{page.stem: page for page in sorted((ROOT / "docs").glob("*.md"))},
 }
 # The build fetches nothing (offline_conf): the labels the module pages take from Ansible's own

@@ -63,12 +63,14 @@ def test_the_role_filter_and_extra_docs_have_pages():
     reference = [f"docsite/{page.stem}.html" for page in sorted((ROOT / "docs").glob("*.md"))]
     assert "docsite/proxmox-sdn.html" in reference
     for page in ("proxmox_node_network_role.html", "tenant_egress_plan_filter.html", "frr_reapply_filter.html",
-                 "docsite/proxmox_node_network_readme.html", *reference):
+                 "docsite/proxmox_node_network_readme.html", "transit_router_role.html",
+                 "transit_router_refusal_filter.html", "transit_router_ruleset_filter.html",
+                 "transit_router_unit_filter.html", "docsite/transit_router_readme.html", *reference):
         assert (PAGES / page).is_file(), page
     role = (PAGES / "proxmox_node_network_role.html").read_text()
     assert "proxmox_node_network_tenant_egress" in role and "proxmox_tenant_egress" in role
     index = (PAGES / "index.html").read_text()
-    for title in ("The role", "Reference"):
+    for title in ("The roles", "Reference"):
         assert title in index, title
 
 
