@@ -106,17 +106,17 @@ pub fn evaluate(request: &Request, observed: &Observed) -> Report {
 
 fn walk(request: &Request, ruleset: &Ruleset) -> Option<Walk> {
     let (ours, base) = our_forward(request, ruleset)?;
-    let walker = Walker::new(request, ruleset);
-    let mut walk = Walk::default();
+    let mut walker = Walker::new(request, ruleset);
+    let mut findings = Vec::new();
     // A foreign chain at or before ours (equal priorities run in no set order) is walked too:
     // its private accepts are named, though ours still sees what they accept.
     for (chain, _) in foreign_forward_chains(request, ruleset).filter(|(_, b)| b.prio <= base.prio)
     {
-        let mut ahead = Walk::default();
-        walker.walk_base(chain, &mut ahead);
-        walk.findings.extend(ahead.findings);
+        findings.extend(walker.walk_base(chain).findings);
     }
-    walker.walk_base(ours, &mut walk);
+    let mut walk = walker.walk_base(ours);
+    findings.append(&mut walk.findings);
+    walk.findings = findings;
     Some(walk)
 }
 

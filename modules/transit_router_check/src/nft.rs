@@ -2,7 +2,7 @@
 //! tables, chains (base chains with their hook, priority and policy), sets with their elements
 //! as IPv4 ranges, and rules, each read into the [`RuleFacts`] the checks ask about.
 
-use crate::ranges::Range;
+use crate::ranges::{self, Range};
 use serde_json::Value;
 
 /// A table, chain, set or rule belongs to a family and a table.
@@ -27,6 +27,16 @@ pub struct BaseChain {
     pub hook: String,
     pub prio: i64,
     pub policy: String,
+    /// The devices of an ingress or egress chain (`dev`).
+    pub devices: Vec<String>,
+}
+
+/// A flowtable: its flows skip the forward hook on its devices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flowtable {
+    pub owner: Owner,
+    pub name: String,
+    pub devices: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +63,7 @@ pub struct Ruleset {
     pub table_flags: Vec<(Owner, Value)>,
     pub chains: Vec<Chain>,
     pub sets: Vec<Set>,
+    pub flowtables: Vec<Flowtable>,
     pub rules: Vec<Rule>,
     pub objects: Vec<Value>,
 }
@@ -63,6 +74,19 @@ fn text(object: &Value, key: &str) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
+}
+
+/// `"dev": "name"` or `"dev": ["a", "b"]` (a flowtable prints `devices`).
+fn devices(object: &Value) -> Vec<String> {
+    match object.get("dev").or_else(|| object.get("devices")) {
+        Some(Value::String(name)) => vec![name.clone()],
+        Some(Value::Array(names)) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn owner(object: &Value, table_key: &str) -> Owner {
@@ -107,7 +131,13 @@ impl Ruleset {
                             .and_then(Value::as_str)
                             .unwrap_or("accept")
                             .to_string(),
+                        devices: devices(body),
                     }),
+                }),
+                "flowtable" => ruleset.flowtables.push(Flowtable {
+                    owner: owner(body, "table"),
+                    name: text(body, "name"),
+                    devices: devices(body),
                 }),
                 "set" => ruleset.sets.push(Set {
                     owner: owner(body, "table"),
@@ -219,6 +249,23 @@ pub enum Addresses {
     Unknown(String),
 }
 
+impl Addresses {
+    /// Both matches hold: `self` and `other` intersect.
+    pub fn and(self, other: Addresses) -> Addresses {
+        use Addresses::{Any, In, NotIn, Unknown};
+        match (self, other) {
+            (Any, other) | (other, Any) => other,
+            (Unknown(what), _) | (_, Unknown(what)) => Unknown(what),
+            (In(a), In(b)) => In(ranges::intersect(&a, &b)),
+            (In(a), NotIn(b)) | (NotIn(b), In(a)) => In(ranges::subtract(&a, &b)),
+            (NotIn(mut a), NotIn(b)) => {
+                a.extend(b);
+                NotIn(ranges::union(&a))
+            }
+        }
+    }
+}
+
 /// Where a rule sends the packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -265,19 +312,26 @@ pub struct RuleFacts {
     pub udp_dport: Option<Vec<u64>>,
     /// `meta nfproto ipv6`: IPv6 only.
     pub ipv6_only: bool,
-    /// Matches on anything else (ct state, marks...): the rule may not match every packet.
-    pub other_matches: bool,
+    /// Matches on anything else (ct state, marks, `limit`, `quota`...), named: the rule may not
+    /// match every packet.
+    pub other_matches: Vec<String>,
     pub verdict: Verdict,
     /// `masquerade` or `snat`.
     pub source_nat: bool,
     /// `meta mark set meta mark | X`: X.
     pub mark_or: Option<u64>,
-    /// Statements the parser does not know (`xt` and the like), by name.
+    /// The value of each `meta mark set` (libnftables-json's expression).
+    pub mark_sets: Vec<Value>,
+    /// The iptables targets (`xt`) of the rule, by name.
+    pub xt_targets: Vec<String>,
+    /// Statements the parser does not know (`xt`, `fwd`, `dup`, `queue` and the like), by name.
     pub unknown: Vec<String>,
 }
 
 /// Statements that decide nothing and match nothing.
-const NEUTRAL: &[&str] = &["counter", "log", "limit", "notrack", "quota"];
+const NEUTRAL: &[&str] = &["counter", "log", "notrack"];
+/// Statements that let only some packets on (`limit`, `quota`): a match, not neutral.
+const PARTIAL: &[&str] = &["limit", "quota"];
 
 impl RuleFacts {
     fn read(ruleset: &Ruleset, rule: &Rule) -> RuleFacts {
@@ -288,10 +342,12 @@ impl RuleFacts {
             oifname: None,
             udp_dport: None,
             ipv6_only: false,
-            other_matches: false,
+            other_matches: Vec::new(),
             verdict: Verdict::Continue,
             source_nat: false,
             mark_or: None,
+            mark_sets: Vec::new(),
+            xt_targets: Vec::new(),
             unknown: Vec::new(),
         };
         for statement in &rule.expr {
@@ -308,7 +364,9 @@ impl RuleFacts {
                 "goto" => facts.verdict = Verdict::Goto(text(body, "target")),
                 "masquerade" | "snat" => facts.source_nat = true,
                 "mangle" => facts.read_mangle(body),
+                "xt" => facts.read_xt(body),
                 neutral if NEUTRAL.contains(&neutral) => {}
+                partial if PARTIAL.contains(&partial) => facts.other_matches.push(partial.into()),
                 other => facts.unknown.push(other.to_string()),
             }
         }
@@ -324,44 +382,91 @@ impl RuleFacts {
         let payload = left
             .get("payload")
             .map(|p| (text(p, "protocol"), text(p, "field")));
+        // Several matches in one rule all hold: each is read, and matches on one field intersect.
         match (
             meta.as_deref(),
             payload.as_ref().map(|(p, f)| (p.as_str(), f.as_str())),
         ) {
-            (Some("iifname"), _) => self.iifname = Some(name_match(equal, right)),
-            (Some("oifname"), _) => self.oifname = Some(name_match(equal, right)),
+            (Some("iifname"), _) if self.iifname.is_none() => {
+                self.iifname = Some(name_match(equal, right));
+            }
+            (Some("oifname"), _) if self.oifname.is_none() => {
+                self.oifname = Some(name_match(equal, right));
+            }
             (Some("nfproto"), _) if equal && right.as_str() == Some("ipv6") => {
                 self.ipv6_only = true;
             }
+            (_, Some(("ip6", _))) => self.ipv6_only = true,
             (_, Some(("ip", "daddr"))) => {
-                self.daddr = addresses(ruleset, &rule.owner, equal, op, right);
+                let more = addresses(ruleset, &rule.owner, equal, op, right);
+                self.daddr = std::mem::replace(&mut self.daddr, Addresses::Any).and(more);
             }
             (_, Some(("ip", "saddr"))) => {
-                self.saddr = addresses(ruleset, &rule.owner, equal, op, right);
+                let more = addresses(ruleset, &rule.owner, equal, op, right);
+                self.saddr = std::mem::replace(&mut self.saddr, Addresses::Any).and(more);
             }
             (_, Some(("udp", "dport"))) if equal => {
-                self.udp_dport = Some(numbers(right));
+                let more = numbers(right);
+                self.udp_dport = Some(match self.udp_dport.take() {
+                    Some(ports) => ports.into_iter().filter(|p| more.contains(p)).collect(),
+                    None => more,
+                });
             }
-            _ => self.other_matches = true,
+            _ => self.other_matches.push(describe_left(left, op)),
         }
     }
 
-    /// `meta mark set meta mark | X` (the gate's mark), else an unknown statement.
+    /// An iptables extension: unknown to this reader; a target may also write the mark.
+    fn read_xt(&mut self, body: &Value) {
+        let (kind, name) = (text(body, "type"), text(body, "name"));
+        if kind == "target" {
+            self.xt_targets.push(name.clone());
+        }
+        self.unknown.push(format!("xt {kind} {name}"));
+    }
+
+    /// `meta mark set <value>` (kept, and `meta mark | X` read as the gate's mark), else an
+    /// unknown statement.
     fn read_mangle(&mut self, body: &Value) {
         let sets_mark = body
             .get("key")
             .and_then(|k| k.get("meta"))
             .is_some_and(|m| text(m, "key") == "mark");
-        let or = body
-            .get("value")
-            .and_then(|v| v.get("|"))
-            .and_then(Value::as_array);
-        match or {
-            Some(terms) if sets_mark => {
-                self.mark_or = terms.iter().find_map(Value::as_u64);
-            }
-            _ => self.unknown.push("mangle".into()),
+        if !sets_mark {
+            self.unknown.push("mangle".into());
+            return;
         }
+        let value = body.get("value").cloned().unwrap_or(Value::Null);
+        let or = value.get("|").and_then(Value::as_array);
+        if let Some([mark, Value::Number(bits)]) = or.map(Vec::as_slice) {
+            if is_meta_mark(mark) {
+                self.mark_or = bits.as_u64();
+            }
+        }
+        self.mark_sets.push(value);
+    }
+}
+
+/// `{"meta": {"key": "mark"}}`: the packet's mark itself.
+pub fn is_meta_mark(value: &Value) -> bool {
+    value
+        .get("meta")
+        .is_some_and(|m| m.get("key").and_then(Value::as_str) == Some("mark"))
+}
+
+/// A match's left side and operator as a short text (`meta l4proto ==`, `ct state in`).
+fn describe_left(left: &Value, op: &str) -> String {
+    let Some((kind, body)) = left.as_object().and_then(|o| o.iter().next()) else {
+        return format!("{left} {op}");
+    };
+    let field = ["key", "field"]
+        .iter()
+        .find_map(|k| body.get(*k).and_then(Value::as_str));
+    let protocol = body.get("protocol").and_then(Value::as_str);
+    match (protocol, field) {
+        (Some(protocol), Some(field)) => format!("{protocol} {field} {op}"),
+        (None, Some(field)) => format!("{kind} {field} {op}"),
+        _ => format!("{kind} {op}"),
     }
 }
 

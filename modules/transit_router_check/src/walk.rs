@@ -1,31 +1,104 @@
 //! The walk `private_accept_ahead` makes: the rules that decide transit traffic, in the order
-//! the kernel runs them (a chain's rules, into the chains they jump or go to), up to the
-//! table's private drop; each accept on the way that may let a private or VPC destination
-//! through, other than the declared allowances, is a finding.
+//! the kernel runs them (a chain's rules, into the chains they jump or go to). It follows which
+//! destinations are decided for every packet (dropped, or accepted and judged) at each rule, so
+//! that each accept is judged by the destinations that can still reach it: one that may let a
+//! private or VPC destination through, other than the declared allowances, is a finding, and so
+//! is every rule or chain the walk cannot read.
+//!
+//! Each chain is read once, into a [`Summary`] that holds whatever came before it (memoized by
+//! chain): the walk is linear in rules, and past [`STEP_BUDGET`] rule visits it stops and says
+//! it cannot judge. Only a rule that holds for every packet to its destinations (no condition
+//! but the transit interface and the destination) decides them: a conditional drop, jump or
+//! goto, a `limit` or `quota`, a match the reader does not model, decides nothing.
 
 use crate::nft::{Addresses, Chain, RuleFacts, Ruleset, Verdict};
-use crate::ranges::{any_overlap, covered, Range};
+use crate::ranges::{self, any_overlap, covered, Range, ALL};
 use crate::Request;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
 
 /// How deep jumps are followed (the kernel allows 16).
 const MAX_DEPTH: usize = 16;
+/// Rule visits past which the walk stops, unable to judge.
+pub const STEP_BUDGET: usize = 200_000;
 
 /// What the walk found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Walk {
-    /// Each accept ahead of the private drop, named.
+    /// Each accept ahead of the private drop, and each rule the walk cannot read, named.
     pub findings: Vec<String>,
-    /// Whether the walk reached a drop of every private destination (or of everything).
+    /// Whether every private destination is decided (dropped) for every packet.
     pub private_drop_reached: bool,
+    /// Rules read so far by the walker (each chain's once).
+    pub rule_visits: usize,
 }
 
-/// Whether a chain's walk ended the packet's way through the base chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flow {
-    /// The chain ended (or returned): the caller goes on.
-    Next,
-    /// A drop of every private destination: nothing private gets further.
-    Dropped,
+/// An accept the chain may reach, with the destinations not decided on the way to it.
+#[derive(Debug, Clone)]
+struct Accept {
+    /// Its rule, named.
+    at: String,
+    /// Its destination match, as written.
+    what: String,
+    /// Its `udp dport` values.
+    ports: Option<Vec<u64>>,
+    dests: Vec<Range>,
+}
+
+/// What a chain does to the packets that enter it, whatever came before it.
+#[derive(Debug, Clone, Default)]
+struct Summary {
+    /// The destinations for which every packet that enters is decided when it leaves.
+    decided: Vec<Range>,
+    /// The accepts it may reach (its own and its callees'), by rule index, in nft's order.
+    accepts: BTreeMap<usize, Accept>,
+    /// What it cannot judge, named.
+    unreadable: Vec<String>,
+}
+
+impl Summary {
+    fn note(&mut self, finding: String) {
+        if !self.unreadable.contains(&finding) {
+            self.unreadable.push(finding);
+        }
+    }
+
+    fn add_accept(&mut self, index: usize, accept: Accept) {
+        if accept.dests.is_empty() {
+            return;
+        }
+        match self.accepts.get_mut(&index) {
+            Some(known) => {
+                known.dests.extend(accept.dests);
+                known.dests = ranges::union(&known.dests);
+            }
+            None => {
+                self.accepts.insert(index, accept);
+            }
+        }
+    }
+}
+
+/// The walk through one chain: what is decided so far, and what may have left it undecided
+/// (by a return or a goto), which later rules then no longer decide.
+#[derive(Default)]
+struct Pass {
+    summary: Summary,
+    escaped: Vec<Range>,
+}
+
+impl Pass {
+    /// Every packet to `whole` is decided here (unless it already left).
+    fn decide(&mut self, whole: &[Range]) {
+        let mut decided = ranges::subtract(whole, &self.escaped);
+        decided.extend(self.summary.decided.drain(..));
+        self.summary.decided = ranges::union(&decided);
+    }
+
+    fn escape(&mut self, may: &[Range]) {
+        self.escaped.extend_from_slice(may);
+        self.escaped = ranges::union(&self.escaped);
+    }
 }
 
 pub struct Walker<'a> {
@@ -33,28 +106,110 @@ pub struct Walker<'a> {
     pub ruleset: &'a Ruleset,
     /// The private and VPC ranges together.
     guarded: Vec<Range>,
+    /// Each chain's index by family, table and name.
+    index: HashMap<(&'a str, &'a str, &'a str), usize>,
+    memo: HashMap<usize, Rc<Summary>>,
+    open: HashSet<usize>,
+    visits: usize,
+    /// The chain where the walk ran out of its step budget.
+    stopped_in: Option<String>,
 }
 
 impl<'a> Walker<'a> {
     pub fn new(request: &'a Request, ruleset: &'a Ruleset) -> Self {
         let mut guarded = request.private_ranges.clone();
         guarded.extend(request.vpc_ranges.iter().copied());
+        let index = ruleset
+            .chains
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let key = (c.owner.family.as_str(), c.owner.table.as_str(), c.name.as_str());
+                (key, i)
+            })
+            .collect();
         Walker {
             request,
             ruleset,
             guarded,
+            index,
+            memo: HashMap::new(),
+            open: HashSet::new(),
+            visits: 0,
+            stopped_in: None,
         }
     }
 
-    /// Walks a base chain; `walk.private_drop_reached` when it reached the private drop.
-    pub fn walk_base(&self, chain: &Chain, walk: &mut Walk) {
-        if self.chain(chain, 0, walk) == Flow::Dropped {
-            walk.private_drop_reached = true;
+    /// Walks a base chain: its findings, and whether every private destination is dropped.
+    pub fn walk_base(&mut self, chain: &Chain) -> Walk {
+        let Some(index) = self.chain_index(chain, &chain.name) else {
+            return Walk::default();
+        };
+        let summary = self.summary(index, 0);
+        let mut findings = summary.unreadable.clone();
+        if let Some(chain) = &self.stopped_in {
+            findings.push(format!(
+                "the walk stopped in {chain} after {STEP_BUDGET} rule visits: this audit cannot judge the rest"
+            ));
+        }
+        findings.extend(summary.accepts.values().filter_map(|a| self.judge(a)));
+        // The policy decides whatever the chain leaves undecided.
+        let drops_rest = chain.base.as_ref().is_some_and(|b| b.policy == "drop");
+        let decided = if drops_rest {
+            vec![ALL]
+        } else {
+            summary.decided.clone()
+        };
+        Walk {
+            findings,
+            private_drop_reached: covered(&self.request.private_ranges, &decided),
+            rule_visits: self.visits,
         }
     }
 
-    fn chain(&self, chain: &Chain, depth: usize, walk: &mut Walk) -> Flow {
-        for rule in self.ruleset.rules_of(chain) {
+    fn chain_index(&self, from: &Chain, name: &str) -> Option<usize> {
+        let key = (from.owner.family.as_str(), from.owner.table.as_str(), name);
+        self.index.get(&key).copied()
+    }
+
+    fn summary(&mut self, index: usize, depth: usize) -> Rc<Summary> {
+        if let Some(done) = self.memo.get(&index) {
+            return Rc::clone(done);
+        }
+        let chain = &self.ruleset.chains[index];
+        if !self.open.insert(index) {
+            let mut looped = Summary::default();
+            looped.note(format!(
+                "{} {} {} is reached again from itself (a loop)",
+                chain.owner.family, chain.owner.table, chain.name
+            ));
+            return Rc::new(looped);
+        }
+        let summary = Rc::new(self.read_chain(chain, depth));
+        self.open.remove(&index);
+        self.memo.insert(index, Rc::clone(&summary));
+        summary
+    }
+
+    fn read_chain(&mut self, chain: &'a Chain, depth: usize) -> Summary {
+        let mut pass = Pass::default();
+        let rules = self
+            .ruleset
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.owner == chain.owner && r.chain == chain.name);
+        for (index, rule) in rules {
+            self.visits += 1;
+            if self.visits > STEP_BUDGET {
+                self.stopped_in.get_or_insert_with(|| {
+                    format!(
+                        "{} {} {}",
+                        chain.owner.family, chain.owner.table, chain.name
+                    )
+                });
+                break;
+            }
             let facts = self.ruleset.facts(rule);
             if !self.applies_to_transit(&facts) {
                 continue;
@@ -63,55 +218,102 @@ impl<'a> Walker<'a> {
                 "{} {} {} (rule handle {})",
                 chain.owner.family, chain.owner.table, chain.name, rule.handle
             );
-            if !facts.unknown.is_empty() && facts.verdict != Verdict::Drop {
-                walk.findings.push(format!(
-                    "{at} holds statements this audit cannot read ({}), counted as accepting anything",
-                    facts.unknown.join(", ")
-                ));
-                continue;
-            }
-            match &facts.verdict {
-                Verdict::Accept => {
-                    if let Some(what) = self.accepted_private(&facts) {
-                        walk.findings.push(format!("{at} accepts {what}"));
-                    }
-                }
-                Verdict::Drop if self.drops_all_private(&facts) => return Flow::Dropped,
-                Verdict::Jump(target) => {
-                    if self.walk_jump(chain, target, depth, &at, walk) == Flow::Dropped {
-                        return Flow::Dropped;
-                    }
-                }
-                // A goto does not come back to this chain.
-                Verdict::Goto(target) => return self.walk_jump(chain, target, depth, &at, walk),
-                Verdict::Return => return Flow::Next,
-                Verdict::Drop | Verdict::Continue => {}
+            if !self.read_rule(chain, depth, index, &at, &facts, &mut pass) {
+                break;
             }
         }
-        Flow::Next
+        pass.summary
     }
 
-    fn walk_jump(
-        &self,
-        from: &Chain,
+    /// Reads one rule into the pass; `false` when no packet gets past it.
+    fn read_rule(
+        &mut self,
+        chain: &'a Chain,
+        depth: usize,
+        index: usize,
+        at: &str,
+        facts: &RuleFacts,
+        pass: &mut Pass,
+    ) -> bool {
+        if !facts.unknown.is_empty() {
+            pass.summary.note(format!(
+                "{at} holds statements this audit cannot read ({}), so it cannot judge what they do to transit packets",
+                facts.unknown.join(", ")
+            ));
+        }
+        let (may, exact) = scope(&facts.daddr);
+        // The destinations for which every packet matches the rule.
+        let whole = if conditional(facts) { None } else { exact };
+        let everything = whole.as_deref() == Some(&[ALL][..]);
+        match &facts.verdict {
+            Verdict::Accept => {
+                let accept = Accept {
+                    at: at.to_string(),
+                    what: describe(&facts.daddr),
+                    ports: facts.udp_dport.clone(),
+                    dests: ranges::subtract(&may, &pass.summary.decided),
+                };
+                pass.summary.add_accept(index, accept);
+                pass.decide(whole.as_deref().unwrap_or_default());
+                !everything
+            }
+            Verdict::Drop => {
+                pass.decide(whole.as_deref().unwrap_or_default());
+                !everything
+            }
+            Verdict::Jump(target) | Verdict::Goto(target) => {
+                self.call(chain, target, depth, at, &may, whole.as_deref(), pass);
+                let goto = matches!(facts.verdict, Verdict::Goto(_));
+                if goto {
+                    pass.escape(&may);
+                }
+                !(goto && everything)
+            }
+            Verdict::Return => {
+                pass.escape(&may);
+                !everything
+            }
+            Verdict::Continue => true,
+        }
+    }
+
+    /// A jump or goto: the callee's accepts, seen from here, and what it decides.
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        from: &'a Chain,
         target: &str,
         depth: usize,
         at: &str,
-        walk: &mut Walk,
-    ) -> Flow {
-        match self.ruleset.chain(&from.owner, target) {
-            Some(next) if depth < MAX_DEPTH => self.chain(next, depth + 1, walk),
-            Some(_) => {
-                walk.findings
-                    .push(format!("{at} jumps deeper than {MAX_DEPTH} chains"));
-                Flow::Next
-            }
-            None => {
-                walk.findings.push(format!(
-                    "{at} jumps to a chain {target} that does not exist"
-                ));
-                Flow::Next
-            }
+        may: &[Range],
+        whole: Option<&[Range]>,
+        pass: &mut Pass,
+    ) {
+        let Some(next) = self.chain_index(from, target) else {
+            pass.summary.note(format!(
+                "{at} jumps to a chain {target} that does not exist"
+            ));
+            return;
+        };
+        if depth >= MAX_DEPTH {
+            pass.summary
+                .note(format!("{at} jumps deeper than {MAX_DEPTH} chains"));
+            return;
+        }
+        let callee = self.summary(next, depth + 1);
+        for finding in &callee.unreadable {
+            pass.summary.note(finding.clone());
+        }
+        for (index, accept) in &callee.accepts {
+            let reach = ranges::intersect(&accept.dests, may);
+            let accept = Accept {
+                dests: ranges::subtract(&reach, &pass.summary.decided),
+                ..accept.clone()
+            };
+            pass.summary.add_accept(*index, accept);
+        }
+        if let Some(whole) = whole {
+            pass.decide(&ranges::intersect(&callee.decided, whole));
         }
     }
 
@@ -121,47 +323,70 @@ impl<'a> Walker<'a> {
         !facts.ipv6_only && facts.iifname.as_ref().is_none_or(|m| m.admits(transit))
     }
 
-    /// The private or VPC destinations an accept may let through, unless an allowance.
-    fn accepted_private(&self, facts: &RuleFacts) -> Option<String> {
-        if self.allowed(facts) {
+    /// A finding when the accept lets a private or VPC destination through, unless an
+    /// allowance.
+    fn judge(&self, accept: &Accept) -> Option<String> {
+        let reached = ranges::intersect(&accept.dests, &self.guarded);
+        if reached.is_empty() || self.allowed(accept) {
             return None;
         }
-        match &facts.daddr {
-            Addresses::Any => Some("any destination (no destination match)".into()),
-            Addresses::Unknown(what) => Some(format!("destinations it cannot resolve ({what})")),
-            Addresses::NotIn(ranges) => (!covered(&self.guarded, ranges))
-                .then(|| format!("every destination but {}", list(ranges))),
-            Addresses::In(ranges) => any_overlap(ranges, &self.guarded)
-                .then(|| format!("{}, private or VPC destinations", list(ranges))),
-        }
+        Some(format!(
+            "{} accepts {} (reaching {})",
+            accept.at,
+            accept.what,
+            list(&reached)
+        ))
     }
 
-    /// LoadBalancer ranges; UDP 53 to `dns_servers`; UDP 123 to `ntp_servers`.
-    fn allowed(&self, facts: &RuleFacts) -> bool {
-        let within =
-            |allowed: &[Range]| matches!(&facts.daddr, Addresses::In(r) if covered(r, allowed));
-        let udp_to = |port: u64, servers: &Option<Vec<Range>>| {
-            let only_port = facts
-                .udp_dport
+    /// LoadBalancer ranges; UDP 53 to `dns_servers`; UDP 123 to `ntp_servers`; never a VPC
+    /// destination (`any` is any server outside the VPC ranges, as the role's ruleset has it).
+    fn allowed(&self, accept: &Accept) -> bool {
+        let dests = &accept.dests;
+        let only_port = |port: u64| {
+            accept
+                .ports
                 .as_ref()
-                .is_some_and(|ports| !ports.is_empty() && ports.iter().all(|p| *p == port));
-            only_port && servers.as_ref().is_none_or(|s| within(s))
+                .is_some_and(|ports| !ports.is_empty() && ports.iter().all(|p| *p == port))
         };
-        within(&self.request.loadbalancer_ranges)
-            || udp_to(53, &self.request.dns_servers)
-            || udp_to(123, &self.request.ntp_servers)
+        let udp_to = |port: u64, servers: &Option<Vec<Range>>| {
+            only_port(port) && servers.as_ref().is_none_or(|s| covered(dests, s))
+        };
+        !any_overlap(dests, &self.request.vpc_ranges)
+            && (covered(dests, &self.request.loadbalancer_ranges)
+                || udp_to(53, &self.request.dns_servers)
+                || udp_to(123, &self.request.ntp_servers))
     }
+}
 
-    /// A drop of every private destination (or of everything), whatever else the packet is.
-    fn drops_all_private(&self, facts: &RuleFacts) -> bool {
-        let unconditional =
-            facts.oifname.is_none() && facts.udp_dport.is_none() && !facts.other_matches;
-        let all_private = match &facts.daddr {
-            Addresses::Any => true,
-            Addresses::In(ranges) => covered(&self.request.private_ranges, ranges),
-            _ => false,
-        };
-        unconditional && all_private && facts.saddr == Addresses::Any
+/// A destination match as (the destinations it may match, the destinations it matches for
+/// sure); an unresolved match may match anything and is sure of nothing.
+fn scope(daddr: &Addresses) -> (Vec<Range>, Option<Vec<Range>>) {
+    match daddr {
+        Addresses::Any => (vec![ALL], Some(vec![ALL])),
+        Addresses::In(ranges) => (ranges::union(ranges), Some(ranges::union(ranges))),
+        Addresses::NotIn(ranges) => {
+            let rest = ranges::subtract(&[ALL], ranges);
+            (rest.clone(), Some(rest))
+        }
+        Addresses::Unknown(_) => (vec![ALL], None),
+    }
+}
+
+/// Whether the rule may not hold for every transit packet to its destinations.
+fn conditional(facts: &RuleFacts) -> bool {
+    facts.saddr != Addresses::Any
+        || facts.oifname.is_some()
+        || facts.udp_dport.is_some()
+        || !facts.other_matches.is_empty()
+        || !facts.unknown.is_empty()
+}
+
+fn describe(daddr: &Addresses) -> String {
+    match daddr {
+        Addresses::Any => "any destination (no destination match)".into(),
+        Addresses::Unknown(what) => format!("destinations it cannot resolve ({what})"),
+        Addresses::NotIn(ranges) => format!("every destination but {}", list(ranges)),
+        Addresses::In(ranges) => list(ranges),
     }
 }
 

@@ -105,7 +105,8 @@ fn an_unknown_statement_and_a_missing_set_are_named_not_dropped() {
         "expr":[{"match":{"op":"==","left":{"payload":{"protocol":"ip","field":"daddr"}},"right":"@gone"}},{"accept":null}]}}]}"#;
     let ruleset = ruleset(json);
     let facts: Vec<_> = ruleset.rules.iter().map(|r| ruleset.facts(r)).collect();
-    assert_eq!(facts[0].unknown, ["xt"]);
+    assert_eq!(facts[0].unknown, ["xt target ACCEPT"]);
+    assert_eq!(facts[0].xt_targets, ["ACCEPT"]);
     assert!(matches!(facts[1].daddr, Addresses::Unknown(_)));
 }
 
