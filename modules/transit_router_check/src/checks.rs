@@ -1,6 +1,7 @@
 //! The ten checks, one function each, in the order the result lists them, on what the node
 //! reported ([`Observed`]); [`evaluate`] runs them and adds up the state.
 
+use crate::ahead;
 use crate::gate::IpRule;
 use crate::nft::{Addresses, BaseChain, Chain, Owner, Ruleset};
 use crate::persisted::{self, Persisted};
@@ -329,27 +330,50 @@ pub fn vpc_route(found: &[routes::VpcRoute]) -> Check {
     )
 }
 
-/// Check 6: transit sources leaving through the uplink are masqueraded or SNATed.
+/// Check 6: transit sources leaving through the uplink are masqueraded or SNATed, whatever
+/// else the packet is (a masquerade narrowed by another match leaves the rest untranslated).
 pub fn uplink_snat(request: &Request, ruleset: &Ruleset) -> Check {
     const NAME: &str = "uplink_snat";
     let transit = request.transit_network;
-    let found = ruleset
+    let mut narrowed = Vec::new();
+    let mut found = false;
+    for rule in ruleset
         .base_chains("postrouting")
         .filter(|(_, b)| b.kind == "nat")
         .flat_map(|(c, _)| ruleset.rules_of(c))
-        .map(|r| ruleset.facts(r))
-        .any(|f| {
-            let source = match &f.saddr {
-                Addresses::Any => true,
-                Addresses::In(ranges) => covered(&[transit], ranges),
-                _ => false,
-            };
-            let out = f.oifname.as_ref().is_none_or(|m| {
-                (m.equal && m.names == [request.uplink.clone()])
-                    || (!m.equal && m.names == [request.transit_interface.clone()])
-            });
-            f.source_nat && source && out
+    {
+        let f = ruleset.facts(rule);
+        let source = match &f.saddr {
+            Addresses::Any => true,
+            Addresses::In(ranges) => covered(&[transit], ranges),
+            _ => false,
+        };
+        let out = f.oifname.as_ref().is_none_or(|m| {
+            (m.equal && m.names == [request.uplink.clone()])
+                || (!m.equal && m.names == [request.transit_interface.clone()])
         });
+        if !(f.source_nat && source && out) {
+            continue;
+        }
+        let mut narrowing = f.other_matches.clone();
+        narrowing.extend(f.udp_dport.iter().map(|_| "udp dport".to_string()));
+        narrowing.extend(f.unknown.iter().cloned());
+        if f.daddr != Addresses::Any {
+            narrowing.push("ip daddr".into());
+        }
+        if narrowing.is_empty() {
+            found = true;
+        } else {
+            narrowed.push(format!(
+                "{} {} {} (rule handle {}) is narrowed by {}",
+                rule.owner.family,
+                rule.owner.table,
+                rule.chain,
+                rule.handle,
+                narrowing.join(", ")
+            ));
+        }
+    }
     if found {
         return Check::pass(
             NAME,
@@ -360,10 +384,15 @@ pub fn uplink_snat(request: &Request, ruleset: &Ruleset) -> Check {
             ),
         );
     }
+    let narrowed = if narrowed.is_empty() {
+        String::new()
+    } else {
+        format!(" ({}: the rest leaves untranslated)", narrowed.join("; "))
+    };
     Check::fail(
         NAME,
         format!(
-            "no nat postrouting rule masquerades {} going out of {}.",
+            "no nat postrouting rule masquerades {} going out of {}{narrowed}.",
             show(transit),
             request.uplink
         ),
@@ -422,10 +451,28 @@ pub fn routing_gate(request: &Request, observed: &Observed, gate: Gate) -> Check
         ));
         fixes.push("delete those rules or give them a priority above the gate's".into());
     }
+    let writers = ahead::mark_writers(request, &observed.ruleset);
+    if !writers.is_empty() {
+        problems.push(format!(
+            "other rules may set the gate's mark bit {mark:#x}, and the gate lets every packet with it through: {}",
+            writers.join("; ")
+        ));
+        fixes.push(format!(
+            "delete those rules, or have them keep the bit {mark:#x} clear"
+        ));
+    }
+    let around = ahead::around_forward(request, &observed.ruleset);
+    if !around.is_empty() {
+        problems.push(format!(
+            "paths move transit packets around the forward chain and the gate: {}",
+            around.join("; ")
+        ));
+        fixes.push("delete them (`nft delete rule|chain|flowtable ...`)".into());
+    }
     if problems.is_empty() {
         return Check::pass(
             NAME,
-            format!("both gate rules hold at priority {priority}."),
+            format!("both gate rules hold at priority {priority}, and no other rule sets the mark bit {mark:#x} or moves transit packets around the forward chain."),
         );
     }
     Check::fail(

@@ -12,6 +12,7 @@
 //! [`deevnet_runtime::bounded_command`]; files are read through
 //! [`deevnet_runtime::file_policy::read_trusted`]. Neighbours: [`deevnet_runtime`].
 
+pub mod ahead;
 pub mod checks;
 pub mod gate;
 pub mod nft;

@@ -124,7 +124,11 @@ impl<'a> Walker<'a> {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let key = (c.owner.family.as_str(), c.owner.table.as_str(), c.name.as_str());
+                let key = (
+                    c.owner.family.as_str(),
+                    c.owner.table.as_str(),
+                    c.name.as_str(),
+                );
                 (key, i)
             })
             .collect();
