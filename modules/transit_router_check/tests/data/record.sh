@@ -37,7 +37,7 @@ in_ns "nft -f $here/enforced.nft
        nft add rule netdev edge ingress meta mark set meta mark or 0x400000
        nft -j list ruleset > nft-1.0.6/mark-writers.json"
 # The rule of chain $1 that nft lists as $2, by its handle.
-handle() { echo "\$(nft -a list chain inet deevnet_transit $1 | sed -n 's/.*$2 # handle //p')"; }
+handle() { echo "\$(nft -a list chain inet deevnet_transit $1 | sed -n 's|.*$2 # handle ||p')"; }
 in_ns "nft -f $here/enforced.nft
        nft replace rule inet deevnet_transit forward handle $(handle forward 'iifname \"tr-transit\" jump from_transit') iifname tr-transit ip saddr 198.51.100.7 jump from_transit
        nft -j list ruleset > nft-1.0.6/conditional-jump.json"
