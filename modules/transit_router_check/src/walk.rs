@@ -111,6 +111,8 @@ pub struct Walker<'a> {
     memo: HashMap<usize, Rc<Summary>>,
     open: HashSet<usize>,
     visits: usize,
+    /// The rule visits allowed ([`STEP_BUDGET`] unless [`Walker::with_budget`]).
+    budget: usize,
     /// The chain where the walk ran out of its step budget.
     stopped_in: Option<String>,
 }
@@ -140,8 +142,16 @@ impl<'a> Walker<'a> {
             memo: HashMap::new(),
             open: HashSet::new(),
             visits: 0,
+            budget: STEP_BUDGET,
             stopped_in: None,
         }
+    }
+
+    /// The same walker with another step budget.
+    #[must_use]
+    pub fn with_budget(mut self, budget: usize) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Walks a base chain: its findings, and whether every private destination is dropped.
@@ -153,7 +163,8 @@ impl<'a> Walker<'a> {
         let mut findings = summary.unreadable.clone();
         if let Some(chain) = &self.stopped_in {
             findings.push(format!(
-                "the walk stopped in {chain} after {STEP_BUDGET} rule visits: this audit cannot judge the rest"
+                "the walk stopped in {chain} after {} rule visits: this audit cannot judge the rest",
+                self.budget
             ));
         }
         findings.extend(summary.accepts.values().filter_map(|a| self.judge(a)));
@@ -205,7 +216,7 @@ impl<'a> Walker<'a> {
             .filter(|(_, r)| r.owner == chain.owner && r.chain == chain.name);
         for (index, rule) in rules {
             self.visits += 1;
-            if self.visits > STEP_BUDGET {
+            if self.visits > self.budget {
                 self.stopped_in.get_or_insert_with(|| {
                     format!(
                         "{} {} {}",

@@ -7,6 +7,8 @@ mod params;
 mod persisted;
 mod ranges;
 mod unit;
+mod walk;
+mod ahead;
 
 use crate::checks::{Observed, UnitFiles};
 use crate::nft::Ruleset;
