@@ -8,7 +8,7 @@ use std::path::PathBuf;
 const BINARY: &str = env!("CARGO_BIN_EXE_transit_router_check");
 const RULESET: &str = include_str!("../data/enforced.nft");
 
-struct Router {
+pub struct Router {
     ns: TestNamespace,
     dir: tempfile::TempDir,
 }
@@ -16,8 +16,13 @@ struct Router {
 impl Router {
     /// Forwarding on, nothing else: no table, no gate.
     fn new() -> Router {
+        Router::with_links(|ns| ns.ip("link add tr-transit type veth peer name tr-up"))
+    }
+
+    /// The same, its interfaces made by `links`.
+    pub fn with_links(links: impl FnOnce(&TestNamespace)) -> Router {
         let ns = TestNamespace::new("dvn-tr");
-        ns.ip("link add tr-transit type veth peer name tr-up");
+        links(&ns);
         let router = Router {
             ns,
             dir: tempfile::tempdir().expect("temp folder"),
@@ -43,7 +48,7 @@ impl Router {
         self.dir.path().join(name)
     }
 
-    fn sh(&self, script: &str) -> String {
+    pub fn sh(&self, script: &str) -> String {
         let output = self
             .ns
             .command("sh")
@@ -58,14 +63,14 @@ impl Router {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    fn enforce(&self) {
+    pub fn enforce(&self) {
         self.sh(&format!(
             "ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 prohibit && ip -6 rule add priority 100 iif tr-transit prohibit && nft -f {}",
             self.path("transit.nft").display()
         ));
     }
 
-    fn run(&self, changes: Value) -> (bool, Value) {
+    pub fn run(&self, changes: Value) -> (bool, Value) {
         let mut args = json!({
             "transit_interface": "tr-transit",
             "transit_network": "198.51.100.0/24",
@@ -84,6 +89,7 @@ impl Router {
     }
 }
 
+/// `violations` as a list of names.
 fn violations(result: &Value) -> Vec<&str> {
     result["violations"]
         .as_array()

@@ -2,4 +2,5 @@
 //! namespaces each test makes for itself, with the recorded ruleset loaded there. Filter by
 //! module path, e.g. `cargo test -p transit_router_check --test it in_namespace::`.
 
-mod in_namespace;
+pub mod in_namespace;
+mod traffic;
