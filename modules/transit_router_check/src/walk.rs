@@ -91,7 +91,7 @@ impl Pass {
     /// Every packet to `whole` is decided here (unless it already left).
     fn decide(&mut self, whole: &[Range]) {
         let mut decided = ranges::subtract(whole, &self.escaped);
-        decided.extend(self.summary.decided.drain(..));
+        decided.append(&mut self.summary.decided);
         self.summary.decided = ranges::union(&decided);
     }
 
@@ -99,6 +99,14 @@ impl Pass {
         self.escaped.extend_from_slice(may);
         self.escaped = ranges::union(&self.escaped);
     }
+}
+
+/// The destinations a rule may match, and those it matches for every packet (none when it is
+/// conditional).
+#[derive(Clone, Copy)]
+struct Reach<'r> {
+    may: &'r [Range],
+    whole: Option<&'r [Range]>,
 }
 
 pub struct Walker<'a> {
@@ -259,6 +267,10 @@ impl<'a> Walker<'a> {
         let (may, exact) = scope(&facts.daddr);
         // The destinations for which every packet matches the rule.
         let whole = if conditional(facts) { None } else { exact };
+        let reach = Reach {
+            may: &may,
+            whole: whole.as_deref(),
+        };
         let everything = whole.as_deref() == Some(&[ALL][..]);
         match &facts.verdict {
             Verdict::Accept => {
@@ -277,7 +289,7 @@ impl<'a> Walker<'a> {
                 !everything
             }
             Verdict::Jump(target) | Verdict::Goto(target) => {
-                self.call(chain, target, depth, at, &may, whole.as_deref(), pass);
+                self.call(chain, target, depth, at, &reach, pass);
                 let goto = matches!(facts.verdict, Verdict::Goto(_));
                 if goto {
                     pass.escape(&may);
@@ -293,17 +305,16 @@ impl<'a> Walker<'a> {
     }
 
     /// A jump or goto: the callee's accepts, seen from here, and what it decides.
-    #[allow(clippy::too_many_arguments)]
     fn call(
         &mut self,
         from: &'a Chain,
         target: &str,
         depth: usize,
         at: &str,
-        may: &[Range],
-        whole: Option<&[Range]>,
+        reach: &Reach,
         pass: &mut Pass,
     ) {
+        let Reach { may, whole } = *reach;
         let Some(next) = self.chain_index(from, target) else {
             pass.summary.note(format!(
                 "{at} jumps to a chain {target} that does not exist"

@@ -8,8 +8,7 @@ use serde_json::Value;
 
 const MARK_WRITERS: &str = include_str!("../../tests/data/nft-1.0.6/mark-writers.json");
 const AROUND_FORWARD: &str = include_str!("../../tests/data/nft-1.0.6/around-forward.json");
-const NARROW_MASQUERADE: &str =
-    include_str!("../../tests/data/nft-1.0.6/narrow-masquerade.json");
+const NARROW_MASQUERADE: &str = include_str!("../../tests/data/nft-1.0.6/narrow-masquerade.json");
 
 fn audit(json: &str) -> Report {
     let mut observed = enforced();
@@ -58,7 +57,10 @@ fn tr1_every_other_writer_of_the_gate_bit_is_named_and_the_router_is_open() {
     }
     // Proven harmless: `& 0xff`, `0x1`, and the bit set only on another interface.
     for harmless in ["handle 5)", "handle 6)", "handle 7)"] {
-        assert!(!message.contains(&format!("PREROUTING (rule {harmless}")), "{message}");
+        assert!(
+            !message.contains(&format!("PREROUTING (rule {harmless}")),
+            "{message}"
+        );
     }
     assert_eq!(report.state, State::Open);
     // With the table deleted, the gate still does not hold: open, not closed.
@@ -131,8 +133,9 @@ fn tr11_a_masquerade_narrowed_to_tcp_is_named() {
     let snat = check(&report, "uplink_snat");
     assert!(!snat.ok, "{:#?}", report.checks);
     assert!(
-        snat.message
-            .contains("inet deevnet_transit postrouting (rule handle 23) is narrowed by meta l4proto =="),
+        snat.message.contains(
+            "inet deevnet_transit postrouting (rule handle 23) is narrowed by meta l4proto =="
+        ),
         "{}",
         snat.message
     );

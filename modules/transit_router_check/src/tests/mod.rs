@@ -1,5 +1,6 @@
 //! Unit tests on listings recorded with nft 1.0.6 and iproute2 6.1 (tests/data/README.md).
 
+mod ahead;
 mod checks;
 mod ip_rules;
 mod nft;
@@ -8,7 +9,6 @@ mod persisted;
 mod ranges;
 mod unit;
 mod walk;
-mod ahead;
 
 use crate::checks::{Observed, UnitFiles};
 use crate::nft::Ruleset;

@@ -65,7 +65,10 @@ fn not_enforced_by(report: &Report, needle: &str) {
 fn tr2_a_conditional_jump_to_the_transit_chain_drops_nothing_for_every_packet() {
     let report = audit(CONDITIONAL_JUMP);
     // `from_transit` decides nothing for every packet now: `to_transit`'s accept is reached.
-    not_enforced_by(&report, "to_transit (rule handle 21) accepts any destination");
+    not_enforced_by(
+        &report,
+        "to_transit (rule handle 21) accepts any destination",
+    );
     // The gate holds: closed, not enforced.
     assert_eq!(report.state, State::Closed);
 }
@@ -98,7 +101,12 @@ fn tr2_two_destination_matches_in_one_rule_intersect() {
     let drop = ruleset
         .rules
         .iter()
-        .find(|r| r.expr.to_vec().iter().any(|e| e.to_string().contains("172.16.0.5")))
+        .find(|r| {
+            r.expr
+                .to_vec()
+                .iter()
+                .any(|e| e.to_string().contains("172.16.0.5"))
+        })
         .expect("the narrowed drop");
     assert_eq!(
         ruleset.facts(drop).daddr,
@@ -123,7 +131,11 @@ fn tr3_dns_any_ahead_of_the_vpc_drop_reaches_every_vpc() {
 #[test]
 fn the_roles_ruleset_with_dns_any_behind_the_vpc_drop_is_enforced() {
     let report = audit(ENFORCED);
-    assert!(check(&report, "private_accept_ahead").ok, "{:#?}", report.checks);
+    assert!(
+        check(&report, "private_accept_ahead").ok,
+        "{:#?}",
+        report.checks
+    );
     assert_eq!(report.state, State::Enforced);
 }
 
@@ -138,7 +150,10 @@ fn an_unread_statement_or_match_in_the_private_drop_does_not_make_it_count() {
         json!([daddr, {"xt": {"type": "match", "name": "recent"}}, {"drop": null}]),
     );
     let report = audit(&xt);
-    not_enforced_by(&report, "holds statements this audit cannot read (xt match recent)");
+    not_enforced_by(
+        &report,
+        "holds statements this audit cannot read (xt match recent)",
+    );
     not_enforced_by(&report, "(rule handle 19) accepts any destination");
     let ct = with_rule_expr(
         ENFORCED,
@@ -161,18 +176,32 @@ fn deep_jumps(levels: usize, fanout: usize) -> String {
         handle += 1;
         json!({"rule": {"family": "inet", "table": "deevnet_transit", "chain": chain, "handle": handle, "expr": expr}})
     };
-    objects.push(rule("forward".into(), json!([{"jump": {"target": "level0"}}])));
+    objects.push(rule(
+        "forward".into(),
+        json!([{"jump": {"target": "level0"}}]),
+    ));
     for level in 0..levels {
         objects.push(json!({"chain": {"family": "inet", "table": "deevnet_transit", "name": format!("level{level}")}}));
         for n in 0..fanout {
-            let target = if level + 1 == levels { "bottom".to_string() } else { format!("level{}", level + 1) };
+            let target = if level + 1 == levels {
+                "bottom".to_string()
+            } else {
+                format!("level{}", level + 1)
+            };
             // Each jump narrowed to one source, so none decides: every jump is walked.
             let source = json!({"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "saddr"}}, "right": format!("198.51.100.{n}")}});
-            objects.push(rule(format!("level{level}"), json!([source, {"jump": {"target": target}}])));
+            objects.push(rule(
+                format!("level{level}"),
+                json!([source, {"jump": {"target": target}}]),
+            ));
         }
     }
-    objects.push(json!({"chain": {"family": "inet", "table": "deevnet_transit", "name": "bottom"}}));
-    objects.push(rule("bottom".into(), json!([{"counter": null}, {"drop": null}])));
+    objects
+        .push(json!({"chain": {"family": "inet", "table": "deevnet_transit", "name": "bottom"}}));
+    objects.push(rule(
+        "bottom".into(),
+        json!([{"counter": null}, {"drop": null}]),
+    ));
     json!({"nftables": objects}).to_string()
 }
 

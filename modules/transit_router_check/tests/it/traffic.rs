@@ -157,9 +157,9 @@ fn tr1_another_table_setting_the_gate_bit_voids_the_gate_and_the_audit_says_open
         .and_then(|c| c.iter().find(|c| c["name"] == "routing_gate"))
         .expect("routing_gate");
     assert!(
-        gate["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("ip mangle PREROUTING (rule handle 3) sets the packet mark")),
+        gate["message"].as_str().is_some_and(
+            |m| m.contains("ip mangle PREROUTING (rule handle 3) sets the packet mark")
+        ),
         "{gate:#}"
     );
 }
