@@ -11,8 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-from conftest import VENV_BIN, assert_documentation_matches_binary, oneline_result
+from conftest import ROOT, VENV_BIN, assert_documentation_matches_binary, filter_plugin, oneline_result
 from test_return_keys import assert_keys_match_return
 
 MODULE = "deevnet.net.transit_router_check"
@@ -77,6 +78,16 @@ table inet deevnet_transit {{
 \t}}
 }}
 """
+
+# The role's variables for the same router: its filter renders the ruleset the role persists.
+ROLE_VARIABLES = {
+    **yaml.safe_load((ROOT / "roles" / "transit_router" / "defaults" / "main.yml").read_text()),
+    "transit_router_transit_interface": TRANSIT,
+    "transit_router_transit_network": "198.51.100.0/24",
+    "transit_router_uplink": UPLINK,
+    "transit_router_loadbalancer_ranges": ["10.96.100.0/28"],
+    "transit_router_vpc_ranges": ["10.202.0.0/24", "192.0.2.0/24"],
+}
 
 UNIT = """\
 [Unit]
@@ -212,6 +223,59 @@ def test_an_accept_for_a_private_range_ahead_of_the_drop_is_named(router, ansibl
     assert result["violations"] == ["private_accept_ahead", "persisted"], result
     message = failed_check(result, "private_accept_ahead")["message"]
     assert "inet deevnet_transit from_transit (rule handle" in message and "accepts 10.0.0.0/8" in message, message
+
+
+def test_the_roles_rendered_ruleset_is_enforced(router, ansible_env):
+    # The role's own ruleset, DNS and NTP `any` behind the VPC drop: no finding (issue 45's
+    # stricter walk, mark writers and paths around forward must not fault it).
+    router.ruleset.write_text(filter_plugin("transit_router").transit_router_ruleset(ROLE_VARIABLES))
+    router.enforce()
+    status, result = router.audit(ansible_env)
+    assert status == "SUCCESS", result
+    assert result["state"] == "enforced" and result["violations"] == [], result
+
+
+def test_dns_any_ahead_of_the_vpc_drop_is_named(router, ansible_env):
+    # Issue 45, TR3: `udp dport 53 accept` first lets UDP 53 reach every VPC.
+    router.enforce()
+    router.sh("nft insert rule inet deevnet_transit from_transit udp dport 53 accept")
+    status, result = router.audit(ansible_env)
+    assert status == "FAILED!", result
+    assert result["state"] == "closed", result
+    assert result["violations"] == ["private_accept_ahead", "persisted"], result
+    message = failed_check(result, "private_accept_ahead")["message"]
+    assert "accepts any destination" in message and "192.0.2.0/24" in message, message
+
+
+def test_a_rate_limited_private_drop_is_named(router, ansible_env):
+    # Issue 45, TR2: a limited drop drops only some packets; the uplink accept gets the rest.
+    router.enforce()
+    listing = router.sh("nft -a list chain inet deevnet_transit from_transit")
+    handle = next(line.rsplit(" ", 1)[1] for line in listing.splitlines() if "@private_ranges" in line)
+    router.sh(f"nft replace rule inet deevnet_transit from_transit handle {handle} "
+              "ip daddr @private_ranges limit rate 10/second counter drop")
+    status, result = router.audit(ansible_env)
+    assert status == "FAILED!", result
+    assert result["state"] == "closed", result
+    message = failed_check(result, "private_accept_ahead")["message"]
+    assert "accepts any destination" in message, message
+    assert "172.16.0.0/12" in message, message
+
+
+def test_another_table_setting_the_gate_bit_leaves_the_router_open(router, ansible_env):
+    # Issue 45, TR1: the gate passes every packet with the bit, whoever set it.
+    router.enforce()
+    router.sh("nft add table ip mangle && nft add chain ip mangle PREROUTING "
+              "'{ type filter hook prerouting priority -150; }' && "
+              "nft add rule ip mangle PREROUTING meta mark set meta mark or 0x400000")
+    for deleted in (False, True):
+        if deleted:
+            router.sh("nft delete table inet deevnet_transit")
+        status, result = router.audit(ansible_env)
+        assert status == "FAILED!", result
+        assert result["state"] == "open", result
+        message = failed_check(result, "routing_gate")["message"]
+        assert "ip mangle PREROUTING (rule handle 2) sets the packet mark" in message, message
 
 
 def test_a_persisted_file_that_differs_from_the_running_table_names_the_difference(router, ansible_env):

@@ -34,15 +34,30 @@ description:
     forwarding is on and no forward base chain has policy drop - a forward policy of accept with
     no collection rules); C(first_in_forward) (no other forward base chain of family C(ip),
     C(inet) or C(ip6) at the table's priority or before it); C(private_accept_ahead) (no rule
-    accepts a private or VPC destination ahead of the table's private drop, walking the forward
-    chain into the chains it jumps to, and any foreign forward chain that runs first; the
-    allowances are the LoadBalancer ranges, UDP 53 to O(dns_servers) and UDP 123 to
-    O(ntp_servers); a rule with no destination match accepts everything, and a statement the
-    module cannot read, such as C(xt), counts as accepting and is named); C(vpc_route) (no
-    unicast route, in any table, into a VPC range; blackhole, unreachable and prohibit routes are
-    fine); C(uplink_snat) (a nat postrouting rule masquerades or SNATs the transit network going
-    out of O(uplink)); C(routing_gate) (both gate rules, and no rule between priority 1 and the
-    gate's that routes transit packets ahead of it); C(forwarding)
+    accepts a private or VPC destination that no rule ahead of it dropped for every packet,
+    walking the forward chain into the chains it jumps to, and any foreign forward chain that
+    runs first, each chain read once; and every private destination is dropped for every packet.
+    A drop, jump or goto counts for a destination only when it holds for every transit packet to
+    it - a condition on the source, the output interface, a port, C(limit), C(quota) or a match
+    the module does not model makes it count for none - and several matches on one field
+    intersect. The allowances are the LoadBalancer ranges, UDP 53 to O(dns_servers) and UDP 123
+    to O(ntp_servers), never to a VPC range (C(any) is any server outside the VPC ranges, as the
+    role's ruleset has it: its DNS and NTP accepts follow the VPC drop); a rule with no
+    destination match accepts everything; a statement the module cannot read, such as C(xt), a
+    loop, a missing chain, or a walk past 200000 rule visits is named and fails the check);
+    C(vpc_route) (no unicast route, in any table, into a VPC range; blackhole, unreachable and
+    prohibit routes are fine); C(uplink_snat) (a nat postrouting rule masquerades or SNATs the
+    transit network going out of O(uplink) with no other match - a masquerade narrowed, e.g. to
+    TCP, is named with what narrows it); C(routing_gate) (both gate rules, no rule between
+    priority 1 and the gate's that routes transit packets ahead of it, no rule other than the
+    table's own marking rule that may set O(gate_mark) - a C(meta mark set) of any family and
+    hook, netdev included, unless its value provably keeps the bit clear (a constant without
+    it, or C(meta mark) with C(&), C(|) or C(^) of such constants) or it matches only another
+    input interface, and any iptables target (C(xt)) - and nothing that moves transit packets
+    around the forward chain: a flowtable on O(transit_interface), an ingress chain on it (nft
+    1.0.6 lists no device for a netdev chain, so every ingress chain counts) holding more than
+    matches, counters, limits and verdicts, or C(fwd), C(dup), C(queue), C(TEE) or C(NFQUEUE) in
+    a chain that sees transit packets); C(forwarding)
     (C(net.ipv4.conf.<transit_interface>.forwarding) is 1); C(persisted) (O(ruleset_path),
     loaded by C(nft -f) in a network namespace of its own, gives the running table, compared
     object by object with handles and counter values left out); C(reload_survival)
