@@ -360,6 +360,7 @@ impl RuleFacts {
                 "accept" => facts.verdict = Verdict::Accept,
                 "drop" | "reject" => facts.verdict = Verdict::Drop,
                 "return" => facts.verdict = Verdict::Return,
+                "continue" => facts.verdict = Verdict::Continue,
                 "jump" => facts.verdict = Verdict::Jump(text(body, "target")),
                 "goto" => facts.verdict = Verdict::Goto(text(body, "target")),
                 "masquerade" | "snat" => facts.source_nat = true,

@@ -52,3 +52,39 @@ fn bad_cidrs_are_refused_naming_the_option() {
         "{msg}"
     );
 }
+
+#[test]
+fn union_intersection_and_difference_hold_at_the_ends_of_the_address_space() {
+    use crate::ranges::{intersect, subtract, union, ALL};
+    let all = [ALL];
+    assert_eq!(
+        union(&cidrs(&["10.0.0.0/9", "10.128.0.0/9", "192.0.2.0/24"])),
+        cidrs(&["10.0.0.0/8", "192.0.2.0/24"])
+    );
+    assert_eq!(subtract(&all, &all), Vec::<Range>::new());
+    assert_eq!(
+        subtract(&all, &cidrs(&["0.0.0.0/1"])),
+        cidrs(&["128.0.0.0/1"])
+    );
+    assert_eq!(
+        subtract(
+            &cidrs(&["10.0.0.0/8"]),
+            &cidrs(&["10.0.0.0/9", "10.255.255.255"])
+        ),
+        vec![Range {
+            first: 0x0a80_0000,
+            last: 0x0aff_fffe
+        }]
+    );
+    assert_eq!(
+        intersect(
+            &cidrs(&["10.0.0.0/8", "172.16.0.0/12"]),
+            &cidrs(&["10.202.0.0/24", "172.0.0.0/8"])
+        ),
+        cidrs(&["10.202.0.0/24", "172.16.0.0/12"])
+    );
+    assert_eq!(
+        intersect(&all, &cidrs(&["255.255.255.255"])),
+        cidrs(&["255.255.255.255"])
+    );
+}
