@@ -3,7 +3,7 @@
 //! values ([`nft`]), IPv4 ranges and their overlaps ([`ranges`]), the policy-routing rules
 //! ([`gate`]), the routes ([`routes`]), the persisted ruleset's comparison ([`persisted`]), the
 //! unit's boot and reload wiring ([`mod@unit`]), each check ([`checks`], walking the chains in
-//! [`walk`]) and the result ([`report`]). The node's side (programs run, files and `/proc/sys`
+//! [`walk`], reading what acts around the forward chain in [`ahead`]) and the result ([`report`]). The node's side (programs run, files and `/proc/sys`
 //! read) is [`node`].
 //!
 //! Invariants: nothing on the node changes (the persisted ruleset loads in a network namespace

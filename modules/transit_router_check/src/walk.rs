@@ -5,7 +5,7 @@
 //! private or VPC destination through, other than the declared allowances, is a finding, and so
 //! is every rule or chain the walk cannot read.
 //!
-//! Each chain is read once, into a [`Summary`] that holds whatever came before it (memoized by
+//! Each chain is read once, into a summary that holds whatever came before it (memoized by
 //! chain): the walk is linear in rules, and past [`STEP_BUDGET`] rule visits it stops and says
 //! it cannot judge. Only a rule that holds for every packet to its destinations (no condition
 //! but the transit interface and the destination) decides them: a conditional drop, jump or
@@ -116,6 +116,8 @@ pub struct Walker<'a> {
     guarded: Vec<Range>,
     /// Each chain's index by family, table and name.
     index: HashMap<(&'a str, &'a str, &'a str), usize>,
+    /// Each chain's rules (indexes into the ruleset's), in order.
+    rules: Vec<Vec<usize>>,
     memo: HashMap<usize, Rc<Summary>>,
     open: HashSet<usize>,
     visits: usize,
@@ -129,7 +131,7 @@ impl<'a> Walker<'a> {
     pub fn new(request: &'a Request, ruleset: &'a Ruleset) -> Self {
         let mut guarded = request.private_ranges.clone();
         guarded.extend(request.vpc_ranges.iter().copied());
-        let index = ruleset
+        let index: HashMap<_, _> = ruleset
             .chains
             .iter()
             .enumerate()
@@ -142,11 +144,23 @@ impl<'a> Walker<'a> {
                 (key, i)
             })
             .collect();
+        let mut rules = vec![Vec::new(); ruleset.chains.len()];
+        for (i, rule) in ruleset.rules.iter().enumerate() {
+            let key = (
+                rule.owner.family.as_str(),
+                rule.owner.table.as_str(),
+                rule.chain.as_str(),
+            );
+            if let Some(&chain) = index.get(&key) {
+                rules[chain].push(i);
+            }
+        }
         Walker {
             request,
             ruleset,
             guarded,
             index,
+            rules,
             memo: HashMap::new(),
             open: HashSet::new(),
             visits: 0,
@@ -208,21 +222,18 @@ impl<'a> Walker<'a> {
             ));
             return Rc::new(looped);
         }
-        let summary = Rc::new(self.read_chain(chain, depth));
+        let summary = Rc::new(self.read_chain(index, depth));
         self.open.remove(&index);
         self.memo.insert(index, Rc::clone(&summary));
         summary
     }
 
-    fn read_chain(&mut self, chain: &'a Chain, depth: usize) -> Summary {
+    fn read_chain(&mut self, chain_index: usize, depth: usize) -> Summary {
+        let ruleset = self.ruleset;
+        let chain = &ruleset.chains[chain_index];
         let mut pass = Pass::default();
-        let rules = self
-            .ruleset
-            .rules
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.owner == chain.owner && r.chain == chain.name);
-        for (index, rule) in rules {
+        for index in self.rules[chain_index].clone() {
+            let rule = &ruleset.rules[index];
             self.visits += 1;
             if self.visits > self.budget {
                 self.stopped_in.get_or_insert_with(|| {
