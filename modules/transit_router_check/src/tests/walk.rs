@@ -218,12 +218,11 @@ fn tr8_each_chain_is_read_once_however_many_jumps_reach_it() {
     assert!(walk.findings.is_empty(), "{:?}", walk.findings);
     assert!(!walk.private_drop_reached, "every jump is conditional");
     // A thousand rules: still each read once.
-    let json = deep_jumps(16, 62);
-    let ruleset = ruleset(&json);
-    let chain = ruleset.chains[0].clone();
-    let walk = Walker::new(&request, &ruleset).walk_base(&chain);
-    assert_eq!(ruleset.rules.len(), 994);
-    assert_eq!(walk.rule_visits, ruleset.rules.len());
+    let thousand = super::ruleset(&deep_jumps(16, 62));
+    let chain = thousand.chains[0].clone();
+    let walk = Walker::new(&request, &thousand).walk_base(&chain);
+    assert_eq!(thousand.rules.len(), 994);
+    assert_eq!(walk.rule_visits, thousand.rules.len());
 }
 
 #[test]
