@@ -217,12 +217,20 @@ fn tr8_each_chain_is_read_once_however_many_jumps_reach_it() {
     assert_eq!(walk.rule_visits, ruleset.rules.len());
     assert!(walk.findings.is_empty(), "{:?}", walk.findings);
     assert!(!walk.private_drop_reached, "every jump is conditional");
-    // A thousand rules: still each read once.
-    let thousand = super::ruleset(&deep_jumps(16, 62));
+    // A thousand rules, as deep as the kernel allows: still each read once.
+    let thousand = super::ruleset(&deep_jumps(15, 66));
     let chain = thousand.chains[0].clone();
     let walk = Walker::new(&request, &thousand).walk_base(&chain);
-    assert_eq!(thousand.rules.len(), 994);
+    assert_eq!(thousand.rules.len(), 992);
     assert_eq!(walk.rule_visits, thousand.rules.len());
+    assert!(walk.findings.is_empty(), "{:?}", walk.findings);
+    // One level deeper than the kernel allows is named.
+    let deeper = super::ruleset(&deep_jumps(16, 1));
+    let walk = Walker::new(&request, &deeper).walk_base(&deeper.chains[0].clone());
+    assert_eq!(
+        walk.findings,
+        ["inet deevnet_transit level15 (rule handle 17) jumps deeper than 16 chains"]
+    );
 }
 
 #[test]
