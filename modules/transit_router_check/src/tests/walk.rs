@@ -229,7 +229,7 @@ fn tr8_each_chain_is_read_once_however_many_jumps_reach_it() {
     let walk = Walker::new(&request, &deeper).walk_base(&deeper.chains[0].clone());
     assert_eq!(
         walk.findings,
-        ["inet deevnet_transit level15 (rule handle 17) jumps deeper than 16 chains"]
+        ["inet deevnet_transit level15 (rule handle 18) jumps deeper than 16 chains"]
     );
 }
 
