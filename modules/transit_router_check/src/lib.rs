@@ -14,6 +14,8 @@
 
 pub mod checks;
 pub mod gate;
+pub mod interface;
+pub mod kernel;
 pub mod nft;
 pub mod node;
 pub mod params;

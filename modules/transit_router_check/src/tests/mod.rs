@@ -8,7 +8,9 @@ mod persisted;
 mod ranges;
 mod unit;
 
-use crate::checks::{Observed, UnitFiles};
+use crate::checks::{Observed, UnitFiles, VpcLookups};
+use crate::kernel::{ReversePathSysctls, TransitInterface};
+use crate::routes::Lookup;
 use crate::nft::Ruleset;
 use crate::params::{Params, Request, DEFAULT_PRIVATE_RANGES};
 use crate::persisted::Persisted;
@@ -82,7 +84,29 @@ pub fn enforced() -> Observed {
                 "/etc/systemd/system/sysinit.target.wants/deevnet-transit-router.service".into(),
             ),
             nftables_conf: Ok(None),
+            dropins: Vec::new(),
+            shadowed_by: Vec::new(),
         },
+        transit_names: vec!["tr-transit".into()],
+        transit_interface: TransitInterface {
+            master: None,
+            xdp: false,
+            tc: Ok(Vec::new()),
+            others_in_network: Vec::new(),
+        },
+        legacy_tables: Ok(Vec::new()),
+        reverse_path: ReversePathSysctls::default(),
+        vpc_lookups: Ok(VpcLookups {
+            source: "198.51.100.2".into(),
+            internet: Some((
+                "1.1.1.1".into(),
+                Lookup::Forwarded("default via 10.9.0.2 dev tr-up table main".into()),
+            )),
+            vpc: vec![
+                ("10.202.0.0".into(), Lookup::NotForwarded("prohibited".into())),
+                ("192.0.2.0".into(), Lookup::NotForwarded("prohibited".into())),
+            ],
+        }),
     }
 }
 

@@ -33,3 +33,29 @@ in_ns "ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 prohibit
        ip route add blackhole 192.0.2.0/24
        ip route add default via 10.9.0.2
        ip -j -4 route show table all > ip-6.1/routes.json"
+# The kernel's side of the audit (TR4-TR7, TR10): rules narrowed or ahead of the gate, altnames,
+# a bridge, a second interface in the transit network, tc on the transit interface, the kernel's
+# answer for VPC addresses.
+in_ns "ip link property add dev tr-transit altname trx
+       ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 ipproto gre prohibit
+       ip -6 rule add priority 100 iif tr-transit to 2001:db8::1 prohibit
+       ip -j -4 rule show > ip-6.1/narrowed-gate-4.json; ip -j -6 rule show > ip-6.1/narrowed-gate-6.json"
+in_ns "ip link property add dev tr-transit altname trx
+       ip -4 rule add priority 100 iif trx fwmark 0/0x400000 prohibit
+       ip -4 rule add priority 0 iif tr-transit lookup 7
+       ip -4 rule add priority 50 iif trx lookup 8
+       ip -4 rule add priority 60 oif trx lookup 9
+       ip -4 rule add priority 70 iif tr-up lookup 10
+       ip -4 rule add priority 80 not iif trx ipproto udp lookup 11
+       ip -4 rule add priority 90 iif trx nop
+       ip -j -4 rule show > ip-6.1/ahead-altname-4.json"
+in_ns "ip link property add dev tr-transit altname trx; ip link add br0 type bridge
+       ip link set tr-transit master br0; ip link add tr-2 type veth peer name tr-3
+       ip addr add 198.51.100.7/24 dev tr-2
+       ip -j addr show > ip-6.1/bridged-addr.json"
+in_ns "tc qdisc add dev tr-transit clsact
+       tc filter add dev tr-transit ingress protocol ip u32 match u32 0 0 action mirred egress redirect dev tr-up
+       tc -j filter show dev tr-transit ingress > tc-6.1/ingress-redirect.json
+       tc -j qdisc show dev tr-transit > tc-6.1/qdisc-clsact.json"
+in_ns "tc qdisc add dev tr-transit ingress_block 22 clsact
+       tc -j qdisc show dev tr-transit > tc-6.1/qdisc-shared-block.json"
