@@ -368,7 +368,10 @@ pub fn vpc_route(found: &[routes::VpcRoute], lookups: &Result<VpcLookups, String
     }
     if !asked.is_empty() {
         problems.push(asked.join("; "));
-        fix.push("delete the rules and routes that lead there (`ip rule`, `ip route show table all`)".into());
+        fix.push(
+            "delete the rules and routes that lead there (`ip rule`, `ip route show table all`)"
+                .into(),
+        );
     }
     Check::fail(
         NAME,
@@ -385,7 +388,11 @@ pub fn vpc_route(found: &[routes::VpcRoute], lookups: &Result<VpcLookups, String
 fn vpc_lookup_problems(lookups: &Result<VpcLookups, String>) -> Vec<String> {
     let lookups = match lookups {
         Ok(lookups) => lookups,
-        Err(why) => return vec![format!("the kernel was not asked about the VPC ranges: {why}")],
+        Err(why) => {
+            return vec![format!(
+                "the kernel was not asked about the VPC ranges: {why}"
+            )]
+        }
     };
     let internet = match &lookups.internet {
         Some((_, Lookup::Forwarded(route))) => Some(route),
@@ -684,7 +691,9 @@ pub fn reload_survival(request: &Request, files: &UnitFiles) -> Check {
     if merged.reloads_with_nftables() {
         return Check::pass(
             NAME,
-            format!("{unit_path}{with_dropins} is enabled ({link}) and reloads with nftables.service."),
+            format!(
+                "{unit_path}{with_dropins} is enabled ({link}) and reloads with nftables.service."
+            ),
         );
     }
     let conf_path = request.nftables_conf_path.display();

@@ -148,7 +148,11 @@ impl IpRule {
     /// The `to` prefix (`dst`, `dstlen`), when the rule has one.
     pub fn dst(&self) -> Option<Range> {
         let addr = self.other.get("dst")?.as_str()?;
-        let len = self.other.get("dstlen").and_then(Value::as_u64).unwrap_or(32);
+        let len = self
+            .other
+            .get("dstlen")
+            .and_then(Value::as_u64)
+            .unwrap_or(32);
         Range::parse_cidr(&format!("{addr}/{len}"))
     }
 

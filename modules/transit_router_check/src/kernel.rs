@@ -73,11 +73,7 @@ pub fn transit_interface(request: &Request, seen: &TransitInterface) -> Check {
             format!("{transit} has no master, no XDP program and no tc filter that moves or marks packets; no other interface is in the transit network."),
         );
     }
-    Check::fail(
-        NAME,
-        format!("{}.", problems.join("; ")),
-        fixes.join(", "),
-    )
+    Check::fail(NAME, format!("{}.", problems.join("; ")), fixes.join(", "))
 }
 
 /// The check that no iptables-legacy table is loaded: nft cannot list them, so what they mark,

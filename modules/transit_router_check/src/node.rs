@@ -8,9 +8,9 @@
 use crate::checks::{Observed, UnitFiles, VpcLookups};
 use crate::interface::{self, Link};
 use crate::kernel::{ReversePathSysctls, TransitInterface};
-use crate::ranges::Range;
 use crate::nft::Ruleset;
 use crate::persisted::Persisted;
+use crate::ranges::Range;
 use crate::report::Forwarding;
 use crate::{gate, routes, unit, Request};
 use deevnet_runtime::bounded_command;
@@ -132,7 +132,9 @@ fn reverse_path_sysctls(uplink: &str) -> Result<ReversePathSysctls, Failure> {
 
 /// A transit-network address the router holds on no interface: the source of the lookups.
 fn transit_source(request: &Request, links: &[Link]) -> Option<u32> {
-    let held: Vec<u32> = interface::ipv4_addresses(links).map(|(_, a, _)| a).collect();
+    let held: Vec<u32> = interface::ipv4_addresses(links)
+        .map(|(_, a, _)| a)
+        .collect();
     let network = request.transit_network;
     let hosts = network.first.saturating_add(1)..network.last;
     hosts
@@ -173,8 +175,17 @@ fn vpc_lookups(request: &Request, links: &[Link], probes: &[u32]) -> Result<VpcL
     let ask = |address: u32| {
         let address = std::net::Ipv4Addr::from(address).to_string();
         let args = [
-            "-j", "route", "get", "fibmatch", &address, "from", &source, "iif",
-            &request.transit_interface, "mark", &mark,
+            "-j",
+            "route",
+            "get",
+            "fibmatch",
+            &address,
+            "from",
+            &source,
+            "iif",
+            &request.transit_interface,
+            "mark",
+            &mark,
         ];
         let answer = bounded_command::trusted_output(Path::new(IP), &args, TIME_LIMIT, MAX_OUTPUT);
         (address.clone(), routes::read_lookup(&answer))

@@ -65,7 +65,11 @@ pub fn forwarding_in_local_table(routes: &[IpRoute]) -> Vec<String> {
         })
         .map(|r| {
             let kind = r.kind.as_deref().unwrap_or("unicast");
-            let dev = r.dev.as_deref().map(|d| format!(" dev {d}")).unwrap_or_default();
+            let dev = r
+                .dev
+                .as_deref()
+                .map(|d| format!(" dev {d}"))
+                .unwrap_or_default();
             format!("{kind} {}{dev} in table local", r.dst)
         })
         .collect()
@@ -121,7 +125,10 @@ const REFUSALS: &[(&str, &str)] = &[
     ("RTNETLINK answers: No route to host", "unreachable"),
     ("RTNETLINK answers: Network is unreachable", "no route"),
     ("RTNETLINK answers: Invalid argument", "blackholed"),
-    ("RTNETLINK answers: Invalid cross-device link", "refused by the reverse-path filter"),
+    (
+        "RTNETLINK answers: Invalid cross-device link",
+        "refused by the reverse-path filter",
+    ),
 ];
 
 /// Reads one answer of `ip -j route get fibmatch`: its output, or the error the trusted runner
@@ -130,7 +137,10 @@ pub fn read_lookup(answer: &Result<String, String>) -> Lookup {
     let json = match answer {
         Ok(json) => json,
         Err(why) => {
-            return match REFUSALS.iter().find(|(message, _)| why.trim_end().ends_with(message)) {
+            return match REFUSALS
+                .iter()
+                .find(|(message, _)| why.trim_end().ends_with(message))
+            {
                 Some((_, refusal)) => Lookup::NotForwarded((*refusal).to_string()),
                 None => Lookup::Unreadable(why.clone()),
             }

@@ -62,8 +62,10 @@ pub fn dropin_folders(unit_path: &Path) -> Vec<PathBuf> {
         return Vec::new();
     };
     let own = unit_path.parent().map(Path::to_path_buf);
-    let mut folders: Vec<PathBuf> = own.iter().cloned().collect();
-    folders.extend(UNIT_FOLDERS.iter().map(PathBuf::from).filter(|f| Some(f) != own.as_ref()));
+    let mut folders: Vec<PathBuf> = UNIT_FOLDERS.iter().map(PathBuf::from).collect();
+    if let Some(own) = own.filter(|own| !folders.contains(own)) {
+        folders.insert(0, own);
+    }
     folders
         .iter()
         .flat_map(|folder| dropin_names(name).into_iter().map(move |d| folder.join(d)))
@@ -75,7 +77,10 @@ pub fn dropin_folders(unit_path: &Path) -> Vec<PathBuf> {
 /// they apply sorted by file name, whatever their folder.
 pub fn effective_dropins(found: &[PathBuf]) -> Vec<PathBuf> {
     let mut chosen: Vec<PathBuf> = Vec::new();
-    for path in found.iter().filter(|p| p.extension().is_some_and(|e| e == "conf")) {
+    for path in found
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "conf"))
+    {
         if !chosen.iter().any(|c| c.file_name() == path.file_name()) {
             chosen.push(path.clone());
         }
@@ -103,7 +108,9 @@ pub struct Merged {
 
 impl Merged {
     pub fn reloads_with_nftables(&self) -> bool {
-        self.reload_propagated_from.iter().any(|u| u == "nftables.service")
+        self.reload_propagated_from
+            .iter()
+            .any(|u| u == "nftables.service")
     }
 }
 
@@ -126,7 +133,11 @@ fn assignments(text: &str) -> Vec<(String, String, String)> {
         if whole.starts_with('[') {
             section = whole.trim().to_string();
         } else if let Some((key, value)) = whole.split_once('=') {
-            found.push((section.clone(), key.trim().to_string(), value.trim().to_string()));
+            found.push((
+                section.clone(),
+                key.trim().to_string(),
+                value.trim().to_string(),
+            ));
         }
     }
     found
@@ -163,7 +174,9 @@ pub fn merge(unit: &str, dropins: &[DropIn]) -> Merged {
     for dropin in dropins {
         match &dropin.text {
             Ok(text) => apply(text, Some(&dropin.path), &mut merged),
-            Err(why) => merged.unjudged.push(format!("{} is not read: {why}", dropin.path)),
+            Err(why) => merged
+                .unjudged
+                .push(format!("{} is not read: {why}", dropin.path)),
         }
     }
     merged

@@ -31,7 +31,11 @@ fn a_gate_narrowed_by_another_selector_is_no_gate_and_the_router_is_open() {
     observed.ipv6_rules = parse(NARROWED_6).expect("recorded");
     let report = evaluate(&request(), &observed);
     assert!(!report.gate.ipv4 && !report.gate.ipv6, "{:?}", report.gate);
-    assert_eq!(report.state, State::Open, "not closed: GRE-less transit traffic crosses");
+    assert_eq!(
+        report.state,
+        State::Open,
+        "not closed: GRE-less transit traffic crosses"
+    );
     let gate = report
         .checks
         .iter()
@@ -39,11 +43,16 @@ fn a_gate_narrowed_by_another_selector_is_no_gate_and_the_router_is_open() {
         .expect("reported");
     assert!(!gate.ok);
     assert!(
-        gate.message.contains("is narrowed by ipproto, so it is not the gate"),
+        gate.message
+            .contains("is narrowed by ipproto, so it is not the gate"),
         "{}",
         gate.message
     );
-    assert!(gate.message.contains("is narrowed by dst,"), "{}", gate.message);
+    assert!(
+        gate.message.contains("is narrowed by dst,"),
+        "{}",
+        gate.message
+    );
 }
 
 /// TR4: every key ip prints that the gate lacks narrows it, a key unknown to the module too; a
@@ -84,7 +93,12 @@ fn every_other_key_narrows_and_only_the_plain_gate_is_one() {
 fn rules_ahead_of_the_gate_at_priority_0_and_by_altname_are_named() {
     let rules = parse(AHEAD_ALTNAME_4).expect("recorded");
     let names = transit();
-    let ahead = routing_ahead(&rules, |r| r.is_ipv4_gate(100, &names, 0x40_0000), 100, &names);
+    let ahead = routing_ahead(
+        &rules,
+        |r| r.is_ipv4_gate(100, &names, 0x40_0000),
+        100,
+        &names,
+    );
     let described: Vec<String> = ahead.iter().map(|r| r.describe()).collect();
     assert_eq!(
         described,
@@ -98,7 +112,10 @@ fn rules_ahead_of_the_gate_at_priority_0_and_by_altname_are_named() {
     observed.ipv4_rules = rules;
     observed.transit_names = names;
     let report = evaluate(&request(), &observed);
-    assert!(report.gate.ipv4, "a gate written with the altname is the gate");
+    assert!(
+        report.gate.ipv4,
+        "a gate written with the altname is the gate"
+    );
     assert_eq!(report.violations, ["routing_gate"]);
     assert_eq!(report.state, State::Open);
 }
@@ -110,7 +127,12 @@ fn a_rule_at_the_gates_priority_listed_before_it_is_ahead() {
     let json = r#"[{"priority":0,"src":"all","table":"local"},{"priority":100,"src":"all","iif":"tr-transit","table":"7"},{"priority":100,"src":"all","fwmark":"0","fwmask":"0x400000","iif":"tr-transit","action":"prohibit"},{"priority":100,"src":"all","iif":"tr-transit","table":"8"}]"#;
     let rules = parse(json).expect("JSON");
     let names = transit();
-    let ahead = routing_ahead(&rules, |r| r.is_ipv4_gate(100, &names, 0x40_0000), 100, &names);
+    let ahead = routing_ahead(
+        &rules,
+        |r| r.is_ipv4_gate(100, &names, 0x40_0000),
+        100,
+        &names,
+    );
     assert_eq!(ahead.len(), 1);
     assert_eq!(ahead[0].describe(), "priority 100 iif tr-transit lookup 7");
 }

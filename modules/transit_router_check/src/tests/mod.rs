@@ -2,19 +2,21 @@
 
 mod checks;
 mod ip_rules;
+mod kernel;
 mod nft;
 mod params;
 mod persisted;
 mod ranges;
 mod unit;
+mod vpc_lookups;
 
 use crate::checks::{Observed, UnitFiles, VpcLookups};
 use crate::kernel::{ReversePathSysctls, TransitInterface};
-use crate::routes::Lookup;
 use crate::nft::Ruleset;
 use crate::params::{Params, Request, DEFAULT_PRIVATE_RANGES};
 use crate::persisted::Persisted;
 use crate::report::Forwarding;
+use crate::routes::Lookup;
 use crate::{gate, routes};
 use serde_json::json;
 
@@ -103,8 +105,14 @@ pub fn enforced() -> Observed {
                 Lookup::Forwarded("default via 10.9.0.2 dev tr-up table main".into()),
             )),
             vpc: vec![
-                ("10.202.0.0".into(), Lookup::NotForwarded("prohibited".into())),
-                ("192.0.2.0".into(), Lookup::NotForwarded("prohibited".into())),
+                (
+                    "10.202.0.0".into(),
+                    Lookup::NotForwarded("prohibited".into()),
+                ),
+                (
+                    "192.0.2.0".into(),
+                    Lookup::NotForwarded("prohibited".into()),
+                ),
             ],
         }),
     }

@@ -59,3 +59,17 @@ in_ns "tc qdisc add dev tr-transit clsact
        tc -j qdisc show dev tr-transit > tc-6.1/qdisc-clsact.json"
 in_ns "tc qdisc add dev tr-transit ingress_block 22 clsact
        tc -j qdisc show dev tr-transit > tc-6.1/qdisc-shared-block.json"
+# `ip -j route get fibmatch` as a marked transit packet: a route into a VPC by policy routing, the
+# Internet's route, and the refusals' messages.
+in_ns "ip link set tr-transit up; ip link set tr-up up; echo 1 > /proc/sys/net/ipv4/ip_forward
+       ip addr add 198.51.100.1/24 dev tr-transit; ip addr add 203.0.113.1/24 dev tr-up
+       ip route add default via 203.0.113.2
+       ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 prohibit
+       ip -4 rule add priority 200 to 10.202.0.0/24 lookup 7; ip route add default via 198.51.100.2 table 7
+       ask() { ip -j route get fibmatch \$1 from 198.51.100.2 iif tr-transit \$2 2>&1; }
+       ask 10.202.0.0 'mark 0x400000' > ip-6.1/route-get-vpc-policy.json
+       ask 1.1.1.1 'mark 0x400000' > ip-6.1/route-get-internet.json
+       ask 192.0.2.0 'mark 0x400000' > ip-6.1/route-get-internet-route.json
+       ask 10.202.0.0 '' > ip-6.1/route-get-unmarked.txt || true
+       ip route add blackhole 192.0.2.0/24
+       ask 192.0.2.0 'mark 0x400000' > ip-6.1/route-get-blackhole.txt || true"
