@@ -6,16 +6,16 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_transit_router_check");
-const RULESET: &str = include_str!("../data/enforced.nft");
+pub const RULESET: &str = include_str!("../data/enforced.nft");
 
-struct Router {
-    ns: TestNamespace,
+pub struct Router {
+    pub ns: TestNamespace,
     dir: tempfile::TempDir,
 }
 
 impl Router {
     /// Forwarding on, nothing else: no table, no gate.
-    fn new() -> Router {
+    pub fn new() -> Router {
         let ns = TestNamespace::new("dvn-tr");
         ns.ip("link add tr-transit type veth peer name tr-up");
         let router = Router {
@@ -39,11 +39,11 @@ impl Router {
         router
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
-    fn sh(&self, script: &str) -> String {
+    pub fn sh(&self, script: &str) -> String {
         let output = self
             .ns
             .command("sh")
@@ -58,14 +58,14 @@ impl Router {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    fn enforce(&self) {
+    pub fn enforce(&self) {
         self.sh(&format!(
             "ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 prohibit && ip -6 rule add priority 100 iif tr-transit prohibit && nft -f {}",
             self.path("transit.nft").display()
         ));
     }
 
-    fn run(&self, changes: Value) -> (bool, Value) {
+    pub fn run(&self, changes: Value) -> (bool, Value) {
         let mut args = json!({
             "transit_interface": "tr-transit",
             "transit_network": "198.51.100.0/24",
@@ -84,7 +84,7 @@ impl Router {
     }
 }
 
-fn violations(result: &Value) -> Vec<&str> {
+pub fn violations(result: &Value) -> Vec<&str> {
     result["violations"]
         .as_array()
         .map(|v| v.iter().filter_map(Value::as_str).collect())

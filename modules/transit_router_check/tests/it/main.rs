@@ -3,3 +3,4 @@
 //! module path, e.g. `cargo test -p transit_router_check --test it in_namespace::`.
 
 mod in_namespace;
+mod kernel;
