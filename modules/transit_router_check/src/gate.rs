@@ -64,7 +64,7 @@ impl IpRule {
         self.action.as_deref() == Some("prohibit") && !self.not
     }
 
-    fn from_transit(&self, transit: &[String]) -> bool {
+    fn names_iif_transit(&self, transit: &[String]) -> bool {
         self.iif.as_ref().is_some_and(|iif| transit.contains(iif))
     }
 
@@ -88,7 +88,7 @@ impl IpRule {
     /// name or one of its altnames (the kernel resolves both).
     pub fn is_ipv4_gate(&self, priority: i64, transit: &[String], mark: u32) -> bool {
         self.priority == priority
-            && self.from_transit(transit)
+            && self.names_iif_transit(transit)
             && self.fwmark.as_deref().and_then(hex) == Some(0)
             && self.fwmask.as_deref().and_then(hex) == Some(u64::from(mark))
             && self.is_prohibit()
@@ -98,7 +98,7 @@ impl IpRule {
     /// `priority P iif T prohibit` and nothing else (no mark).
     pub fn is_ipv6_gate(&self, priority: i64, transit: &[String]) -> bool {
         self.priority == priority
-            && self.from_transit(transit)
+            && self.names_iif_transit(transit)
             && self.fwmark.is_none()
             && self.fwmask.is_none()
             && self.is_prohibit()
@@ -112,7 +112,7 @@ impl IpRule {
     /// so the rule may still apply; so may a negated rule, unless it is `not iif <transit>` alone.
     pub fn may_apply_to_transit(&self, transit: &[String]) -> bool {
         let bound = !self.other.contains_key("iif_detached");
-        let names_transit = self.from_transit(transit) && bound;
+        let names_transit = self.names_iif_transit(transit) && bound;
         if self.not {
             // `not` negates every selector together: only `not iif <transit>` alone spares
             // every transit packet.

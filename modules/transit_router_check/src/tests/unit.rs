@@ -51,7 +51,7 @@ fn a_dropin_that_empties_the_reload_and_replaces_execstart_is_named() {
         "/etc/systemd/system/deevnet-transit-router.service.d/override.conf",
         "[Unit]\nReloadPropagatedFrom=\n[Service]\nExecStart=\nExecStart=/bin/true\n",
     );
-    let merged = merge(super::UNIT, &[hostile.clone()]);
+    let merged = merge(super::UNIT, std::slice::from_ref(&hostile));
     assert!(!merged.reloads_with_nftables());
     assert_eq!(
         merged.unjudged,
