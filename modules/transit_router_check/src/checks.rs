@@ -96,7 +96,15 @@ pub fn evaluate(request: &Request, observed: &Observed) -> Report {
         reload_survival(request, &observed.unit),
         kernel::transit_interface(request, &observed.transit_interface),
         kernel::legacy_tables(&observed.legacy_tables),
-        kernel::reverse_path(request, ruleset, observed.reverse_path),
+        kernel::reverse_path(
+            request,
+            ruleset,
+            kernel::ReversePathInput {
+                sysctls: observed.reverse_path,
+                ipv4_rules: &observed.ipv4_rules,
+                transit_names: &observed.transit_names,
+            },
+        ),
     ];
     let state = state(&checks, observed.forwarding);
     Report {

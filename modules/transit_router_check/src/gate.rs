@@ -145,6 +145,20 @@ impl IpRule {
             && self.other.iter().all(|(k, v)| selects_nothing(k, v))
     }
 
+    /// Whether a packet with `mark` meets its `fwmark` selector (none: every mark).
+    pub fn matches_mark(&self, mark: u64) -> bool {
+        let Some(value) = self.fwmark.as_deref() else {
+            return true;
+        };
+        let mask = self
+            .fwmask
+            .as_deref()
+            .map_or(Some(u64::from(u32::MAX)), hex);
+        hex(value)
+            .zip(mask)
+            .is_some_and(|(value, mask)| mark & mask == value)
+    }
+
     /// The `to` prefix (`dst`, `dstlen`), when the rule has one.
     pub fn dst(&self) -> Option<Range> {
         let addr = self.other.get("dst")?.as_str()?;

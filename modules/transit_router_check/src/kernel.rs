@@ -4,6 +4,7 @@
 //! reverse-path filter that meets the gate ([`reverse_path`]).
 
 use crate::checks::our_table;
+use crate::gate::IpRule;
 use crate::nft::Ruleset;
 use crate::report::Check;
 use crate::Request;
@@ -110,9 +111,9 @@ pub struct ReversePathSysctls {
     pub src_valid_mark_uplink: bool,
 }
 
-/// Whether the table's prerouting chain ORs the gate's bit into what arrives on the uplink (a
-/// rule naming it, or naming no interface).
-fn marks_uplink(request: &Request, ruleset: &Ruleset) -> bool {
+/// Whether the table's prerouting chain ORs the gate's bit into what arrives on `ifname` (a rule
+/// naming it, or naming no interface).
+fn marks(request: &Request, ruleset: &Ruleset, ifname: &str) -> bool {
     let owner = our_table(request);
     ruleset
         .base_chains("prerouting")
@@ -123,8 +124,31 @@ fn marks_uplink(request: &Request, ruleset: &Ruleset) -> bool {
             f.mark_or == Some(u64::from(request.gate_mark))
                 && f.iifname
                     .as_ref()
-                    .is_none_or(|m| m.equal && m.names.contains(&request.uplink))
+                    .is_none_or(|m| m.equal && m.names.iter().any(|n| n == ifname))
         })
+}
+
+/// Whether some IPv4 rule refuses a lookup from the transit interface that carries no mark: the
+/// gate, or any `prohibit`, `blackhole` or `unreachable` rule naming it whose mark selector
+/// matches 0.
+fn refuses_unmarked_from_transit(rules: &[IpRule], transit: &[String]) -> bool {
+    rules.iter().any(|r| {
+        let refuses = matches!(
+            r.action.as_deref(),
+            Some("prohibit" | "blackhole" | "unreachable")
+        );
+        let from_transit = r.iif.as_ref().is_some_and(|iif| transit.contains(iif));
+        !r.not && refuses && from_transit && r.matches_mark(0)
+    })
+}
+
+/// What the reverse-path check reads: the sysctls, the IPv4 rules and the transit interface's
+/// names.
+#[derive(Debug, Clone, Copy)]
+pub struct ReversePathInput<'a> {
+    pub sysctls: ReversePathSysctls,
+    pub ipv4_rules: &'a [IpRule],
+    pub transit_names: &'a [String],
 }
 
 /// The check that the answers to transit traffic get through the reverse-path filter. An answer
@@ -133,11 +157,12 @@ fn marks_uplink(request: &Request, ruleset: &Ruleset) -> bool {
 /// (`conf.all` or the uplink's) and 0 otherwise: unmarked, that lookup meets the gate's
 /// `prohibit`, and with `rp_filter` 1 or 2 (the larger of `conf.all` and the uplink's) the answer
 /// is dropped. So the router forwards nothing back unless rp_filter is 0 there, or
-/// `src_valid_mark` is on and the table marks what arrives on the uplink. Availability only: a
-/// router that drops the answers lets nothing more through.
-pub fn reverse_path(request: &Request, ruleset: &Ruleset, seen: ReversePathSysctls) -> Check {
+/// `src_valid_mark` is on and the table marks what arrives on the uplink. Without the table's
+/// mark on transit packets, or without a rule that refuses them unmarked, there is no such drop
+/// to judge. Availability only: a router that drops the answers lets nothing more through.
+pub fn reverse_path(request: &Request, ruleset: &Ruleset, input: ReversePathInput) -> Check {
     const NAME: &str = "reverse_path";
-    let uplink = &request.uplink;
+    let (uplink, seen) = (&request.uplink, input.sysctls);
     let rp = seen.rp_filter_all.max(seen.rp_filter_uplink);
     let rp_key = SysctlKey::ipv4_conf(uplink, "rp_filter");
     if rp == 0 {
@@ -146,9 +171,17 @@ pub fn reverse_path(request: &Request, ruleset: &Ruleset, seen: ReversePathSysct
             format!("{rp_key} is 0 (with conf.all): answers from {uplink} are not reverse-path filtered."),
         );
     }
+    if !refuses_unmarked_from_transit(input.ipv4_rules, input.transit_names)
+        || !marks(request, ruleset, &request.transit_interface)
+    {
+        return Check::pass(
+            NAME,
+            format!("{rp_key} is {rp}, but no transit traffic passes an IPv4 rule refusing what arrives on {} unmarked, so no answer meets one.", request.transit_interface),
+        );
+    }
     let svm = seen.src_valid_mark_all || seen.src_valid_mark_uplink;
     let svm_key = SysctlKey::ipv4_conf(uplink, "src_valid_mark");
-    let marked = marks_uplink(request, ruleset);
+    let marked = marks(request, ruleset, uplink);
     if svm && marked {
         return Check::pass(
             NAME,

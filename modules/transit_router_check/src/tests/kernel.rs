@@ -219,3 +219,35 @@ fn marking_uplink() -> String {
     objects.push(rule);
     listing.to_string()
 }
+
+/// RP: without a rule refusing unmarked packets from the transit interface (a router before the
+/// role), or without the table that lets transit traffic through the gate (flushed), no answer
+/// meets the gate; the same sysctls with both fail.
+#[test]
+fn the_reverse_path_is_judged_only_where_transit_traffic_passes_the_gate() {
+    let rp_on = ReversePathSysctls {
+        rp_filter_all: 2,
+        rp_filter_uplink: 2,
+        src_valid_mark_all: false,
+        src_valid_mark_uplink: false,
+    };
+    let mut observed = enforced();
+    observed.reverse_path = rp_on;
+    assert!(!check(&evaluate(&request(), &observed), "reverse_path").ok);
+    let mut no_gate = observed.clone();
+    no_gate.ipv4_rules.retain(|r| r.action.is_none());
+    assert!(check(&evaluate(&request(), &no_gate), "reverse_path").ok);
+    let mut other_mark = observed.clone();
+    other_mark.ipv4_rules =
+        crate::gate::parse(&GATE_4.replace("\"fwmark\":\"0\"", "\"fwmark\":\"0x400000\""))
+            .expect("JSON");
+    assert!(
+        check(&evaluate(&request(), &other_mark), "reverse_path").ok,
+        "a rule for marked packets only refuses no unmarked lookup"
+    );
+    let mut flushed = observed;
+    flushed.ruleset = ruleset(FLUSHED);
+    let report = evaluate(&request(), &flushed);
+    assert!(check(&report, "reverse_path").ok);
+    assert_eq!(report.state, State::Closed);
+}
