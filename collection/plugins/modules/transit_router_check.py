@@ -23,7 +23,7 @@ description:
     the routing gate, two policy-routing rules at O(gate_priority) that send what arrives there
     unmarked (IPv4) or at all (IPv6) to C(prohibit). When the table is gone, the gate holds."
   - "What it reads: C(nft -j list ruleset); C(ip -j -4 rule show), C(ip -j -6 rule show),
-    C(ip -j -4 route show table all) and C(ip -j addr show); C(tc -j qdisc show) and the ingress
+    C(ip -j -4 route show table all), C(ip -j -6 route show table local) and C(ip -j addr show); C(tc -j qdisc show) and the ingress
     and egress filters of O(transit_interface); C(ip -j route get fibmatch) of VPC addresses as a
     marked packet from the transit network; C(net.ipv4.ip_forward),
     C(net.ipv4.conf.<transit_interface>.forwarding) and the C(rp_filter) and C(src_valid_mark)
@@ -54,7 +54,7 @@ description:
     narrowed by any other selector, C(ipproto), C(to), ports, C(tos), C(uidrange) or one the
     module does not know, is not the gate and is named - and no rule ahead of them, at priority
     0 or by an altname of the transit interface included, that may route transit packets, and
-    no forwarding route in table C(local)); C(forwarding)
+    no forwarding route in table C(local), IPv4 or IPv6); C(forwarding)
     (C(net.ipv4.conf.<transit_interface>.forwarding) is 1); C(persisted) (O(ruleset_path),
     loaded by C(nft -f) in a network namespace of its own, gives the running table, compared
     object by object with handles and counter values left out); C(reload_survival)

@@ -20,6 +20,8 @@ pub struct Observed {
     pub ipv4_rules: Vec<IpRule>,
     pub ipv6_rules: Vec<IpRule>,
     pub routes: Vec<IpRoute>,
+    /// IPv6 table `local` (`ip -j -6 route show table local`).
+    pub ipv6_local_routes: Vec<IpRoute>,
     pub forwarding: Forwarding,
     pub persisted: Persisted,
     pub unit: UnitFiles,
@@ -550,7 +552,10 @@ pub fn routing_gate(request: &Request, observed: &Observed, gate: Gate) -> Check
         ));
         fixes.push("delete those rules or give them a priority above the gate's".into());
     }
-    let local = routes::forwarding_in_local_table(&observed.routes);
+    let mut local = routes::forwarding_in_local_table(&observed.routes);
+    local.extend(routes::forwarding_in_local_table(
+        &observed.ipv6_local_routes,
+    ));
     if !local.is_empty() {
         problems.push(format!(
             "table local, which the rule at priority 0 looks up ahead of the gate, forwards: {}",

@@ -45,6 +45,15 @@ pub fn observe(request: &Request) -> Result<Observed, Failure> {
         &["-j", "-4", "route", "show", "table", "all"],
     )?)
     .map_err(|e| format!("{IP} -j -4 route show table all printed {e}"))?;
+    let mut ipv6_local_routes = routes::parse(&listing(
+        IP,
+        &["-j", "-6", "route", "show", "table", "local"],
+    )?)
+    .map_err(|e| format!("{IP} -j -6 route show table local printed {e}"))?;
+    // Listing one table, ip leaves its name out.
+    for route in &mut ipv6_local_routes {
+        route.table = Some("local".into());
+    }
     let links = interface::parse_links(&listing(IP, &["-j", "addr", "show"])?)
         .map_err(|e| format!("{IP} -j addr show printed {e}"))?;
     let transit_names = interface::names(&links, &request.transit_interface);
@@ -60,6 +69,7 @@ pub fn observe(request: &Request) -> Result<Observed, Failure> {
         ipv4_rules,
         ipv6_rules,
         routes,
+        ipv6_local_routes,
         forwarding: Forwarding {
             ip_forward: ip_forward.as_deref() == Some("1"),
             transit,

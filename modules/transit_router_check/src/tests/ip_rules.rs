@@ -166,3 +166,22 @@ fn a_forwarding_route_in_table_local_is_ahead_of_the_gate() {
         gate.message
     );
 }
+
+/// TR5: IPv6 table local is looked up ahead of the IPv6 gate too.
+#[test]
+fn a_forwarding_route_in_ipv6_table_local_is_ahead_of_the_gate() {
+    // `ip -j -6 route show table local` with `ip -6 route add 2001:db8:5::/48 dev tr-transit table local`.
+    let json = r#"[{"type":"local","dst":"::1","dev":"lo","protocol":"kernel","metric":0,"flags":[],"pref":"medium"},{"dst":"2001:db8:5::/48","dev":"tr-transit","metric":1024,"flags":["linkdown"],"pref":"medium"},{"type":"multicast","dst":"ff00::/8","dev":"tr-transit","protocol":"kernel","metric":256,"flags":["linkdown"],"pref":"medium"}]"#;
+    let mut observed = enforced();
+    observed.ipv6_local_routes = crate::routes::parse(json).expect("ip's JSON");
+    for route in &mut observed.ipv6_local_routes {
+        route.table = Some("local".into());
+    }
+    let report = evaluate(&request(), &observed);
+    assert_eq!(report.violations, ["routing_gate"]);
+    observed.ipv6_local_routes.retain(|r| r.kind.is_some());
+    assert!(
+        evaluate(&request(), &observed).violations.is_empty(),
+        "local and multicast routes are the kernel's own"
+    );
+}

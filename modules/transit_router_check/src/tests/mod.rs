@@ -75,6 +75,7 @@ pub fn enforced() -> Observed {
         ipv4_rules: gate::parse(GATE_4).expect("recorded"),
         ipv6_rules: gate::parse(GATE_6).expect("recorded"),
         routes: Vec::new(),
+        ipv6_local_routes: Vec::new(),
         forwarding: Forwarding {
             ip_forward: true,
             transit: true,

@@ -63,6 +63,26 @@ fn rules_ahead_at_priority_0_and_by_altname_are_named_and_an_altname_gate_holds(
     );
 }
 
+/// TR5: what table local forwards is routed by the rule at priority 0, ahead of both gates.
+#[test]
+fn a_forwarding_route_in_table_local_is_named() {
+    let router = Router::new();
+    router.enforce();
+    router.sh("ip link set tr-transit up && ip link set tr-up up && ip -6 route add 2001:db8:5::/48 dev tr-transit table local && ip -4 route add 172.16.0.0/12 dev tr-up table local");
+    let (ok, result) = router.run(json!({}));
+    assert!(!ok);
+    assert_eq!(violations(&result), ["routing_gate"], "{result:#}");
+    let found = message(&result, "routing_gate");
+    assert!(
+        found.contains("unicast 2001:db8:5::/48 dev tr-transit in table local"),
+        "{found}"
+    );
+    assert!(
+        found.contains("unicast 172.16.0.0/12 dev tr-up in table local"),
+        "{found}"
+    );
+}
+
 /// TR6: the transit interface in a bridge, and another interface in the transit network.
 #[test]
 fn a_bridged_transit_interface_and_another_in_the_transit_network_are_violations() {
