@@ -73,8 +73,9 @@ description:
     reverse lookup runs as if they came in on the transit interface, unmarked unless
     C(src_valid_mark) is on, so with C(rp_filter) 1 or 2 on O(uplink) - the larger of C(all)'s and
     its own - it meets the gate's C(prohibit) unless C(src_valid_mark) is on and the table's
-    prerouting chain marks what arrives on O(uplink); judged where transit traffic passes the
-    gate - the table marks it and an IPv4 rule refuses it unmarked)."
+    prerouting chain marks what arrives there - a rule naming O(uplink) or no interface, such as
+    the role's mark of the replies to the transit network; judged where transit traffic passes
+    the gate - the table marks it and an IPv4 rule refuses it unmarked)."
   - Files are read through the collection's file policy as another tool's files - a regular file
     that nobody but root could have written, in folders the same, a link only when root planted
     it; anything else fails its check, naming the file and why. It never changes anything, on the

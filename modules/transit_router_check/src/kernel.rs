@@ -194,7 +194,7 @@ pub fn reverse_path(request: &Request, ruleset: &Ruleset, input: ReversePathInpu
     }
     if !marked {
         missing.push(format!(
-            "no prerouting rule of table inet {} marks what arrives on {uplink} with {:#x}",
+            "no prerouting rule of table inet {} marks what arrives on {uplink} (or on every interface) with {:#x}",
             request.table, request.gate_mark
         ));
     }
@@ -205,8 +205,8 @@ pub fn reverse_path(request: &Request, ruleset: &Ruleset, input: ReversePathInpu
             missing.join(" and ")
         ),
         format!(
-            "`sysctl -w {svm_key}=1` and a prerouting rule `iifname \"{uplink}\" meta mark set meta mark | {:#010x}` in the table, or `sysctl -w {rp_key}=0` with conf.all's 0; persist it in /etc/sysctl.d",
-            request.gate_mark
+            "`sysctl -w net.ipv4.conf.all.src_valid_mark=1` and a prerouting rule in the table that marks the replies to the transit network, `ct direction reply ct original ip saddr {} meta mark set meta mark | {:#010x}` (the deevnet.net.transit_router role does both); or `sysctl -w {rp_key}=0` with conf.all's 0; persist it in /etc/sysctl.d",
+            request.transit_network, request.gate_mark
         ),
     )
 }

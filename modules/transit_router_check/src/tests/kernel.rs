@@ -8,6 +8,7 @@ use crate::report::State;
 const BRIDGED: &str = include_str!("../../tests/data/ip-6.1/bridged-addr.json");
 const INGRESS_REDIRECT: &str = include_str!("../../tests/data/tc-6.1/ingress-redirect.json");
 const QDISC_CLSACT: &str = include_str!("../../tests/data/tc-6.1/qdisc-clsact.json");
+const REPLIES_MARKED: &str = include_str!("../../tests/data/nft-1.0.6/replies-marked.json");
 const QDISC_SHARED: &str = include_str!("../../tests/data/tc-6.1/qdisc-shared-block.json");
 
 fn check<'a>(report: &'a crate::Report, name: &str) -> &'a crate::Check {
@@ -166,13 +167,13 @@ fn the_reverse_path_filter_that_meets_the_gate_is_a_violation_of_availability() 
         let found = check(&report, "reverse_path");
         assert!(
             found.message.contains(
-                "no prerouting rule of table inet deevnet_transit marks what arrives on tr-up"
+                "no prerouting rule of table inet deevnet_transit marks what arrives on tr-up (or on every interface)"
             ),
             "{}",
             found.message
         );
         assert!(
-            found.fix.contains("net.ipv4.conf.tr-up.src_valid_mark=1"),
+            found.fix.contains("`sysctl -w net.ipv4.conf.all.src_valid_mark=1` and a prerouting rule in the table that marks the replies to the transit network, `ct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark | 0x00400000`"),
             "{}",
             found.fix
         );
@@ -250,4 +251,24 @@ fn the_reverse_path_is_judged_only_where_transit_traffic_passes_the_gate() {
     let report = evaluate(&request(), &flushed);
     assert!(check(&report, "reverse_path").ok);
     assert_eq!(report.state, State::Closed);
+}
+
+/// RP, must not pass: the role's mark of the replies to the transit network (no interface named)
+/// with src_valid_mark on in conf.all passes under rp_filter 1 and 2.
+#[test]
+fn the_roles_mark_of_the_replies_passes_the_reverse_path_check() {
+    let mut observed = enforced();
+    observed.ruleset = ruleset(REPLIES_MARKED);
+    for rp in [1, 2] {
+        observed.reverse_path = ReversePathSysctls {
+            rp_filter_all: rp,
+            rp_filter_uplink: rp,
+            src_valid_mark_all: true,
+            src_valid_mark_uplink: false,
+        };
+        let report = evaluate(&request(), &observed);
+        assert!(check(&report, "reverse_path").ok, "{:#?}", report.checks);
+    }
+    observed.reverse_path.src_valid_mark_all = false;
+    assert!(!check(&evaluate(&request(), &observed), "reverse_path").ok);
 }

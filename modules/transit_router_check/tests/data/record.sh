@@ -73,3 +73,7 @@ in_ns "ip link set tr-transit up; ip link set tr-up up; echo 1 > /proc/sys/net/i
        ask 10.202.0.0 '' > ip-6.1/route-get-unmarked.txt || true
        ip route add blackhole 192.0.2.0/24
        ask 192.0.2.0 'mark 0x400000' > ip-6.1/route-get-blackhole.txt || true"
+# The role's mark of the replies to the transit network, which the reverse-path check needs.
+in_ns "nft -f $here/enforced.nft
+       nft add rule inet deevnet_transit prerouting ct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark \| 0x00400000
+       nft -j list ruleset > nft-1.0.6/replies-marked.json"

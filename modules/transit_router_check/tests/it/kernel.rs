@@ -244,8 +244,8 @@ impl Perimeter {
 
 /// RP: with rp_filter 2 the answers from the uplink are checked by a lookup as if from the
 /// transit interface, unmarked: the gate drops them, and the audit says so; src_valid_mark alone
-/// does not help (the answers carry no mark); with the table marking what arrives on the uplink
-/// they pass, and so does the audit.
+/// does not help (the answers carry no mark); with the table marking the replies to the transit
+/// network as the role's does, they pass, and so does the audit.
 #[test]
 fn the_reverse_path_filter_drops_the_answers_unless_they_are_marked_and_the_audit_agrees() {
     let perimeter = Perimeter::new(RULESET);
@@ -266,7 +266,7 @@ fn the_reverse_path_filter_drops_the_answers_unless_they_are_marked_and_the_audi
     }
     let marked = RULESET.replace(
         "\t\tiifname \"tr-transit\" meta mark set meta mark | 0x00400000\n",
-        "\t\tiifname \"tr-transit\" meta mark set meta mark | 0x00400000\n\t\tiifname \"tr-up\" meta mark set meta mark | 0x00400000\n",
+        "\t\tiifname \"tr-transit\" meta mark set meta mark | 0x00400000\n\t\tct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark | 0x00400000\n",
     );
     assert_ne!(marked, RULESET);
     let perimeter = Perimeter::new(&marked);
