@@ -23,7 +23,7 @@ description:
     the routing gate, two policy-routing rules at O(gate_priority) that send what arrives there
     unmarked (IPv4) or at all (IPv6) to C(prohibit). When the table is gone, the gate holds."
   - "What it reads: C(nft -j list ruleset); C(ip -j -4 rule show), C(ip -j -6 rule show),
-    C(ip -j -4 route show table all), C(ip -j -6 route show table local) and C(ip -j addr show); C(tc -j qdisc show) and the ingress
+    C(ip -j -4 route show table all), C(ip -j -6 route show table local) and C(ip -j -d addr show); C(tc -j qdisc show) and the ingress
     and egress filters of O(transit_interface); C(ip -j route get fibmatch) of VPC addresses as a
     marked packet from the transit network; C(net.ipv4.ip_forward),
     C(net.ipv4.conf.<transit_interface>.forwarding) and the C(rp_filter) and C(src_valid_mark)
@@ -65,7 +65,8 @@ description:
     a drop-in that sets C(Exec*=), C(Type=), C(Condition*=) or C(Assert*=), one that cannot be
     read, or a unit of the same name in a folder systemd reads first fails);
     C(transit_interface) (O(transit_interface) has no master - a bridge would take its packets
-    from the table's C(iifname) and the gate's C(iif) - no XDP program, no tc filter on it that
+    from the table's C(iifname) and the gate's C(iif) - no device stacked on it (a VLAN or
+    macvlan receives from the transit wire as itself), no XDP program, no tc filter on it that
     the audit cannot prove harmless (only C(gact) and C(police) actions are; C(mirred),
     C(skbedit), C(bpf) and shared blocks are not), and no other interface holds an address in
     the transit network); C(legacy_tables) (no iptables-legacy table is loaded: nft cannot list

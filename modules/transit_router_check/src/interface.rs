@@ -14,6 +14,10 @@ pub struct Link {
     #[serde(default)]
     pub altnames: Vec<String>,
     pub master: Option<String>,
+    /// The lower device (a VLAN's or macvlan's parent; a veth's peer).
+    pub link: Option<String>,
+    /// `ip -d`'s details: `info_kind` is the device's kind.
+    pub linkinfo: Option<Value>,
     pub xdp: Option<Value>,
     #[serde(default)]
     pub addr_info: Vec<AddrInfo>,
@@ -27,7 +31,7 @@ pub struct AddrInfo {
     pub prefixlen: Option<u32>,
 }
 
-/// Parses `ip -j addr show`.
+/// Parses `ip -j -d addr show`.
 pub fn parse_links(json: &str) -> Result<Vec<Link>, String> {
     serde_json::from_str(json).map_err(|e| format!("JSON that does not parse: {e}"))
 }
@@ -73,6 +77,25 @@ pub fn others_in_transit_network(links: &[Link], transit: &str, network: Range) 
         .map(|(name, addr, prefix)| {
             let len = 32 - (prefix.last - prefix.first).count_ones();
             format!("{name} ({}/{len})", std::net::Ipv4Addr::from(addr))
+        })
+        .collect()
+}
+
+/// The devices stacked on the transit interface (VLAN, macvlan, ipvlan, macsec...), each with its
+/// kind: what arrives for them on the transit wire arrives as them, which neither the table's
+/// `iifname` nor the gate's `iif` names. A veth's `link` is its peer, not a parent.
+pub fn stacked_on(links: &[Link], transit: &[String]) -> Vec<String> {
+    links
+        .iter()
+        .filter(|l| l.link.as_ref().is_some_and(|lower| transit.contains(lower)))
+        .filter_map(|l| {
+            let kind = l
+                .linkinfo
+                .as_ref()
+                .and_then(|i| i.get("info_kind"))
+                .and_then(Value::as_str)
+                .unwrap_or("device");
+            (kind != "veth").then(|| format!("{} ({kind})", l.ifname))
         })
         .collect()
 }

@@ -21,12 +21,14 @@ pub struct TransitInterface {
     pub tc: Result<Vec<String>, String>,
     /// The other interfaces holding an address in the transit network, each with it.
     pub others_in_network: Vec<String>,
+    /// The devices stacked on it (VLAN, macvlan...), each with its kind.
+    pub stacked: Vec<String>,
 }
 
 /// The check that what arrives from the transit network arrives on the transit interface, as
 /// itself, to the table and the gate: not enslaved (its packets would arrive from the master), no
 /// XDP program, no tc filter that may redirect or mark them ahead of both, no other interface in
-/// the transit network.
+/// the transit network, no device stacked on it.
 pub fn transit_interface(request: &Request, seen: &TransitInterface) -> Check {
     const NAME: &str = "transit_interface";
     let transit = &request.transit_interface;
@@ -37,6 +39,13 @@ pub fn transit_interface(request: &Request, seen: &TransitInterface) -> Check {
             "{transit} is enslaved to {master}: its packets arrive from {master}, which neither the table's iifname nor the gate's iif names"
         ));
         fixes.push(format!("`ip link set {transit} nomaster`"));
+    }
+    if !seen.stacked.is_empty() {
+        problems.push(format!(
+            "devices stacked on {transit} receive from the transit wire as themselves: {}",
+            seen.stacked.join(", ")
+        ));
+        fixes.push("delete them (`ip link del <device>`)".into());
     }
     if seen.xdp {
         problems.push(format!(
@@ -71,7 +80,7 @@ pub fn transit_interface(request: &Request, seen: &TransitInterface) -> Check {
     if problems.is_empty() {
         return Check::pass(
             NAME,
-            format!("{transit} has no master, no XDP program and no tc filter that moves or marks packets; no other interface is in the transit network."),
+            format!("{transit} has no master, no device stacked on it, no XDP program and no tc filter that moves or marks packets; no other interface is in the transit network."),
         );
     }
     Check::fail(NAME, format!("{}.", problems.join("; ")), fixes.join(", "))

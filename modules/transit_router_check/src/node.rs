@@ -54,14 +54,14 @@ pub fn observe(request: &Request) -> Result<Observed, Failure> {
     for route in &mut ipv6_local_routes {
         route.table = Some("local".into());
     }
-    let links = interface::parse_links(&listing(IP, &["-j", "addr", "show"])?)
-        .map_err(|e| format!("{IP} -j addr show printed {e}"))?;
+    let links = interface::parse_links(&listing(IP, &["-j", "-d", "addr", "show"])?)
+        .map_err(|e| format!("{IP} -j -d addr show printed {e}"))?;
     let transit_names = interface::names(&links, &request.transit_interface);
     let rule_dsts: Vec<Range> = ipv4_rules.iter().filter_map(gate::IpRule::dst).collect();
     let probes = routes::probe_points(&request.vpc_ranges, &routes, &rule_dsts);
     Ok(Observed {
         vpc_lookups: vpc_lookups(request, &links, &probes),
-        transit_interface: transit_interface(request, &links),
+        transit_interface: transit_interface(request, &links, &transit_names),
         transit_names,
         legacy_tables: legacy_tables(),
         reverse_path: reverse_path_sysctls(&request.uplink)?,
@@ -79,9 +79,9 @@ pub fn observe(request: &Request) -> Result<Observed, Failure> {
     })
 }
 
-/// The transit interface's master and XDP program (from `ip -j addr show`), its tc qdiscs and
-/// filters, and the other interfaces in the transit network.
-fn transit_interface(request: &Request, links: &[Link]) -> TransitInterface {
+/// The transit interface's master, stacked devices and XDP program (from `ip -j -d addr show`),
+/// its tc qdiscs and filters, and the other interfaces in the transit network.
+fn transit_interface(request: &Request, links: &[Link], names: &[String]) -> TransitInterface {
     let transit = &request.transit_interface;
     let link = links.iter().find(|l| &l.ifname == transit);
     let tc = |args: &[&str]| {
@@ -105,6 +105,7 @@ fn transit_interface(request: &Request, links: &[Link]) -> TransitInterface {
             transit,
             request.transit_network,
         ),
+        stacked: interface::stacked_on(links, names),
     }
 }
 

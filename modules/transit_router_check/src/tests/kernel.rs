@@ -5,6 +5,7 @@ use crate::kernel::ReversePathSysctls;
 use crate::ranges::Range;
 use crate::report::State;
 
+const STACKED: &str = include_str!("../../tests/data/ip-6.1/stacked-addr.json");
 const BRIDGED: &str = include_str!("../../tests/data/ip-6.1/bridged-addr.json");
 const INGRESS_REDIRECT: &str = include_str!("../../tests/data/tc-6.1/ingress-redirect.json");
 const QDISC_CLSACT: &str = include_str!("../../tests/data/tc-6.1/qdisc-clsact.json");
@@ -271,4 +272,27 @@ fn the_roles_mark_of_the_replies_passes_the_reverse_path_check() {
     }
     observed.reverse_path.src_valid_mark_all = false;
     assert!(!check(&evaluate(&request(), &observed), "reverse_path").ok);
+}
+
+/// TR6: a macvlan stacked on the transit interface takes what arrives for it as itself; the veth
+/// peer (whose `link` names the transit interface too) is another wire, not a child.
+#[test]
+fn a_device_stacked_on_the_transit_interface_is_named_and_its_veth_peer_is_not() {
+    let links = parse_links(STACKED).expect("recorded");
+    let names = interface::names(&links, "tr-transit");
+    assert_eq!(interface::stacked_on(&links, &names), ["mv0 (macvlan)"]);
+    let mut observed = enforced();
+    observed.transit_interface.stacked = interface::stacked_on(&links, &names);
+    let report = evaluate(&request(), &observed);
+    assert_eq!(report.violations, ["transit_interface"]);
+    assert_eq!(report.state, State::Open);
+    let peer = links
+        .iter()
+        .find(|l| l.ifname == "tr-up")
+        .expect("the veth peer");
+    assert_eq!(
+        peer.link.as_deref(),
+        Some("tr-transit"),
+        "its link names the transit interface"
+    );
 }

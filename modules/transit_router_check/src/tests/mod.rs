@@ -96,6 +96,7 @@ pub fn enforced() -> Observed {
             xdp: false,
             tc: Ok(Vec::new()),
             others_in_network: Vec::new(),
+            stacked: Vec::new(),
         },
         legacy_tables: Ok(Vec::new()),
         reverse_path: ReversePathSysctls::default(),

@@ -77,3 +77,6 @@ in_ns "ip link set tr-transit up; ip link set tr-up up; echo 1 > /proc/sys/net/i
 in_ns "nft -f $here/enforced.nft
        nft add rule inet deevnet_transit prerouting ct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark \| 0x00400000
        nft -j list ruleset > nft-1.0.6/replies-marked.json"
+# A macvlan stacked on the transit interface, with ip's details (-d).
+in_ns "ip link add link tr-transit name mv0 type macvlan
+       ip -j -d addr show > ip-6.1/stacked-addr.json"

@@ -100,6 +100,19 @@ fn a_bridged_transit_interface_and_another_in_the_transit_network_are_violations
     assert!(message(&result, "transit_interface").contains("tr-2 (198.51.100.7/24)"));
 }
 
+/// TR6: a macvlan on the transit interface receives from the transit wire as itself.
+#[test]
+fn a_macvlan_on_the_transit_interface_is_a_violation() {
+    let router = Router::new();
+    router.enforce();
+    router.sh("ip link add link tr-transit name mv0 type macvlan");
+    let (ok, result) = router.run(json!({}));
+    assert!(!ok);
+    assert_eq!(violations(&result), ["transit_interface"], "{result:#}");
+    assert_eq!(result["state"], "open");
+    assert!(message(&result, "transit_interface").contains("mv0 (macvlan)"));
+}
+
 /// TR7: a tc ingress redirect on the transit interface, ahead of the forward hook.
 #[test]
 fn a_tc_ingress_redirect_is_a_violation_and_an_empty_clsact_is_not() {
