@@ -45,7 +45,8 @@ description:
     module cannot read, such as C(xt), counts as accepting and is named); C(vpc_route) (no
     unicast route, in any table, into a VPC range - blackhole, unreachable and prohibit routes are
     fine - and the kernel forwards no packet from the transit network, marked as the table marks
-    it, to a VPC address by any route but the one an Internet address takes: each range's first
+    it, to a VPC address by any route but the one an Internet address takes, nor back out of
+    O(transit_interface): each range's first
     address and every address where a route or rule prefix starts or ends inside it is asked,
     so policy routing into a VPC is found; an answer it cannot read fails);
     C(uplink_snat) (a nat postrouting rule masquerades or SNATs the transit network going

@@ -90,7 +90,7 @@ pub fn evaluate(request: &Request, observed: &Observed) -> Report {
         open_forward_policy(request, ruleset, observed.forwarding),
         first_in_forward(request, ruleset),
         private_accept_ahead(&walk),
-        vpc_route(&vpc_routes, &observed.vpc_lookups),
+        vpc_route(&vpc_routes, &observed.vpc_lookups, &observed.transit_names),
         uplink_snat(request, ruleset),
         routing_gate(request, observed, gate),
         forwarding(request, observed.forwarding),
@@ -354,10 +354,15 @@ pub fn private_accept_ahead(walk: &Option<Walk>) -> Check {
 }
 
 /// Check 5: no unicast route into a VPC range, in any table, and the kernel forwards no marked
-/// transit packet to a VPC address other than by the Internet's own route.
-pub fn vpc_route(found: &[routes::VpcRoute], lookups: &Result<VpcLookups, String>) -> Check {
+/// transit packet to a VPC address other than by the Internet's own route, nor back out of the
+/// transit interface.
+pub fn vpc_route(
+    found: &[routes::VpcRoute],
+    lookups: &Result<VpcLookups, String>,
+    transit: &[String],
+) -> Check {
     const NAME: &str = "vpc_route";
-    let asked = vpc_lookup_problems(lookups);
+    let asked = vpc_lookup_problems(lookups, transit);
     if found.is_empty() && asked.is_empty() {
         return Check::pass(
             NAME,
@@ -393,9 +398,9 @@ pub fn vpc_route(found: &[routes::VpcRoute], lookups: &Result<VpcLookups, String
     )
 }
 
-/// What the kernel's answers for VPC addresses show: each forwarded by a route other than the
-/// Internet's, or not understood.
-fn vpc_lookup_problems(lookups: &Result<VpcLookups, String>) -> Vec<String> {
+/// What the kernel's answers for VPC addresses show: each forwarded back out of the transit
+/// interface, or by a route other than the Internet's, or not understood.
+fn vpc_lookup_problems(lookups: &Result<VpcLookups, String>, transit: &[String]) -> Vec<String> {
     let lookups = match lookups {
         Ok(lookups) => lookups,
         Err(why) => {
@@ -405,17 +410,21 @@ fn vpc_lookup_problems(lookups: &Result<VpcLookups, String>) -> Vec<String> {
         }
     };
     let internet = match &lookups.internet {
-        Some((_, Lookup::Forwarded(route))) => Some(route),
+        Some((_, Lookup::Forwarded { route, .. })) => Some(route),
         _ => None,
     };
     lookups
         .vpc
         .iter()
         .filter_map(|(address, lookup)| match lookup {
-            Lookup::Forwarded(route) if Some(route) != internet => Some(format!(
-                "a marked transit packet from {} to {address} is forwarded by {route}",
-                lookups.source
-            )),
+            Lookup::Forwarded { route, dev }
+                if Some(route) != internet || dev.as_ref().is_some_and(|d| transit.contains(d)) =>
+            {
+                Some(format!(
+                    "a marked transit packet from {} to {address} is forwarded by {route}",
+                    lookups.source
+                ))
+            }
             Lookup::Unreadable(why) => Some(format!(
                 "the kernel's answer for {address} cannot be judged: {why}"
             )),

@@ -109,8 +109,9 @@ pub fn probe_points(vpc: &[Range], routes: &[IpRoute], rule_dsts: &[Range]) -> V
 /// <gate_mark>`: the route a marked transit packet meets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {
-    /// It is forwarded by this route: `dst`, `table`, `dev`, `gateway`, as ip prints them.
-    Forwarded(String),
+    /// It is forwarded by `route` (`dst`, `type`, `gateway`, `dev`, `table` as ip prints them),
+    /// out of `dev`.
+    Forwarded { route: String, dev: Option<String> },
     /// It is delivered locally or refused; why.
     NotForwarded(String),
     /// An answer the module cannot read.
@@ -166,5 +167,8 @@ pub fn read_lookup(answer: &Result<String, String>) -> Lookup {
     if field("table").is_none() {
         words.push("table main".into());
     }
-    Lookup::Forwarded(words.join(" "))
+    Lookup::Forwarded {
+        route: words.join(" "),
+        dev: field("dev"),
+    }
 }

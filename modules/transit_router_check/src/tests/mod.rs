@@ -104,7 +104,10 @@ pub fn enforced() -> Observed {
             source: "198.51.100.2".into(),
             internet: Some((
                 "1.1.1.1".into(),
-                Lookup::Forwarded("default via 10.9.0.2 dev tr-up table main".into()),
+                Lookup::Forwarded {
+                    route: "default via 10.9.0.2 dev tr-up table main".into(),
+                    dev: Some("tr-up".into()),
+                },
             )),
             vpc: vec![
                 (

@@ -91,3 +91,20 @@ fn the_probed_addresses_cover_every_prefix_boundary_inside_the_vpc_ranges() {
         .collect();
     assert_eq!(shown, ["10.202.0.0", "10.202.0.128", "10.202.0.192"]);
 }
+
+/// TR10: a default route back into the transit network (toward an egress gateway) is the
+/// Internet's route too, and still a route into the VPCs.
+#[test]
+fn a_lookup_back_out_of_the_transit_interface_is_a_violation_even_as_the_internets_route() {
+    let back = || Lookup::Forwarded {
+        route: "default via 198.51.100.3 dev tr-transit table main".into(),
+        dev: Some("tr-transit".into()),
+    };
+    let mut observed = enforced();
+    observed.vpc_lookups = Ok(VpcLookups {
+        source: "198.51.100.2".into(),
+        internet: Some(("1.1.1.1".into(), back())),
+        vpc: vec![("10.202.0.0".into(), back())],
+    });
+    assert_eq!(evaluate(&request(), &observed).violations, ["vpc_route"]);
+}
