@@ -170,10 +170,11 @@ def test_the_enforced_router_passes_every_check_in_check_mode_too(router, ansibl
         assert result["forwarding"] == {"ip_forward": True, "transit": True}
         assert [c["name"] for c in result["checks"]] == [
             "table_present", "open_forward_policy", "first_in_forward", "private_accept_ahead",
-            "vpc_route", "uplink_snat", "routing_gate", "forwarding", "persisted", "reload_survival"]
+            "vpc_route", "uplink_snat", "routing_gate", "forwarding", "persisted", "reload_survival",
+            "transit_interface", "legacy_tables", "reverse_path"]
         assert result["forward_chains"] == [{"family": "inet", "table": "deevnet_transit", "chain": "forward",
                                              "priority": -200, "policy": "accept"}]
-        assert result["msg"] == "transit router enforced: all 10 checks passed"
+        assert result["msg"] == "transit router enforced: all 13 checks passed"
     assert router.sh("nft list ruleset; ip rule; ip -6 rule") == before, "the audit changed the node"
 
 
@@ -287,6 +288,26 @@ def test_a_persisted_file_that_differs_from_the_running_table_names_the_differen
     message = failed_check(result, "persisted")["message"]
     assert "differs from the running table: running but not in" in message, message
     assert '"right":123' in message, message
+
+
+def test_a_bridged_transit_interface_leaves_nothing_provable(router, ansible_env):
+    router.enforce()
+    router.sh(f"ip link add br-t type bridge && ip link set {TRANSIT} master br-t")
+    status, result = router.audit(ansible_env)
+    assert status == "FAILED!", result
+    assert result["state"] == "open", "the gate's iif and the table's iifname see br-t"
+    assert result["violations"] == ["transit_interface"], result
+    assert f"{TRANSIT} is enslaved to br-t" in failed_check(result, "transit_interface")["message"]
+
+
+def test_rp_filter_on_the_uplink_without_marked_answers_is_a_violation_of_availability(router, ansible_env):
+    router.enforce()
+    router.sh(f"echo 2 > /proc/sys/net/ipv4/conf/{UPLINK}/rp_filter")
+    status, result = router.audit(ansible_env)
+    assert status == "FAILED!", result
+    assert result["violations"] == ["reverse_path"], result
+    assert result["state"] == "enforced", "availability changes no state"
+    assert "net.ipv4.conf.all.src_valid_mark=1" in failed_check(result, "reverse_path")["fix"]
 
 
 @pytest.mark.parametrize(("bad", "start"), [

@@ -22,12 +22,16 @@ description:
     prerouting chain ORs O(gate_mark) into every packet that arrives on O(transit_interface); and
     the routing gate, two policy-routing rules at O(gate_priority) that send what arrives there
     unmarked (IPv4) or at all (IPv6) to C(prohibit). When the table is gone, the gate holds."
-  - "What it reads: C(nft -j list ruleset); C(ip -j -4 rule show), C(ip -j -6 rule show) and
-    C(ip -j -4 route show table all); C(net.ipv4.ip_forward) and
-    C(net.ipv4.conf.<transit_interface>.forwarding) under C(/proc/sys); O(ruleset_path),
-    O(unit_path) and O(nftables_conf_path). nft and ip run only when root's (the program and
-    every folder above it owned by root, writable by nobody else), without a shell, with an
-    empty environment, bounded in time (10 s) and output (16 MiB)."
+  - "What it reads: C(nft -j list ruleset); C(ip -j -4 rule show), C(ip -j -6 rule show),
+    C(ip -j -4 route show table all), C(ip -j -6 route show table local) and C(ip -j -d addr show); C(tc -j qdisc show) and the ingress
+    and egress filters of O(transit_interface); C(ip -j route get fibmatch) of VPC addresses as a
+    marked packet from the transit network; C(net.ipv4.ip_forward),
+    C(net.ipv4.conf.<transit_interface>.forwarding) and the C(rp_filter) and C(src_valid_mark)
+    of C(all) and O(uplink) under C(/proc/sys); C(/proc/net/ip_tables_names) and
+    C(ip6_tables_names); O(ruleset_path), O(unit_path) with its drop-ins, and
+    O(nftables_conf_path). nft, ip and tc run only when root's (the program and every folder
+    above it owned by root, writable by nobody else), without a shell, with an empty environment,
+    bounded in time (10 s) and output (16 MiB)."
   - "The checks, in order, each in RV(checks) with C(name), C(ok), C(message) and C(fix):
     C(table_present) (the table, without flags - a dormant table decides nothing - with its
     forward base chain and the prerouting rule that marks transit packets); C(open_forward_policy) (fails when the table's forward chain is absent,
@@ -45,25 +49,49 @@ description:
     role's ruleset has it: its DNS and NTP accepts follow the VPC drop); a rule with no
     destination match accepts everything; a statement the module cannot read, such as C(xt), a
     loop, a missing chain, or a walk past 200000 rule visits is named and fails the check);
-    C(vpc_route) (no unicast route, in any table, into a VPC range; blackhole, unreachable and
-    prohibit routes are fine); C(uplink_snat) (a nat postrouting rule masquerades or SNATs the
-    transit network going out of O(uplink) with no other match - a masquerade narrowed, e.g. to
-    TCP, is named with what narrows it); C(routing_gate) (both gate rules, no rule between
-    priority 1 and the gate's that routes transit packets ahead of it, no rule other than the
-    table's own marking rule that may set O(gate_mark) - a C(meta mark set) of any family and
-    hook, netdev included, unless its value provably keeps the bit clear (a constant without
-    it, or C(meta mark) with C(&), C(|) or C(^) of such constants) or it matches only another
-    input interface, and any iptables target (C(xt)) - and nothing that moves transit packets
-    around the forward chain: a flowtable on O(transit_interface), an ingress chain on it (nft
-    1.0.6 lists no device for a netdev chain, so every ingress chain counts) holding more than
-    matches, counters, limits and verdicts, or C(fwd), C(dup), C(queue), C(TEE) or C(NFQUEUE) in
-    a chain that sees transit packets); C(forwarding)
+    C(vpc_route) (no unicast route, in any table, into a VPC range - blackhole, unreachable and
+    prohibit routes are fine - and the kernel forwards no packet from the transit network, marked
+    as the table marks it, to a VPC address by any route but the one an Internet address takes,
+    nor back out of O(transit_interface): each range's first address and every address where a
+    route or rule prefix starts or ends inside it is asked, so policy routing into a VPC is
+    found; an answer it cannot read fails); C(uplink_snat) (a nat postrouting rule masquerades
+    or SNATs the transit network going out of O(uplink) with no other match - a masquerade
+    narrowed, e.g. to TCP, is named with what narrows it); C(routing_gate) (both gate rules -
+    each exactly C(iif), the IPv4 one's C(fwmark 0/<gate_mark>), and C(prohibit), the interface
+    by its name or an altname; a rule narrowed by any other selector, C(ipproto), C(to), ports,
+    C(tos), C(uidrange) or one the module does not know, is not the gate and is named - no rule
+    ahead of them, at priority 0 or by an altname of the transit interface included, that may
+    route transit packets, no forwarding route in table C(local), IPv4 or IPv6; no rule other
+    than the table's own marking rule that may set O(gate_mark) - a C(meta mark set) of any
+    family and hook, netdev included, unless its value provably keeps the bit clear (a constant
+    without it, or C(meta mark) with C(&), C(|) or C(^) of such constants) or it matches only
+    another input interface, and any iptables target (C(xt)) - and nothing that moves transit
+    packets around the forward chain: a flowtable on O(transit_interface), an ingress chain on
+    it (nft 1.0.6 lists no device for a netdev chain, so every ingress chain counts) holding
+    more than matches, counters, limits and verdicts, or C(fwd), C(dup), C(queue), C(TEE) or
+    C(NFQUEUE) in a chain that sees transit packets); C(forwarding)
     (C(net.ipv4.conf.<transit_interface>.forwarding) is 1); C(persisted) (O(ruleset_path),
     loaded by C(nft -f) in a network namespace of its own, gives the running table, compared
     object by object with handles and counter values left out); C(reload_survival)
     (O(unit_path) is enabled for boot - a link to it in C(sysinit.target.wants) or its
-    C(WantedBy=) target's C(.wants) folder next to it - and has
-    C(ReloadPropagatedFrom=nftables.service), or O(nftables_conf_path) includes O(ruleset_path))."
+    C(WantedBy=) target's C(.wants) folder next to it - and, merged with its drop-ins as
+    systemd merges them (an empty assignment resets a list), has
+    C(ReloadPropagatedFrom=nftables.service), or O(nftables_conf_path) includes O(ruleset_path);
+    a drop-in that sets C(Exec*=), C(Type=), C(Condition*=) or C(Assert*=), one that cannot be
+    read, or a unit of the same name in a folder systemd reads first fails);
+    C(transit_interface) (O(transit_interface) has no master - a bridge would take its packets
+    from the table's C(iifname) and the gate's C(iif) - no device stacked on it (a VLAN or
+    macvlan receives from the transit wire as itself), no XDP program, no tc filter on it that
+    the audit cannot prove harmless (only C(gact) and C(police) actions are; C(mirred),
+    C(skbedit), C(bpf) and shared blocks are not), and no other interface holds an address in
+    the transit network); C(legacy_tables) (no iptables-legacy table is loaded: nft cannot list
+    them); C(reverse_path) (the answers to transit traffic pass the reverse-path filter: their
+    reverse lookup runs as if they came in on the transit interface, unmarked unless
+    C(src_valid_mark) is on, so with C(rp_filter) 1 or 2 on O(uplink) - the larger of C(all)'s and
+    its own - it meets the gate's C(prohibit) unless C(src_valid_mark) is on and the table's
+    prerouting chain marks what arrives there - a rule naming O(uplink) or no interface, such as
+    the role's mark of the replies to the transit network; judged where transit traffic passes
+    the gate - the table marks it and an IPv4 rule refuses it unmarked)."
   - Files are read through the collection's file policy as another tool's files - a regular file
     that nobody but root could have written, in folders the same, a link only when root planted
     it; anything else fails its check, naming the file and why. It never changes anything, on the
@@ -218,7 +246,11 @@ state:
     - V(closed) - nothing is forwarded from the transit network - forwarding is off on it, or the
       table does not decide and the routing gate holds.
     - V(open) - forwarding is on and the routing gate does not hold (with no table deciding,
-      anything routable passes; with one, nothing is left when it goes).
+      anything routable passes; with one, nothing is left when it goes); or something may move or
+      mark transit packets ahead of the table and the gate (C(transit_interface) or
+      C(legacy_tables) fails), so nothing can be proven.
+    - C(reverse_path) and C(vpc_route) change no state - a router whose answers the reverse-path
+      filter drops is closed and broken, and a route into a VPC stands behind the table's drop.
   returned: when the node was read
   type: str
   sample: enforced

@@ -1,14 +1,16 @@
-//! The ten checks, one function each, in the order the result lists them, on what the node
-//! reported ([`Observed`]); [`evaluate`] runs them and adds up the state.
+//! The checks, one function each, in the order the result lists them, on what the node
+//! reported ([`Observed`]); [`evaluate`] runs them and adds up the state. The checks of what the
+//! kernel does outside the table and the gate are [`crate::kernel`]'s.
 
 use crate::ahead;
-use crate::gate::IpRule;
+use crate::gate::{self as gate_rules, IpRule};
+use crate::kernel::{self, ReversePathSysctls, TransitInterface};
 use crate::nft::{Addresses, BaseChain, Chain, Owner, Ruleset};
 use crate::persisted::{self, Persisted};
 use crate::ranges::{covered, Range};
 use crate::report::{Check, ForwardChain, Forwarding, Gate, Report, State};
-use crate::routes::{self, IpRoute};
-use crate::unit;
+use crate::routes::{self, IpRoute, Lookup};
+use crate::unit::{self, DropIn};
 use crate::walk::{Walk, Walker};
 use crate::Request;
 
@@ -19,9 +21,30 @@ pub struct Observed {
     pub ipv4_rules: Vec<IpRule>,
     pub ipv6_rules: Vec<IpRule>,
     pub routes: Vec<IpRoute>,
+    /// IPv6 table `local` (`ip -j -6 route show table local`).
+    pub ipv6_local_routes: Vec<IpRoute>,
     pub forwarding: Forwarding,
     pub persisted: Persisted,
     pub unit: UnitFiles,
+    /// The transit interface's name and altnames.
+    pub transit_names: Vec<String>,
+    pub transit_interface: TransitInterface,
+    /// The iptables-legacy tables loaded (`/proc/net/ip_tables_names`, `ip6_tables_names`).
+    pub legacy_tables: Result<Vec<String>, String>,
+    pub reverse_path: ReversePathSysctls,
+    /// The kernel's answer for a marked transit packet to each probed VPC address, and to an
+    /// Internet address (the route the table's private drop stands in front of); `Err`: not
+    /// asked, and why.
+    pub vpc_lookups: Result<VpcLookups, String>,
+}
+
+/// `ip route get fibmatch` of VPC addresses as a marked packet from the transit network.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VpcLookups {
+    /// The source asked with: a transit-network address the router does not hold.
+    pub source: String,
+    pub internet: Option<(String, Lookup)>,
+    pub vpc: Vec<(String, Lookup)>,
 }
 
 /// The unit, the link that enables it, and the nftables configuration.
@@ -32,6 +55,10 @@ pub struct UnitFiles {
     /// The `<target>.wants/` link that leads to the unit, when there is one.
     pub enabled_by: Option<String>,
     pub nftables_conf: Result<Option<String>, String>,
+    /// The drop-ins systemd applies, in order.
+    pub dropins: Vec<DropIn>,
+    /// Unit files of the same name in a folder systemd reads ahead of the unit's own.
+    pub shadowed_by: Vec<String>,
 }
 
 /// The family and name of the collection's table.
@@ -64,26 +91,25 @@ pub fn evaluate(request: &Request, observed: &Observed) -> Report {
         open_forward_policy(request, ruleset, observed.forwarding),
         first_in_forward(request, ruleset),
         private_accept_ahead(&walk),
-        vpc_route(&vpc_routes),
+        vpc_route(&vpc_routes, &observed.vpc_lookups, &observed.transit_names),
         uplink_snat(request, ruleset),
         routing_gate(request, observed, gate),
         forwarding(request, observed.forwarding),
         persisted(request, observed),
         reload_survival(request, &observed.unit),
+        kernel::transit_interface(request, &observed.transit_interface),
+        kernel::legacy_tables(&observed.legacy_tables),
+        kernel::reverse_path(
+            request,
+            ruleset,
+            kernel::ReversePathInput {
+                sysctls: observed.reverse_path,
+                ipv4_rules: &observed.ipv4_rules,
+                transit_names: &observed.transit_names,
+            },
+        ),
     ];
-    let passed = |name: &str| checks.iter().any(|c| c.name == name && c.ok);
-    let decides =
-        passed("table_present") && passed("first_in_forward") && passed("private_accept_ahead");
-    let gate_holds = passed("routing_gate");
-    let state = if !observed.forwarding.transit {
-        State::Closed
-    } else if decides && gate_holds {
-        State::Enforced
-    } else if gate_holds {
-        State::Closed
-    } else {
-        State::Open
-    };
+    let state = state(&checks, observed.forwarding);
     Report {
         state,
         violations: checks.iter().filter(|c| !c.ok).map(|c| c.name).collect(),
@@ -102,6 +128,28 @@ pub fn evaluate(request: &Request, observed: &Observed) -> Report {
         gate,
         forwarding: observed.forwarding,
         nft_version: ruleset.version.clone(),
+    }
+}
+
+/// The state the checks add up to. What may move or mark transit packets ahead of the table and
+/// the gate (`transit_interface`, `legacy_tables`) leaves nothing provable: `open`, whatever
+/// else passed. `reverse_path` is availability and changes no state.
+fn state(checks: &[Check], forwarding: Forwarding) -> State {
+    let passed = |name: &str| checks.iter().any(|c| c.name == name && c.ok);
+    let provable = passed("transit_interface") && passed("legacy_tables");
+    let decides =
+        passed("table_present") && passed("first_in_forward") && passed("private_accept_ahead");
+    let gate_holds = passed("routing_gate");
+    if !provable {
+        State::Open
+    } else if !forwarding.transit {
+        State::Closed
+    } else if decides && gate_holds {
+        State::Enforced
+    } else if gate_holds {
+        State::Closed
+    } else {
+        State::Open
     }
 }
 
@@ -306,28 +354,84 @@ pub fn private_accept_ahead(walk: &Option<Walk>) -> Check {
     )
 }
 
-/// Check 5: no unicast route into a VPC range.
-pub fn vpc_route(found: &[routes::VpcRoute]) -> Check {
+/// Check 5: no unicast route into a VPC range, in any table, and the kernel forwards no marked
+/// transit packet to a VPC address other than by the Internet's own route, nor back out of the
+/// transit interface.
+pub fn vpc_route(
+    found: &[routes::VpcRoute],
+    lookups: &Result<VpcLookups, String>,
+    transit: &[String],
+) -> Check {
     const NAME: &str = "vpc_route";
-    if found.is_empty() {
-        return Check::pass(NAME, "no route into a VPC range.");
+    let asked = vpc_lookup_problems(lookups, transit);
+    if found.is_empty() && asked.is_empty() {
+        return Check::pass(
+            NAME,
+            "no route into a VPC range; the kernel forwards no transit packet into one.",
+        );
     }
     let named: Vec<String> = found
         .iter()
         .map(|r| format!("{} in table {}", r.dst, r.table))
         .collect();
-    let fix: Vec<String> = found
+    let mut fix: Vec<String> = found
         .iter()
         .map(|r| format!("`ip route del {} table {}`", r.dst, r.table))
         .collect();
+    let mut problems = Vec::new();
+    if !named.is_empty() {
+        problems.push(format!("routes into a VPC range: {}", named.join(", ")));
+    }
+    if !asked.is_empty() {
+        problems.push(asked.join("; "));
+        fix.push(
+            "delete the rules and routes that lead there (`ip rule`, `ip route show table all`)"
+                .into(),
+        );
+    }
     Check::fail(
         NAME,
-        format!("routes into a VPC range: {}.", named.join(", ")),
+        format!("{}.", problems.join("; ")),
         format!(
             "{} and remove it from the network configuration; the egress gateways SNAT onto the transit network, so the router needs no route back",
             fix.join(", ")
         ),
     )
+}
+
+/// What the kernel's answers for VPC addresses show: each forwarded back out of the transit
+/// interface, or by a route other than the Internet's, or not understood.
+fn vpc_lookup_problems(lookups: &Result<VpcLookups, String>, transit: &[String]) -> Vec<String> {
+    let lookups = match lookups {
+        Ok(lookups) => lookups,
+        Err(why) => {
+            return vec![format!(
+                "the kernel was not asked about the VPC ranges: {why}"
+            )]
+        }
+    };
+    let internet = match &lookups.internet {
+        Some((_, Lookup::Forwarded { route, .. })) => Some(route),
+        _ => None,
+    };
+    lookups
+        .vpc
+        .iter()
+        .filter_map(|(address, lookup)| match lookup {
+            Lookup::Forwarded { route, dev }
+                if Some(route) != internet || dev.as_ref().is_some_and(|d| transit.contains(d)) =>
+            {
+                Some(format!(
+                    "a marked transit packet from {} to {address} is forwarded by {route}",
+                    lookups.source
+                ))
+            }
+            Lookup::Unreadable(why) => Some(format!(
+                "the kernel's answer for {address} cannot be judged: {why}"
+            )),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Check 6: transit sources leaving through the uplink are masqueraded or SNATed, whatever
@@ -405,17 +509,39 @@ fn show(range: Range) -> String {
 }
 
 fn gate(request: &Request, observed: &Observed) -> Gate {
-    let (priority, transit) = (request.gate_priority, request.transit_interface.as_str());
+    let (priority, names) = (request.gate_priority, &observed.transit_names);
     Gate {
         ipv4: observed
             .ipv4_rules
             .iter()
-            .any(|r| r.is_ipv4_gate(priority, transit, request.gate_mark)),
+            .any(|r| r.is_ipv4_gate(priority, names, request.gate_mark)),
         ipv6: observed
             .ipv6_rules
             .iter()
-            .any(|r| r.is_ipv6_gate(priority, transit)),
+            .any(|r| r.is_ipv6_gate(priority, names)),
     }
+}
+
+/// The rules at the gate's priority from the transit interface that refuse like the gate but are
+/// narrowed by another selector: each, with what narrows it.
+fn narrowed_gates(request: &Request, observed: &Observed) -> Vec<String> {
+    let names = &observed.transit_names;
+    (observed.ipv4_rules.iter().map(|r| ("-4", r)))
+        .chain(observed.ipv6_rules.iter().map(|r| ("-6", r)))
+        .filter(|(_, r)| {
+            r.priority == request.gate_priority
+                && r.iif.as_ref().is_some_and(|iif| names.contains(iif))
+                && r.action.as_deref() == Some("prohibit")
+                && !r.narrowing().is_empty()
+        })
+        .map(|(family, r)| {
+            format!(
+                "`ip {family} rule {}` is narrowed by {}, so it is not the gate",
+                r.describe(),
+                r.narrowing().join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Check 7: both gate rules, and no rule ahead of them that routes transit packets.
@@ -439,9 +565,22 @@ pub fn routing_gate(request: &Request, observed: &Observed, gate: Gate) -> Check
         problems.push(format!("the IPv6 gate rule (`{v6}`) is missing"));
         fixes.push(format!("`{v6}`"));
     }
-    let ahead: Vec<String> = (observed.ipv4_rules.iter().map(|r| ("-4", r)))
-        .chain(observed.ipv6_rules.iter().map(|r| ("-6", r)))
-        .filter(|(_, r)| r.routes_ahead_of_gate(priority, transit))
+    problems.extend(narrowed_gates(request, observed));
+    let names = &observed.transit_names;
+    let ahead_4 = gate_rules::routing_ahead(
+        &observed.ipv4_rules,
+        |r| r.is_ipv4_gate(priority, names, mark),
+        priority,
+        names,
+    );
+    let ahead_6 = gate_rules::routing_ahead(
+        &observed.ipv6_rules,
+        |r| r.is_ipv6_gate(priority, names),
+        priority,
+        names,
+    );
+    let ahead: Vec<String> = (ahead_4.iter().map(|r| ("-4", r)))
+        .chain(ahead_6.iter().map(|r| ("-6", r)))
         .map(|(family, r)| format!("ip {family} rule {}", r.describe()))
         .collect();
     if !ahead.is_empty() {
@@ -468,6 +607,17 @@ pub fn routing_gate(request: &Request, observed: &Observed, gate: Gate) -> Check
             around.join("; ")
         ));
         fixes.push("delete them (`nft delete rule|chain|flowtable ...`)".into());
+    }
+    let mut local = routes::forwarding_in_local_table(&observed.routes);
+    local.extend(routes::forwarding_in_local_table(
+        &observed.ipv6_local_routes,
+    ));
+    if !local.is_empty() {
+        problems.push(format!(
+            "table local, which the rule at priority 0 looks up ahead of the gate, forwards: {}",
+            local.join(", ")
+        ));
+        fixes.push("delete those routes from table local".into());
     }
     if problems.is_empty() {
         return Check::pass(
@@ -561,8 +711,10 @@ pub fn persisted(request: &Request, observed: &Observed) -> Check {
     )
 }
 
-/// Check 10: the unit is enabled for boot and reloads with nftables.service, or
-/// nftables.conf includes the persisted file.
+/// Check 10: the unit is enabled for boot and, merged with its drop-ins, reloads with
+/// nftables.service (or nftables.conf includes the persisted file); no drop-in changes what it
+/// runs or whether it runs, and no unit of its name in a folder systemd reads first stands in its
+/// place.
 pub fn reload_survival(request: &Request, files: &UnitFiles) -> Check {
     const NAME: &str = "reload_survival";
     let unit_path = request.unit_path.display();
@@ -579,10 +731,38 @@ pub fn reload_survival(request: &Request, files: &UnitFiles) -> Check {
             format!("`systemctl enable {}`", unit_name(request)),
         );
     };
-    if unit::reloads_with_nftables(text) {
+    if !files.shadowed_by.is_empty() {
+        return Check::fail(
+            NAME,
+            format!(
+                "systemd loads {} instead of {unit_path} (a folder it reads first).",
+                files.shadowed_by.join(", ")
+            ),
+            "remove those unit files and `systemctl daemon-reload`",
+        );
+    }
+    let merged = unit::merge(text, &files.dropins);
+    if !merged.unjudged.is_empty() {
+        return Check::fail(
+            NAME,
+            format!(
+                "drop-ins change what the unit runs or whether it runs: {}.",
+                merged.unjudged.join("; ")
+            ),
+            "remove those drop-ins (`systemctl cat` lists them) and `systemctl daemon-reload`",
+        );
+    }
+    let with_dropins = if files.dropins.is_empty() {
+        String::new()
+    } else {
+        " with its drop-ins".to_string()
+    };
+    if merged.reloads_with_nftables() {
         return Check::pass(
             NAME,
-            format!("{unit_path} is enabled ({link}) and reloads with nftables.service."),
+            format!(
+                "{unit_path}{with_dropins} is enabled ({link}) and reloads with nftables.service."
+            ),
         );
     }
     let conf_path = request.nftables_conf_path.display();
@@ -591,7 +771,7 @@ pub fn reload_survival(request: &Request, files: &UnitFiles) -> Check {
             if let Some(include) = unit::includes(conf, &request.ruleset_path) {
                 return Check::pass(
                     NAME,
-                    format!("{unit_path} is enabled ({link}); {conf_path} includes \"{include}\"."),
+                    format!("{unit_path}{with_dropins} is enabled ({link}); {conf_path} includes \"{include}\"."),
                 );
             }
         }
@@ -601,7 +781,7 @@ pub fn reload_survival(request: &Request, files: &UnitFiles) -> Check {
     Check::fail(
         NAME,
         format!(
-            "{unit_path} lacks ReloadPropagatedFrom=nftables.service and {conf_path} does not include {}: `systemctl reload nftables` removes the table for good.",
+            "{unit_path}{with_dropins} lacks ReloadPropagatedFrom=nftables.service and {conf_path} does not include {}: `systemctl reload nftables` removes the table for good.",
             request.ruleset_path.display()
         ),
         "add ReloadPropagatedFrom=nftables.service to the unit (the role's unit has it) and `systemctl daemon-reload`",

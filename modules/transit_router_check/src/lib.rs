@@ -1,20 +1,34 @@
 //! The logic of `transit_router_check`, apart from its I/O, so that it runs on recorded data: the
 //! options ([`params`]: [`SPEC`], [`Params`], the validated [`Request`]), the ruleset as typed
 //! values ([`nft`]), IPv4 ranges and their overlaps ([`ranges`]), the policy-routing rules
-//! ([`gate`]), the routes ([`routes`]), the persisted ruleset's comparison ([`persisted`]), the
-//! unit's boot and reload wiring ([`mod@unit`]), each check ([`checks`], walking the chains in
-//! [`walk`], reading what acts around the forward chain in [`ahead`]) and the result ([`report`]). The node's side (programs run, files and `/proc/sys`
-//! read) is [`node`].
+//! ([`gate`]), the routes and the kernel's answers for VPC addresses ([`routes`]), the transit
+//! interface and tc ([`interface`]), the persisted ruleset's comparison ([`persisted`]), the
+//! unit's boot and reload wiring with its drop-ins ([`mod@unit`]), each check ([`checks`],
+//! walking the chains in [`walk`], reading what acts around the forward chain in [`ahead`]; what the kernel does outside the table and the gate in
+//! [`kernel`]) and the result ([`report`]). The node's side (programs run, files, `/proc/sys`
+//! and `/proc/net` read) is [`node`].
+//!
+//! The state says `enforced` or `closed` only about what the audit can prove for every transit
+//! packet. When something may move or mark transit packets ahead of the table and the gate (the
+//! checks `transit_interface` and `legacy_tables`), nothing is provable and the state is `open`.
+//! `reverse_path` is availability: with `rp_filter` on the uplink, the reverse lookup of each
+//! answer to transit traffic runs as if it came in on the transit interface, unmarked unless
+//! `src_valid_mark` is on, and meets the gate's `prohibit`; such a router is closed and broken,
+//! so the check is a violation that changes no state. `vpc_route` changes none either (the
+//! table's drop stands in front of a route into a VPC).
 //!
 //! Invariants: nothing on the node changes (the persisted ruleset loads in a network namespace
-//! of its own); `nft` and `ip` run only when
+//! of its own); `nft`, `ip` and `tc` run only when
 //! [`deevnet_runtime::file_policy::trusted_program`] trusts them, within the bounds of
 //! [`deevnet_runtime::bounded_command`]; files are read through
-//! [`deevnet_runtime::file_policy::read_trusted`]. Neighbours: [`deevnet_runtime`].
+//! [`deevnet_runtime::file_policy::read_trusted`], the kernel's `/proc` as
+//! [`deevnet_runtime::sysctl`] reads it. Neighbours: [`deevnet_runtime`].
 
 pub mod ahead;
 pub mod checks;
 pub mod gate;
+pub mod interface;
+pub mod kernel;
 pub mod nft;
 pub mod node;
 pub mod params;

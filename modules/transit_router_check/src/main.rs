@@ -4,7 +4,8 @@
 //!
 //! Flow: validate the options → the named interfaces must exist → read the ruleset, the
 //! policy-routing rules, the routes, the forwarding switches, the persisted ruleset (loaded in
-//! a scratch network namespace) and the unit → the ten checks → the result, failing when any
+//! a scratch network namespace) and the unit with its drop-ins, the interfaces and tc, the kernel's answer for VPC addresses,
+//! the legacy tables and the reverse-path sysctls → the checks → the result, failing when any
 //! check fails.
 
 use deevnet_runtime::Module;

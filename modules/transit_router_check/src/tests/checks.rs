@@ -30,7 +30,10 @@ fn the_recorded_enforced_router_passes_every_check_in_order() {
             "routing_gate",
             "forwarding",
             "persisted",
-            "reload_survival"
+            "reload_survival",
+            "transit_interface",
+            "legacy_tables",
+            "reverse_path"
         ]
     );
     assert_eq!(
@@ -301,7 +304,7 @@ fn a_report_without_violations_succeeds_and_says_so() {
     let outcome = evaluate(&request(), &enforced())
         .conclude()
         .expect("all pass");
-    assert_eq!(outcome.msg, "transit router enforced: all 10 checks passed");
+    assert_eq!(outcome.msg, "transit router enforced: all 13 checks passed");
     assert_eq!(outcome.data["state"], "enforced");
     assert_eq!(outcome.data["violations"], json!([]));
 }

@@ -3,18 +3,22 @@
 mod ahead;
 mod checks;
 mod ip_rules;
+mod kernel;
 mod nft;
 mod params;
 mod persisted;
 mod ranges;
 mod unit;
+mod vpc_lookups;
 mod walk;
 
-use crate::checks::{Observed, UnitFiles};
+use crate::checks::{Observed, UnitFiles, VpcLookups};
+use crate::kernel::{ReversePathSysctls, TransitInterface};
 use crate::nft::Ruleset;
 use crate::params::{Params, Request, DEFAULT_PRIVATE_RANGES};
 use crate::persisted::Persisted;
 use crate::report::Forwarding;
+use crate::routes::Lookup;
 use crate::{gate, routes};
 use serde_json::json;
 
@@ -73,6 +77,7 @@ pub fn enforced() -> Observed {
         ipv4_rules: gate::parse(GATE_4).expect("recorded"),
         ipv6_rules: gate::parse(GATE_6).expect("recorded"),
         routes: Vec::new(),
+        ipv6_local_routes: Vec::new(),
         forwarding: Forwarding {
             ip_forward: true,
             transit: true,
@@ -84,7 +89,39 @@ pub fn enforced() -> Observed {
                 "/etc/systemd/system/sysinit.target.wants/deevnet-transit-router.service".into(),
             ),
             nftables_conf: Ok(None),
+            dropins: Vec::new(),
+            shadowed_by: Vec::new(),
         },
+        transit_names: vec!["tr-transit".into()],
+        transit_interface: TransitInterface {
+            master: None,
+            xdp: false,
+            tc: Ok(Vec::new()),
+            others_in_network: Vec::new(),
+            stacked: Vec::new(),
+        },
+        legacy_tables: Ok(Vec::new()),
+        reverse_path: ReversePathSysctls::default(),
+        vpc_lookups: Ok(VpcLookups {
+            source: "198.51.100.2".into(),
+            internet: Some((
+                "1.1.1.1".into(),
+                Lookup::Forwarded {
+                    route: "default via 10.9.0.2 dev tr-up table main".into(),
+                    dev: Some("tr-up".into()),
+                },
+            )),
+            vpc: vec![
+                (
+                    "10.202.0.0".into(),
+                    Lookup::NotForwarded("prohibited".into()),
+                ),
+                (
+                    "192.0.2.0".into(),
+                    Lookup::NotForwarded("prohibited".into()),
+                ),
+            ],
+        }),
     }
 }
 

@@ -73,3 +73,50 @@ in_ns "ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 prohibit
        ip route add blackhole 192.0.2.0/24
        ip route add default via 10.9.0.2
        ip -j -4 route show table all > ip-6.1/routes.json"
+# The kernel's side of the audit (TR4-TR7, TR10): rules narrowed or ahead of the gate, altnames,
+# a bridge, a second interface in the transit network, tc on the transit interface, the kernel's
+# answer for VPC addresses.
+in_ns "ip link property add dev tr-transit altname trx
+       ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 ipproto gre prohibit
+       ip -6 rule add priority 100 iif tr-transit to 2001:db8::1 prohibit
+       ip -j -4 rule show > ip-6.1/narrowed-gate-4.json; ip -j -6 rule show > ip-6.1/narrowed-gate-6.json"
+in_ns "ip link property add dev tr-transit altname trx
+       ip -4 rule add priority 100 iif trx fwmark 0/0x400000 prohibit
+       ip -4 rule add priority 0 iif tr-transit lookup 7
+       ip -4 rule add priority 50 iif trx lookup 8
+       ip -4 rule add priority 60 oif trx lookup 9
+       ip -4 rule add priority 70 iif tr-up lookup 10
+       ip -4 rule add priority 80 not iif trx ipproto udp lookup 11
+       ip -4 rule add priority 90 iif trx nop
+       ip -j -4 rule show > ip-6.1/ahead-altname-4.json"
+in_ns "ip link property add dev tr-transit altname trx; ip link add br0 type bridge
+       ip link set tr-transit master br0; ip link add tr-2 type veth peer name tr-3
+       ip addr add 198.51.100.7/24 dev tr-2
+       ip -j addr show > ip-6.1/bridged-addr.json"
+in_ns "tc qdisc add dev tr-transit clsact
+       tc filter add dev tr-transit ingress protocol ip u32 match u32 0 0 action mirred egress redirect dev tr-up
+       tc -j filter show dev tr-transit ingress > tc-6.1/ingress-redirect.json
+       tc -j qdisc show dev tr-transit > tc-6.1/qdisc-clsact.json"
+in_ns "tc qdisc add dev tr-transit ingress_block 22 clsact
+       tc -j qdisc show dev tr-transit > tc-6.1/qdisc-shared-block.json"
+# `ip -j route get fibmatch` as a marked transit packet: a route into a VPC by policy routing, the
+# Internet's route, and the refusals' messages.
+in_ns "ip link set tr-transit up; ip link set tr-up up; echo 1 > /proc/sys/net/ipv4/ip_forward
+       ip addr add 198.51.100.1/24 dev tr-transit; ip addr add 203.0.113.1/24 dev tr-up
+       ip route add default via 203.0.113.2
+       ip -4 rule add priority 100 iif tr-transit fwmark 0/0x400000 prohibit
+       ip -4 rule add priority 200 to 10.202.0.0/24 lookup 7; ip route add default via 198.51.100.2 table 7
+       ask() { ip -j route get fibmatch \$1 from 198.51.100.2 iif tr-transit \$2 2>&1; }
+       ask 10.202.0.0 'mark 0x400000' > ip-6.1/route-get-vpc-policy.json
+       ask 1.1.1.1 'mark 0x400000' > ip-6.1/route-get-internet.json
+       ask 192.0.2.0 'mark 0x400000' > ip-6.1/route-get-internet-route.json
+       ask 10.202.0.0 '' > ip-6.1/route-get-unmarked.txt || true
+       ip route add blackhole 192.0.2.0/24
+       ask 192.0.2.0 'mark 0x400000' > ip-6.1/route-get-blackhole.txt || true"
+# The role's mark of the replies to the transit network, which the reverse-path check needs.
+in_ns "nft -f $here/enforced.nft
+       nft add rule inet deevnet_transit prerouting iifname tr-up ct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark \| 0x00400000
+       nft -j list ruleset > nft-1.0.6/replies-marked.json"
+# A macvlan stacked on the transit interface, with ip's details (-d).
+in_ns "ip link add link tr-transit name mv0 type macvlan
+       ip -j -d addr show > ip-6.1/stacked-addr.json"

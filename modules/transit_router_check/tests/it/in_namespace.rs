@@ -6,16 +6,16 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_transit_router_check");
-const RULESET: &str = include_str!("../data/enforced.nft");
+pub const RULESET: &str = include_str!("../data/enforced.nft");
 
 pub struct Router {
-    ns: TestNamespace,
+    pub ns: TestNamespace,
     dir: tempfile::TempDir,
 }
 
 impl Router {
     /// Forwarding on, nothing else: no table, no gate.
-    fn new() -> Router {
+    pub fn new() -> Router {
         Router::with_links(|ns| ns.ip("link add tr-transit type veth peer name tr-up"))
     }
 
@@ -44,7 +44,7 @@ impl Router {
         router
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
@@ -90,7 +90,7 @@ impl Router {
 }
 
 /// `violations` as a list of names.
-fn violations(result: &Value) -> Vec<&str> {
+pub fn violations(result: &Value) -> Vec<&str> {
     result["violations"]
         .as_array()
         .map(|v| v.iter().filter_map(Value::as_str).collect())

@@ -3,4 +3,5 @@
 //! module path, e.g. `cargo test -p transit_router_check --test it in_namespace::`.
 
 pub mod in_namespace;
+mod kernel;
 mod traffic;
