@@ -167,7 +167,7 @@ fn a_walk_past_its_budget_is_unreadable() {
         .with_budget(4)
         .outcome(base(&ruleset))
         .unwrap_err();
-    assert_eq!(err.chain, "ip t a");
+    assert_eq!((err.chain.as_str(), err.kind), ("ip t a", Fault::Budget));
     assert_eq!(
         err.to_string(),
         "chain ip t a: the walk took more than its budget of 4 steps here"
@@ -205,6 +205,31 @@ fn a_jump_to_a_missing_chain_a_loop_and_an_unknown_rule_are_unreadable() {
         walk(&ruleset).unwrap_err().to_string(),
         "chain ip t fwd: rule handle 2: xt is not read"
     );
+    // A fault of a shared chain is remembered with it: a second base chain meets it unread.
+    let mut shared = table(&[
+        ("fwd", vec![jump("bad")]),
+        (
+            "bad",
+            vec![verdict("counter"), json!([{"xt": {"name": "MARK"}}])],
+        ),
+    ]);
+    let mut second = shared.chains[0].clone();
+    second.name = "fwd2".into();
+    shared.chains.push(second);
+    let mut rule = shared.rules[0].clone();
+    rule.chain = "fwd2".into();
+    shared.rules.push(rule);
+    let mut seen = 0;
+    let mut walker = Walker::new(&shared, meaning(&mut seen));
+    for chain in ["fwd", "fwd2"] {
+        let chain = shared.chains.iter().find(|c| c.name == chain).unwrap();
+        let err = walker.outcome(chain).unwrap_err();
+        assert_eq!(
+            (err.chain.as_str(), err.kind),
+            ("ip t bad", Fault::UnknownRule)
+        );
+    }
+    assert_eq!(walker.rules_read(), 4);
     // A chain of another ruleset is not walked.
     let other = table(&[("elsewhere", vec![])]);
     let mut seen = 0;
@@ -212,6 +237,7 @@ fn a_jump_to_a_missing_chain_a_loop_and_an_unknown_rule_are_unreadable() {
         .outcome(base(&other))
         .unwrap_err();
     assert_eq!(err.why, "the chain is not in the ruleset");
+    assert_eq!(err.kind, Fault::NotInRuleset);
 }
 
 /// `depth` chains below the base chain, each jumping (or going) to the next.
@@ -242,7 +268,7 @@ fn a_chain_deeper_than_the_kernels_16_levels_is_unreadable() {
             Ok(Outcome::Verdict("accept".into()))
         );
         let err = walk(&ladder(MAX_DEPTH, step)).unwrap_err();
-        assert_eq!(err.chain, "ip t c16");
+        assert_eq!((err.chain.as_str(), err.kind), ("ip t c16", Fault::TooDeep));
         assert!(
             err.why.contains("deeper than the kernel's 16 levels"),
             "{err}"
