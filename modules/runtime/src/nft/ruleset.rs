@@ -158,13 +158,13 @@ impl Ruleset {
     /// only the text listing says which ([`Ruleset::parse_listings`], policy in
     /// [`super::flags`]). An error says what was not as libnftables-json documents it.
     pub fn parse(json: &str) -> Result<Ruleset, String> {
-        let value: Value =
+        let mut value: Value =
             serde_json::from_str(json).map_err(|e| format!("no JSON ruleset: {e}"))?;
-        let Some(objects) = value.get("nftables").and_then(Value::as_array) else {
+        let Some(objects) = value.get_mut("nftables").and_then(Value::as_array_mut) else {
             return Err("JSON without the `nftables` list".into());
         };
         let mut ruleset = Ruleset::default();
-        for object in objects {
+        for object in std::mem::take(objects) {
             ruleset.add(object);
         }
         Ok(ruleset)
@@ -183,7 +183,7 @@ impl Ruleset {
 
     /// One listed object, as `nft -j` prints it (`{"table": {...}}`); objects of other kinds
     /// are kept in `objects` only.
-    fn add(&mut self, object: &Value) {
+    fn add(&mut self, object: Value) {
         let Some((kind, body)) = object.as_object().and_then(|o| o.iter().next()) else {
             return;
         };
@@ -223,7 +223,7 @@ impl Ruleset {
             }),
             _ => {}
         }
-        self.objects.push(object.clone());
+        self.objects.push(object);
     }
 
     pub fn has_table(&self, owner: &Owner) -> bool {
