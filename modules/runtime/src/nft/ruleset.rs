@@ -14,6 +14,15 @@ pub struct Owner {
     pub table: String,
 }
 
+impl Owner {
+    pub fn new(family: &str, table: &str) -> Owner {
+        Owner {
+            family: family.to_string(),
+            table: table.to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for Owner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}", self.family, self.table)
@@ -255,6 +264,22 @@ impl Ruleset {
         self.chains
             .iter()
             .filter_map(move |c| c.base.as_ref().filter(|b| b.hook == hook).map(|b| (c, b)))
+    }
+
+    /// Every base chain on `hook` of one of `families`, in the order the kernel runs them:
+    /// by priority, lowest first (equal priorities in nft's order, which the kernel does not
+    /// promise to keep).
+    pub fn base_chains_by_prio<'a>(
+        &'a self,
+        families: &[&str],
+        hook: &'a str,
+    ) -> Vec<(&'a Chain, &'a BaseChain)> {
+        let mut chains: Vec<(&Chain, &BaseChain)> = self
+            .base_chains(hook)
+            .filter(|(chain, _)| families.contains(&chain.owner.family.as_str()))
+            .collect();
+        chains.sort_by_key(|(_, base)| base.prio);
+        chains
     }
 
     pub fn set(&self, owner: &Owner, name: &str) -> Option<&Set> {

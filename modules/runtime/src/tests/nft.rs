@@ -99,6 +99,27 @@ fn every_listed_object_is_typed_and_kept_as_printed() {
 }
 
 #[test]
+fn base_chains_come_in_the_kernels_order_per_family() {
+    let ruleset = Ruleset::parse(
+        r#"{"nftables": [
+ {"chain": {"family": "inet", "table": "f", "name": "late", "type": "nat", "hook": "postrouting", "prio": 100}},
+ {"chain": {"family": "ip", "table": "n", "name": "early", "type": "nat", "hook": "postrouting", "prio": -100}},
+ {"chain": {"family": "ip6", "table": "s", "name": "six", "type": "nat", "hook": "postrouting", "prio": -200}},
+ {"chain": {"family": "ip", "table": "n", "name": "same", "type": "filter", "hook": "postrouting", "prio": 100}},
+ {"chain": {"family": "ip", "table": "n", "name": "input", "type": "filter", "hook": "input", "prio": -500}}
+]}"#,
+    )
+    .unwrap();
+    let names: Vec<String> = ruleset
+        .base_chains_by_prio(&["ip", "inet"], "postrouting")
+        .iter()
+        .map(|(chain, _)| chain.path())
+        .collect();
+    assert_eq!(names, ["ip n early", "inet f late", "ip n same"]);
+    assert_eq!(Owner::new("ip", "n").to_string(), "ip n");
+}
+
+#[test]
 fn what_is_not_nfts_json_is_an_error_saying_so() {
     assert!(Ruleset::parse("not json")
         .unwrap_err()
