@@ -4,6 +4,7 @@
 
 use super::flags::{self, TableFlags};
 use super::ranges::Range;
+use super::text;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -59,7 +60,9 @@ pub struct BaseChain {
     pub prio: i64,
     /// `accept` unless printed otherwise.
     pub policy: String,
-    /// The devices of a netdev (ingress, egress) chain; empty for the others.
+    /// The devices of a chain hooked on devices (netdev's ingress and egress, inet's ingress),
+    /// from the JSON's `dev`, else from the text listing ([`Ruleset::parse_listings`]: nft
+    /// 1.0.6's JSON omits them); empty for the other chains, and when neither shows any.
     pub devices: Vec<String>,
 }
 
@@ -180,12 +183,24 @@ impl Ruleset {
     }
 
     /// Parses `nft -j list ruleset` (`json`) with each table's flags from `nft -t list
-    /// ruleset` (`text`), as [`super::flags`] decides.
+    /// ruleset` (`text`), as [`super::flags`] decides, and each netdev-hooked base chain's
+    /// devices from the text when the JSON prints none (nft 1.0.6 never does).
     pub fn parse_listings(json: &str, text: &str) -> Result<Ruleset, String> {
         let mut ruleset = Ruleset::parse(json)?;
         let listed = flags::in_text(text);
         for table in &mut ruleset.tables {
             table.flags = TableFlags::from_text(&table.owner, &listed);
+        }
+        let devices = text::chain_devices(text);
+        for chain in &mut ruleset.chains {
+            let Some(base) = chain.base.as_mut().filter(|b| b.devices.is_empty()) else {
+                continue;
+            };
+            if let Some((_, _, names)) = (devices.iter())
+                .find(|(owner, name, _)| owner == &chain.owner && name == &chain.name)
+            {
+                base.devices.clone_from(names);
+            }
         }
         Ok(ruleset)
     }

@@ -135,6 +135,46 @@ fn what_is_not_nfts_json_is_an_error_saying_so() {
 }
 
 #[test]
+fn a_base_chains_devices_come_from_the_text_when_the_json_omits_them() {
+    let json = r#"{"nftables": [
+ {"table": {"family": "netdev", "name": "e"}},
+ {"chain": {"family": "netdev", "table": "e", "name": "in", "type": "filter", "hook": "ingress", "prio": 0}},
+ {"chain": {"family": "netdev", "table": "e", "name": "printed", "type": "filter", "hook": "ingress", "dev": "eth9", "prio": 0}},
+ {"chain": {"family": "netdev", "table": "e", "name": "plain"}}
+]}"#;
+    let text = "table netdev e {\n\tchain in {\n\t\ttype filter hook ingress devices = { v0, \"v-1\" } priority filter; policy accept;\n\t}\n\tchain printed {\n\t\ttype filter hook ingress device \"v2\" priority filter; policy accept;\n\t}\n\tchain plain {\n\t}\n}\n";
+    let ruleset = Ruleset::parse_listings(json, text).unwrap();
+    let devices: Vec<Vec<String>> = ruleset
+        .chains
+        .iter()
+        .map(|c| {
+            c.base
+                .as_ref()
+                .map(|b| b.devices.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            vec!["v0".to_string(), "v-1".to_string()],
+            vec!["eth9".to_string()],
+            vec![]
+        ]
+    );
+    assert_eq!(
+        text::chain_devices(
+            "table netdev e {\n\tchain c {\n\t\ttype filter hook ingress device v3 priority 0;\n"
+        ),
+        [(
+            Owner::new("netdev", "e"),
+            "c".to_string(),
+            vec!["v3".to_string()]
+        )]
+    );
+}
+
+#[test]
 fn a_ruleset_filtered_by_table_and_merged_keeps_each_tables_pieces() {
     let ruleset = Ruleset::parse(LISTED).unwrap();
     let only_f = ruleset.filtered(|owner| owner.table == "f");
@@ -210,8 +250,8 @@ fn table_flags_come_from_the_text_listing_and_a_json_flag_alone_is_unreadable() 
         .is_some());
 }
 
-/// The real nft 1.0.6 misprints a dormant table's one flag in JSON; [`read_ruleset`] reads it
-/// dormant all the same, in a namespace of the test's own.
+/// The real nft 1.0.6 misprints a dormant table's one flag in JSON and omits a netdev chain's
+/// devices; [`read_ruleset`] reads both from the text listing, in a namespace of the test's own.
 #[test]
 fn read_ruleset_sees_a_dormant_table_through_nfts_misprint() {
     let namespace = TestNamespace::new("nftread");
@@ -223,7 +263,28 @@ fn read_ruleset_sees_a_dormant_table_through_nfts_misprint() {
         .status()
         .unwrap();
     assert!(loaded.success());
+    namespace.ip("link add v0 type veth peer name v1");
+    let hooked = namespace
+        .command(NFT)
+        .args([
+            "add table netdev edge; add chain netdev edge one { type filter hook ingress device v0 priority 0; }; add chain netdev edge two { type filter hook ingress devices = { v0, v1 } priority 0; }",
+        ])
+        .status()
+        .unwrap();
+    assert!(hooked.success());
     let ruleset = namespace.enter(|| read_ruleset(Path::new(NFT))).unwrap();
+    // nft 1.0.6's JSON omits a netdev chain's devices: the text listing gives them.
+    let devices: Vec<(&str, &[String])> = ruleset
+        .base_chains("ingress")
+        .map(|(c, b)| (c.name.as_str(), b.devices.as_slice()))
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            ("one", &["v0".to_string()][..]),
+            ("two", &["v0".to_string(), "v1".to_string()][..])
+        ]
+    );
     assert!(ruleset.version.starts_with("1."), "{}", ruleset.version);
     let state: Vec<(String, Option<String>)> = ruleset
         .tables
@@ -237,7 +298,8 @@ fn read_ruleset_sees_a_dormant_table_through_nfts_misprint() {
                 "sleeper".into(),
                 Some("is dormant (flags dormant), so its chains see no packet".into())
             ),
-            ("awake".into(), None)
+            ("awake".into(), None),
+            ("edge".into(), None)
         ]
     );
     assert_eq!(ruleset.base_chains("prerouting").count(), 1);
