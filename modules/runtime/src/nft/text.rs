@@ -11,11 +11,8 @@ pub fn chain_devices(text: &str) -> Vec<(Owner, String, Vec<String>)> {
     let mut table: Option<Owner> = None;
     let mut chain: Option<String> = None;
     for line in text.lines() {
-        if let Some(header) = line.strip_prefix("table ") {
-            table = header.split_once(' ').and_then(|(family, rest)| {
-                let (name, _) = rest.split_once(" {")?;
-                Some(Owner::new(family, name))
-            });
+        if line.starts_with("table ") {
+            table = table_header(line);
             chain = None;
         } else if let Some(header) = line.strip_prefix("\tchain ") {
             chain = header.strip_suffix(" {").map(str::to_string);
@@ -27,6 +24,13 @@ pub fn chain_devices(text: &str) -> Vec<(Owner, String, Vec<String>)> {
         }
     }
     found
+}
+
+/// `table FAMILY NAME {` as the table it opens.
+pub(super) fn table_header(line: &str) -> Option<Owner> {
+    let (family, rest) = line.strip_prefix("table ")?.split_once(' ')?;
+    let (name, _) = rest.split_once(" {")?;
+    Some(Owner::new(family, name))
 }
 
 /// `... device "v0" priority ...` or `... devices = { v0, v1 } priority ...`.
