@@ -244,6 +244,11 @@ fn table_flags_come_from_the_text_listing_and_a_json_flag_alone_is_unreadable() 
         ]
     );
     assert!(!read.tables[0].flags.is_empty());
+    // Flags after a header the reader cannot read belong to no table, not to the one before.
+    assert_eq!(
+        flags::in_text("table bridge a {\n}\ntable broken\n\tflags dormant\n"),
+        [(Owner::new("bridge", "a"), vec![])]
+    );
     assert!(TableFlags::from_json(None).is_empty());
     assert!(TableFlags::from_json(Some(&json!(["dormant", "owner"])))
         .not_in_force()
