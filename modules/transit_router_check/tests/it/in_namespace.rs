@@ -13,6 +13,12 @@ pub struct Router {
     dir: tempfile::TempDir,
 }
 
+impl Default for Router {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Router {
     /// Forwarding on, nothing else: no table, no gate.
     pub fn new() -> Router {
