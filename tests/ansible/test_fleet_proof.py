@@ -5,6 +5,7 @@ each fault of the field is planted alone, and the report must name it and nothin
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 from ansible.errors import AnsibleFilterError
@@ -30,16 +31,22 @@ WORKLOAD = {("tdemo", "hv01"): "192.0.2.254", ("tdemo", "hv02"): "192.0.2.253", 
 SETTINGS = {"internet": [INTERNET], "dns": [], "ntp": [], "management": ["198.51.100.5"], "private": [],
             "full_size": True}
 # Where the lab's core makes each pair's returns land: one workload per (tenant, node, landing).
-LANDING = {tenant: {node: {other: f"{TENANTS[tenant]['cidr'].rsplit('.', 1)[0]}.{200 + 10 * i + j}"
-                           for j, other in enumerate(NODES) if other != node}
-                    for i, node in enumerate(NODES)} for tenant in TENANTS}
+def landing_of(tenants: dict) -> dict:
+    """Per tenant k: .2YX (.1YX for the second) of hv0Y, landing on hv0X."""
+    return {tenant: {node: {other: f"{tenants[tenant]['cidr'].rsplit('.', 1)[0]}.{200 - 100 * k + 10 * i + j}"
+                            for j, other in enumerate(NODES) if other != node}
+                     for i, node in enumerate(NODES)} for k, tenant in enumerate(tenants)}
 
 
-def zone(name: str, node: str) -> dict:
-    tenant = TENANTS[name]
+LANDING = landing_of(TENANTS)
+
+
+def zone(name: str, node: str, tenants=None) -> dict:
+    tenant = (tenants or TENANTS)[name]
     return {"name": name, "type": "evpn", "vrf": tenant["vrf"], "l3vni": tenant["l3vni"],
             "l3vni_vxlan": f"vrfvx_{name}", "l3vni_bridge": f"vrfbr_{name}", "exit_node": True,
-            "primary_exit_node": None, "local_routing": False, "vtep": VTEP[node], "vxlan_port": None, "mtu": 1450,
+            "primary_exit_node": None, "local_routing": False, "vtep": VTEP.get(node, "198.51.100.200"),
+            "vxlan_port": None, "mtu": 1450,
             "generated": True,
             "vnets": [{"name": tenant["vnet"], "vni": tenant["vni"], "vlan": None, "vlan_aware": False,
                        "vxlan_device": f"vxlan_{tenant['vnet']}", "mtu": 1450,
@@ -103,7 +110,7 @@ def fleet() -> dict:
 
 
 def settings(**given) -> dict:
-    return dict(SETTINGS, return_landing=LANDING, **given)
+    return dict(SETTINGS, **dict({"return_landing": LANDING}, **given))
 
 
 def failing(report: dict) -> list:
@@ -304,6 +311,110 @@ def test_the_plan_gives_each_node_its_lookups_and_probes_for_every_class_and_pee
     assert {"address": "10.30.1.253", "proto": "icmp", "expect": "blocked"} in probe["targets"]
     assert [p["name"] for p in made["probes"]] == ["tdemo", "tdemo-via-hv01", "tdemo-via-hv03",
                                                    "tother", "tother-via-hv01", "tother-via-hv03"]
+
+
+def sdn_only(nodes: list, tenants: dict) -> dict:
+    """What the plan reads of each node: its SDN with `tenants` (each on every node), its uplink."""
+    return {node: {"sdn": {"zones": [zone(name, node, tenants) for name in tenants]}, "uplinks": ["nic5"],
+                   "reached": True} for node in nodes}
+
+
+# Two tenants numbered alike: each its own VRF and VNet, one subnet and gateway.
+ALIKE = {"tdemo": TENANTS["tdemo"], "tother": dict(TENANTS["tother"], cidr="192.0.2.0/24", gateway="192.0.2.1")}
+
+
+def test_tenants_numbered_alike_get_workloads_of_their_own_and_never_probe_their_own_address():
+    facts, held = sdn_only(NODES, ALIKE), {}
+    for node in NODES:
+        made = plan(facts, NODES, node, settings(return_landing=landing_of(ALIKE)))
+        for tenant in made["tenants"]:
+            held.setdefault(tenant["name"], set()).add(tenant["workload"])
+        addresses = [probe["address"].split("/")[0] for probe in made["probes"]]
+        # egress_probe refuses a run where two workloads share an address.
+        assert len(set(addresses)) == len(addresses), (node, addresses)
+    mine = {name: addresses | {address for by_node in landing_of(ALIKE)[name].values() for address in by_node.values()}
+            for name, addresses in held.items()}
+    assert not mine["tdemo"] & mine["tother"]
+    assert held == {"tdemo": {"192.0.2.254", "192.0.2.253", "192.0.2.252"},
+                    "tother": {"192.0.2.251", "192.0.2.250", "192.0.2.249"}}
+    for node in NODES:
+        for probe in plan(facts, NODES, node, settings(return_landing=landing_of(ALIKE)))["probes"]:
+            tenant = probe["name"].split("-via-")[0]
+            blocked = {target["address"] for target in probe["targets"] if target["expect"] == "blocked"}
+            # A blocked target one of the tenant's own workloads holds would answer it.
+            assert not blocked & mine[tenant], (node, probe["name"])
+            assert probe["address"].split("/")[0] not in {target["address"] for target in probe["targets"]}
+
+
+def test_tenants_numbered_alike_are_reconciled_each_with_its_own_workloads():
+    facts = sdn_only(NODES, ALIKE)
+    report = reconcile(facts, NODES, settings(return_landing=landing_of(ALIKE)), None)
+    tother = {cell["target"] for cell in report["cells"] if cell["tenant"] == "tdemo" and cell["node"] == "hv01"
+              and cell["column"] == "tenant:tother"}
+    assert tother == {"192.0.2.251"}
+
+
+@pytest.mark.parametrize("where, given, words", [
+    ("workload_addresses", {"tdemo": {"hv01": "192.0.2.9"}, "tother": {"hv02": "192.0.2.9"}},
+     "workload_addresses.tother.hv02 is '192.0.2.9'; it is tdemo's workload on hv01, and two holders"),
+    ("workload_addresses", {"tother": {"hv01": "192.0.2.1"}}, "workload_addresses.tother.hv01 is '192.0.2.1'; "
+                                                               "it is tdemo's gateway"),
+    ("workload_addresses", {"tother": {"hv01": "192.0.2.255"}}, "workload_addresses.tother.hv01 is '192.0.2.255'; "
+                                                                 "it is the broadcast address of 192.0.2.0/24"),
+    ("workload_addresses", {"tother": {"hv01": "10.9.9.9"}}, "workload_addresses.tother.hv01 is '10.9.9.9'; give a "
+                                                              "host address of tother's subnet 192.0.2.0/24"),
+    ("workload_addresses", {"tother": {"hv01": "a.b"}}, "workload_addresses.tother.hv01 is 'a.b'; give one IP address"),
+    ("workload_addresses", {"tother": ["192.0.2.9"]}, "workload_addresses.tother is ['192.0.2.9']; give a dict"),
+    ("return_landing", {"tother": {"hv01": {"hv02": "192.0.2.201"}}, "tdemo": {"hv03": {"hv01": "192.0.2.201"}}},
+     "return_landing.tdemo.hv03.hv01 is '192.0.2.201'; it is tother's workload on hv01 returning via hv02"),
+])
+def test_workloads_given_by_hand_that_would_collide_are_refused_naming_the_setting(where, given, words):
+    bad = dict(SETTINGS, **{where: given})
+    with pytest.raises(AnsibleFilterError, match=re.escape(f"fleet_proof_plan: settings.{words}")):
+        plan(sdn_only(NODES, ALIKE), NODES, "hv01", bad)
+
+
+def test_an_address_given_by_hand_is_skipped_by_the_workloads_counted_down():
+    given = {"tother": {"hv02": "192.0.2.254"}}
+    made = [plan(sdn_only(NODES, ALIKE), NODES, node, settings(workload_addresses=given, return_landing={}))["tenants"]
+            for node in NODES]
+    assert [[tenant["workload"] for tenant in tenants] for tenants in made] == [
+        ["192.0.2.253", "192.0.2.250"], ["192.0.2.252", "192.0.2.254"], ["192.0.2.251", "192.0.2.249"]]
+
+
+def small(cidr: str, gateway: str) -> dict:
+    return {"tdemo": dict(TENANTS["tdemo"], cidr=cidr, gateway=gateway)}
+
+
+@pytest.mark.parametrize("cidr, gateway, count, workloads", [
+    ("192.0.2.0/29", "192.0.2.1", 5, ["192.0.2.6", "192.0.2.5", "192.0.2.4", "192.0.2.3", "192.0.2.2"]),
+    ("192.0.2.0/29", "192.0.2.6", 5, ["192.0.2.5", "192.0.2.4", "192.0.2.3", "192.0.2.2", "192.0.2.1"]),
+    ("192.0.2.0/29", "192.0.2.3", 2, ["192.0.2.6", "192.0.2.5"]),
+    ("192.0.2.0/30", "192.0.2.1", 1, ["192.0.2.2"]),
+    ("192.0.2.0/30", "192.0.2.2", 1, ["192.0.2.1"]),
+])
+def test_workloads_are_hosts_of_the_subnet_never_its_gateway_network_or_broadcast(cidr, gateway, count, workloads):
+    nodes = [f"hv{i:02d}" for i in range(1, count + 1)]
+    made = [plan(sdn_only(nodes, small(cidr, gateway)), nodes, node, settings(return_landing={}))["tenants"][0]
+            for node in nodes]
+    assert [tenant["workload"] for tenant in made] == workloads
+
+
+@pytest.mark.parametrize("cidr, gateway, count, words", [
+    ("192.0.2.0/29", "192.0.2.1", 7, "is '192.0.2.0/29'; it has no host left for the proof's workload on hv06: "
+                                     "its 5 hosts beside the gateway hold tdemo's workload on hv01, "),
+    ("192.0.2.0/29", "192.0.2.6", 6, "it has no host left for the proof's workload on hv06"),
+    ("192.0.2.0/30", "192.0.2.1", 2, "is '192.0.2.0/30'; it has no host left for the proof's workload on hv02: "
+                                     "its 1 host beside the gateway hold tdemo's workload on hv01;"),
+    ("192.0.2.0/31", "192.0.2.0", 1, "is '192.0.2.0/31'; a workload needs a /30 or shorter"),
+    ("192.0.2.1/32", "192.0.2.1", 1, "is '192.0.2.1/32'; a workload needs a /30 or shorter"),
+])
+def test_a_subnet_too_small_for_the_nodes_workloads_is_refused_naming_it_and_the_fix(cidr, gateway, count, words):
+    nodes = [f"hv{i:02d}" for i in range(1, count + 1)]
+    with pytest.raises(AnsibleFilterError, match=re.escape(words)) as refused:
+        plan(sdn_only(nodes, small(cidr, gateway)), nodes, "hv01", settings(return_landing={}))
+    assert "fleet_proof_plan: the subnet of tenant tdemo (VNet tdemo0)" in str(refused.value)
+    assert "fabric_proof_hosts" in str(refused.value)
 
 
 @pytest.mark.parametrize("given, words", [

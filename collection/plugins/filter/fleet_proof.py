@@ -43,10 +43,8 @@ TARGET_CLASSES = (
 # no NTP client: an NTP server's reachability is its echo).
 CLASS_PROTO = {"dns": "udp"}
 DNS_PORT = 53
-# The last addresses of a tenant's subnet, counted down from the last host, are the proof's
-# workloads, one per node in the play's order (an address in use is refused by egress_probe's
-# address check, never taken over).
-LAST_HOST_OFFSET = 1
+# egress_probe's longest IPv4 prefix for a workload's address: room for the workload and its gateway.
+LONGEST_WORKLOAD_PREFIX = 30
 
 
 def _fail(filter_name: str, where: str, value, fix: str):
@@ -148,24 +146,113 @@ def tenants_of(node: str, facts: Mapping) -> list:
     return tenants
 
 
-def workload_address(tenant: Mapping, node: str, nodes: list, given: Mapping) -> str:
-    """The proof's workload of `tenant` on `node`: given by hand, else the subnet's last hosts,
-    one per node in the play's order."""
-    by_hand = (given.get(tenant["name"]) or {}).get(node)
-    if by_hand:
-        return str(ipaddress.ip_address(by_hand))
-    network = ipaddress.ip_network(tenant["subnet"], strict=False)
-    return str(network.broadcast_address - LAST_HOST_OFFSET - nodes.index(node))
+def _by_tenant_node(filter_name: str, settings: Mapping, key: str, tenant: str, node: str):
+    """settings[key][tenant][node], each level checked to be a dict (None where not given)."""
+    by_tenant = settings[key].get(tenant)
+    if by_tenant is not None and not isinstance(by_tenant, Mapping):
+        _fail(filter_name, f"settings.{key}.{tenant}", by_tenant, "give a dict of node: address")
+    return (by_tenant or {}).get(node)
 
 
-def _fleet_tenants(nodes_facts: Mapping, nodes: list, given: Mapping) -> dict:
-    """Every node's tenants, each with its workload address: {node: {tenant: tenant}}."""
-    fleet = {}
+def _hosts_from_top(network):
+    """The subnet's host addresses, the last first."""
+    for value in range(int(network.broadcast_address) - 1, int(network.network_address), -1):
+        yield ipaddress.IPv4Address(value)
+
+
+def _reserved(fleet: Mapping) -> dict:
+    """The addresses no workload may hold: every tenant subnet's network, broadcast and gateway
+    address (egress_probe refuses a workload or a target there). {address: what it is}."""
+    reserved = {}
+    for tenants in fleet.values():
+        for tenant in tenants.values():
+            network = ipaddress.ip_network(tenant["subnet"], strict=False)
+            reserved.setdefault(network.network_address, f"the network address of {network}")
+            reserved.setdefault(network.broadcast_address, f"the broadcast address of {network}")
+            reserved.setdefault(ipaddress.ip_address(tenant["gateway"]), f"{tenant['name']}'s gateway")
+    return reserved
+
+
+def _given_workloads(filter_name: str, fleet: Mapping, settings: Mapping, reserved: Mapping) -> dict:
+    """The workloads given by hand (workload_addresses) and those of forced returns
+    (return_landing), each checked to be a host of its tenant's subnet that no other workload holds
+    and that is no subnet's network, broadcast or gateway address: {address: whose}."""
+    held = {}
+    for node, tenants in fleet.items():
+        for name, tenant in sorted(tenants.items()):
+            given = []
+            by_hand = _by_tenant_node(filter_name, settings, "workload_addresses", name, node)
+            if by_hand:
+                given.append((f"settings.workload_addresses.{name}.{node}", by_hand, f"{name}'s workload on {node}"))
+            landing = _by_tenant_node(filter_name, settings, "return_landing", name, node) or {}
+            if not isinstance(landing, Mapping):
+                _fail(filter_name, f"settings.return_landing.{name}.{node}", landing,
+                      "give a dict of landing node: address")
+            given += [(f"settings.return_landing.{name}.{node}.{other}", address,
+                       f"{name}'s workload on {node} returning via {other}") for other, address in sorted(landing.items())]
+            for where, value, whose in given:
+                address = ipaddress.ip_address(_address(filter_name, where, value))
+                network = ipaddress.ip_network(tenant["subnet"], strict=False)
+                if address not in network:
+                    _fail(filter_name, where, value, f"give a host address of {name}'s subnet {network}, where the "
+                                                     "workload plugs in")
+                taken = reserved.get(address) or held.get(address)
+                if taken:
+                    _fail(filter_name, where, value, f"it is {taken}, and two holders of one address answer each "
+                                                     f"other's probes: give an unused host address of {network}")
+                held[address] = whose
+    return held
+
+
+def _assign_workloads(filter_name: str, fleet: Mapping, nodes: list, settings: Mapping) -> None:
+    """Each tenant's workload on each node: given by hand, else the next host of its subnet
+    counted down from the last, in tenant-name and then play order, that holds no other workload
+    of the fleet and no subnet's network, broadcast or gateway address. So no two workloads share
+    an address: tenants numbered alike never probe their own address as another tenant's, and no
+    node's egress_probe run holds two workloads with one address."""
     for node in nodes:
-        fleet[node] = {}
-        for tenant in tenants_of(node, nodes_facts.get(node)):
-            tenant["workload"] = workload_address(tenant, node, nodes, given)
-            fleet[node][tenant["name"]] = tenant
+        for tenant in fleet[node].values():
+            network = ipaddress.ip_network(tenant["subnet"], strict=False)
+            if network.prefixlen > LONGEST_WORKLOAD_PREFIX:
+                _fail(filter_name, f"the subnet of tenant {tenant['name']} (VNet {tenant['vnet']}) on {node}",
+                      str(network), f"a workload needs a /{LONGEST_WORKLOAD_PREFIX} or shorter, with room for itself "
+                                    "and the gateway: give the VNet's subnet a shorter prefix in the SDN, or leave "
+                                    "that node out of the proof (fabric_proof_hosts)")
+    reserved = _reserved(fleet)
+    held = _given_workloads(filter_name, fleet, settings, reserved)
+    free = {}
+    for name in sorted({name for tenants in fleet.values() for name in tenants}):
+        for node in nodes:
+            tenant = fleet[node].get(name)
+            if tenant is None:
+                continue
+            by_hand = _by_tenant_node(filter_name, settings, "workload_addresses", name, node)
+            if by_hand:
+                tenant["workload"] = str(ipaddress.ip_address(str(by_hand).strip()))
+                continue
+            network = ipaddress.ip_network(tenant["subnet"], strict=False)
+            hosts = free.setdefault((name, network), _hosts_from_top(network))
+            address = next((host for host in hosts if host not in reserved and host not in held), None)
+            if address is None:
+                _exhausted(filter_name, tenant, node, network, held)
+            held[address] = f"{name}'s workload on {node}"
+            tenant["workload"] = str(address)
+
+
+def _exhausted(filter_name: str, tenant: Mapping, node: str, network, held: Mapping):
+    usable = sum(1 for host in _hosts_from_top(network) if host != ipaddress.ip_address(tenant["gateway"]))
+    holders = sorted(whose for address, whose in held.items() if address in network)
+    _fail(filter_name, f"the subnet of tenant {tenant['name']} (VNet {tenant['vnet']})", str(network),
+          f"it has no host left for the proof's workload on {node}: its {usable} host{'' if usable == 1 else 's'} "
+          f"beside the gateway hold "
+          f"{', '.join(holders) or 'nothing'}; give the VNet a subnet with a host for every node's workload (a /29 "
+          "holds 5 beside its gateway), or prove fewer nodes at once (fabric_proof_hosts)")
+
+
+def _fleet_tenants(filter_name: str, nodes_facts: Mapping, nodes: list, settings: Mapping) -> dict:
+    """Every node's tenants, each with its workload address: {node: {tenant: tenant}}."""
+    fleet = {node: {tenant["name"]: tenant for tenant in tenants_of(node, nodes_facts.get(node))} for node in nodes}
+    _assign_workloads(filter_name, fleet, nodes, settings)
     return fleet
 
 
@@ -297,7 +384,7 @@ def fleet_proof_plan(facts, nodes, node, settings) -> dict:
     if node not in nodes:
         _fail("fleet_proof_plan", "node", node, f"give one of the play's hosts {nodes}")
     settings = normalize_settings(settings, "fleet_proof_plan")
-    fleet = _fleet_tenants(facts, nodes, settings["workload_addresses"])
+    fleet = _fleet_tenants("fleet_proof_plan", facts, nodes, settings)
     inputs = _node_inputs(node, facts.get(node))
     mine = list(fleet[node].values())
     vnis = sorted({vni for tenant in mine for vni in (tenant["l3vni"], tenant["vni"]) if vni})
@@ -946,7 +1033,7 @@ def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> 
     settings = normalize_settings(settings, "fleet_proof_reconcile")
     gathered = {node: facts.get(node) if isinstance(facts.get(node), Mapping) else {} for node in nodes}
     reached = [node for node in nodes if gathered[node].get("reached") and gathered[node].get("sdn")]
-    fleet = _fleet_tenants({node: gathered[node] for node in reached}, nodes, settings["workload_addresses"])
+    fleet = _fleet_tenants("fleet_proof_reconcile", {node: gathered[node] for node in reached}, nodes, settings)
     findings = Findings()
     checks = [_reached_check(nodes, reached, gathered, findings), _version_check(gathered, reached, findings),
               _vtep_check(fleet, gathered, reached, findings), _exit_check(fleet, gathered, reached, findings),
