@@ -1,10 +1,9 @@
 """The fabric proof's plan and reconciliation (collection/plugins/filter/fleet_proof.py), without a
 host: a fleet of three nodes and two tenants is made healthy from the modules' documented
-results (sdn_check, bgp_evpn_assert, vrf_route_assert, egress_probe, `nft -j list ruleset`), then
+results (sdn_check, bgp_evpn_assert, vrf_route_assert with its source NAT answers, egress_probe), then
 each fault of the field is planted alone, and the report must name it and nothing else."""
 from __future__ import annotations
 
-import copy
 import re
 
 import pytest
@@ -57,8 +56,10 @@ def route(dev: str, table: int = 1001, via=None, kind: str = "unicast", fall_thr
     return {"type": kind, "via": via, "dev": dev, "table": table, "fall_through": fall_through}
 
 
-def check(vrf: str, dst: str, actual: dict, iif=None) -> dict:
+def check(vrf: str, dst: str, actual: dict, iif=None, snat_src=None) -> dict:
     actual = dict(actual, iif=iif) if iif else actual
+    if snat_src:
+        actual = dict(actual, snat={"src": snat_src, "translated": False, "why": "no source NAT rule matches"})
     return {"vrf": vrf, "check": f"lookup {dst}", "ok": True, "expected": {}, "actual": actual,
             "msg": f"{vrf}: {dst} {actual}"}
 
@@ -75,11 +76,12 @@ def healthy_node(node: str) -> dict:
     checks, probes = [], []
     for name, tenant in TENANTS.items():
         workload = WORKLOAD[(name, node)]
-        checks.append(check(tenant["vrf"], INTERNET, route("nic5", via="fe80::1")))
-        checks.append(check(tenant["vrf"], "198.51.100.5", route("nic5", via="fe80::1")))
+        checks.append(check(tenant["vrf"], INTERNET, route("nic5", via="fe80::1"), snat_src=workload))
+        checks.append(check(tenant["vrf"], "198.51.100.5", route("nic5", via="fe80::1"), snat_src=workload))
         for other in TENANTS:
             if other != name:
-                checks.append(check(tenant["vrf"], WORKLOAD[(other, node)], route("nic5", via="fe80::1")))
+                checks.append(check(tenant["vrf"], WORKLOAD[(other, node)], route("nic5", via="fe80::1"),
+                                    snat_src=workload))
         checks.append(check(tenant["vrf"], workload, route(tenant["vnet"]), iif=f"vrfbr_{name}"))
         for other_node in NODES:
             landing = route(tenant["vnet"], table=1001) if other_node == node else route(
@@ -101,8 +103,7 @@ def healthy_node(node: str) -> dict:
     return {"reached": True, "uplinks": ["nic5"], "management": "vmbr0", "exit": True,
             "sdn": {"node": node, "version": {"running": 7, "applied": 7}, "drift": [],
                     "zones": [zone(name, node) for name in TENANTS]},
-            "evpn": evpn, "lookups": {"checks": checks}, "probe": {"probes": probes},
-            "nft": {"nftables": [{"metainfo": {"json_schema_version": 1}}]}}
+            "evpn": evpn, "lookups": {"checks": checks}, "probe": {"probes": probes}}
 
 
 def fleet() -> dict:
@@ -433,50 +434,23 @@ def test_bad_settings_are_refused_naming_the_key_and_the_fix(given, words):
         plan({"hv01": {}}, ["hv01"], "hv01", bad)
 
 
-# NAT prediction, on rulesets as `nft -j list ruleset` prints them.
+# Source NAT, as vrf_route_assert predicts it on each node for the lookups' snat_src.
 
-def chain(name: str, hook=None, family: str = "ip", table: str = "nat") -> dict:
-    made = {"family": family, "table": table, "name": name, "handle": 1}
-    if hook:
-        made.update(type="nat", hook=hook, prio=100, policy="accept")
-    return {"chain": made}
-
-
-def rule(chain_name: str, *expr, family: str = "ip", table: str = "nat") -> dict:
-    return {"rule": {"family": family, "table": table, "chain": chain_name, "handle": 2, "expr": list(expr)}}
-
-
-def oifname(name: str, op: str = "==") -> dict:
-    return {"match": {"op": op, "left": {"meta": {"key": "oifname"}}, "right": name}}
+def test_each_tenant_lookup_asks_whether_its_workload_leaves_source_translated():
+    facts = {node: {"sdn": healthy_node(node)["sdn"], "uplinks": ["nic5"]} for node in NODES}
+    made = plan(facts, NODES, "hv02", settings())
+    for vrf, tenant in zip(made["vrfs"], made["tenants"]):
+        output = [lookup for lookup in vrf["lookups"] if "iif" not in lookup]
+        assert {lookup["dst"] for lookup in output} == {INTERNET, "198.51.100.5"} | {
+            other["workload"] for other in made["tenants"] if other is not tenant}
+        assert {lookup["snat_src"] for lookup in output} == {tenant["workload"]}
+    assert all("snat_src" not in lookup for lookup in made["vrfs"][-1]["lookups"])
 
 
-def saddr(addr: str, length: int) -> dict:
-    return {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "saddr"}},
-                      "right": {"prefix": {"addr": addr, "len": length}}}}
-
-
-# What iptables-nft makes of Proxmox's `iptables -t nat -A POSTROUTING -s 10.20.129.0/24 -o vmbr0.50 -j SNAT`.
-PROXMOX_SNAT = {"nftables": [chain("POSTROUTING", "postrouting"), rule(
-    "POSTROUTING", saddr("10.20.129.0", 24), oifname("vmbr0.50"), {"counter": {"packets": 0, "bytes": 0}},
-    {"xt": {"type": "target", "name": "SNAT"}})]}
-
-
-@pytest.mark.parametrize("ruleset, dev, src, expected", [
-    (PROXMOX_SNAT, "vmbr0.50", "10.20.129.250", True),
-    (PROXMOX_SNAT, "vmbr0", "10.20.129.250", False),
-    (PROXMOX_SNAT, "vmbr0.50", "10.20.130.250", False),
-    ({"nftables": [chain("post", "postrouting", "inet", "t"), chain("tenants", family="inet", table="t"),
-                   rule("post", oifname("nic5"), {"jump": {"target": "tenants"}}, family="inet", table="t"),
-                   rule("tenants", saddr("192.0.2.0", 24), {"masquerade": None}, family="inet", table="t")]},
-     "nic5", "192.0.2.11", True),
-    ({"nftables": [chain("post", "postrouting"), rule("post", oifname("vmbr0.50", "!="), {"return": None}),
-                   rule("post", {"snat": {"addr": "10.20.50.22"}})]}, "vmbr0", "10.20.129.250", False),
-    ({"nftables": [chain("post", "postrouting"), rule("post", {"match": {
-        "op": "==", "left": {"ct": {"key": "mark"}}, "right": 1}}, {"masquerade": None})]}, "nic5", "192.0.2.11", None),
-    ({"nftables": []}, "nic5", "192.0.2.11", None),
-])
-def test_nat_is_predicted_from_the_postrouting_chains_and_unknown_when_not_understood(ruleset, dev, src, expected):
-    assert fleet_proof.predict_nat(copy.deepcopy(ruleset), dev, src)[0] is expected
+def snat_answers(facts: dict, node: str, vrf: str, translated, why: str) -> None:
+    for entry in facts[node]["lookups"]["checks"]:
+        if entry["vrf"] == vrf and "snat" in entry["actual"]:
+            entry["actual"]["snat"].update(translated=translated, why=why)
 
 
 def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
@@ -484,10 +458,8 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
     for node in NODES:
         for zone_entry in facts[node]["sdn"]["zones"]:
             zone_entry["vnets"][0]["subnets"][0]["snat"] = zone_entry["name"] == "tdemo"
-    ruleset = {"nftables": [chain("POSTROUTING", "postrouting"), rule(
-        "POSTROUTING", saddr("192.0.2.0", 24), oifname("nic5"), {"xt": {"type": "target", "name": "SNAT"}})]}
     for node in ("hv01", "hv02"):
-        facts[node]["nft"] = ruleset
+        snat_answers(facts, node, "vrf_tdemo", True, "a source NAT rule of ip nat POSTROUTING matches")
     for probe in ("tdemo", "tdemo-via-hv01", "tdemo-via-hv02"):
         probe_target(facts, "hv03", probe, INTERNET).update(passed=False, received=0)
     report = reconcile(facts, NODES, settings(), None)
@@ -495,23 +467,48 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
     (node, subject, text), = findings_text(report)
     assert (node, subject) == ("hv03", "nat nic5")
     assert "does not source-translate 192.0.2.0/24 leaving by nic5" in text
+    internet = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
+        "tdemo", "hv01", "internet"))
+    assert internet["verdict"] == "pass" and internet["prediction"]["nat"] is True
+    assert "a source NAT rule of ip nat POSTROUTING matches" in internet["prediction"]["text"]
+
+
+@pytest.mark.parametrize("snat", [
+    {"translated": None, "why": "not evaluated: chain ip nat POSTROUTING: rule handle 4: a match on ct mark"},
+    None,
+])
+def test_a_source_nat_the_node_could_not_predict_is_unknown_never_no_nat(snat):
+    facts = fleet()
+    for node in NODES:
+        for zone_entry in facts[node]["sdn"]["zones"]:
+            zone_entry["vnets"][0]["subnets"][0]["snat"] = True
+    for entry in facts["hv01"]["lookups"]["checks"]:
+        if "snat" in entry["actual"]:
+            if snat is None:
+                del entry["actual"]["snat"]
+            else:
+                entry["actual"]["snat"].update(snat)
+    report = reconcile(facts, NODES, settings(), None)
+    internet = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
+        "tdemo", "hv01", "internet"))
+    assert internet["prediction"]["nat"] is None
+    assert (snat or {}).get("why", "source NAT not predicted") in internet["prediction"]["text"]
+    # hv02's answers say no NAT while the subnet's snat is on: named; hv01's unknown is not.
+    assert {node for node, subject, _ in findings_text(report) if subject == "nat nic5"} == {"hv02", "hv03"}
 
 
 def test_the_gathered_facts_come_from_the_registered_results_and_unreached_nodes_are_marked():
     hostvars = {
         "hv01": {"fabric_proof_sdn": {"zones": [], "version": {"running": 7, "applied": 7}},
-                 "fabric_proof_nft": {"rc": 0, "stdout": '{"nftables": [{"metainfo": {}}]}'},
                  "fabric_proof_evpn": {"skipped": True, "changed": False},
                  "fabric_proof_uplinks": ["nic5"], "fabric_proof_exit": True},
-        "hv02": {"fabric_proof_sdn": {"failed": True, "msg": "no /etc/pve/sdn"},
-                 "fabric_proof_nft": {"rc": 1, "stdout": ""}},
+        "hv02": {"fabric_proof_sdn": {"failed": True, "msg": "no /etc/pve/sdn"}},
     }
     facts = fleet_proof.fleet_proof_facts(hostvars, ["hv01", "hv02", "hv03"])
     assert facts["hv01"]["reached"] and facts["hv01"]["evpn"] is None
-    assert facts["hv01"]["nft"] == {"nftables": [{"metainfo": {}}]}
+    assert "nft" not in facts["hv01"]
     assert (facts["hv01"]["uplinks"], facts["hv01"]["management"], facts["hv01"]["exit"]) == (["nic5"], "vmbr0", True)
     assert [facts[node]["reached"] for node in ("hv02", "hv03")] == [False, False]
-    assert facts["hv02"]["nft"] is None
 
 
 def test_a_report_is_held_against_what_a_known_fault_may_fail():
