@@ -32,6 +32,8 @@ pub mod findings;
 pub mod ifname;
 #[cfg(feature = "netlink")]
 pub mod netlink;
+#[cfg(feature = "nft")]
+pub mod nft;
 pub mod protocol;
 pub mod spec;
 pub mod sysctl;

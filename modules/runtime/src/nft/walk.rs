@@ -1,0 +1,273 @@
+//! One walker of jumps and gotos for every reader of a ruleset: it follows a chain's rules in
+//! the kernel's order into the chains they jump or go to, and computes each chain's
+//! [`Outcome`] once (memoized per chain), so a walk reads each rule at most once however many
+//! jumps share a chain. What a rule does for the packet (or packets) in question is the
+//! caller's [`Meaning`]; the walker only follows steps.
+//!
+//! A ruleset the walker cannot follow is [`Unreadable`], naming the chain: a jump to a chain
+//! that does not exist, a chain more than 16 jumps (or gotos) below its base chain (the kernel
+//! refuses to load one: its jump stack holds 16), a jump back into a chain being walked (the
+//! kernel refuses loops), a rule the meaning cannot read, or more steps than the budget.
+
+use super::ruleset::{Chain, Index, Rule, Ruleset};
+use std::collections::HashMap;
+use std::fmt;
+
+/// How many levels of jumps the kernel follows below a base chain (`NFT_JUMP_STACK_SIZE`): a
+/// chain 16 jumps down cannot be loaded.
+pub const MAX_DEPTH: usize = 16;
+/// The default step budget: far above any ruleset nft prints within its 16 MiB cap (a step is
+/// one rule read or one jump followed), so that only a walk gone wrong meets it.
+pub const DEFAULT_BUDGET: usize = 2_000_000;
+
+/// What one rule does, as the caller's [`Meaning`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step<V> {
+    /// No verdict for this walk: the next rule decides.
+    Continue,
+    /// The walk ends here with this verdict (accept, drop, a NAT decision...).
+    Verdict(V),
+    /// Into the chain; when it ends or returns, the next rule decides.
+    Jump(String),
+    /// Into the chain, for good: when it ends or returns, so does this chain.
+    Goto(String),
+    /// A jump some packets of the walk take and others do not: the chain is walked (its
+    /// rules read, its faults reported), and the next rule decides whatever it decided.
+    MayJump(String),
+    /// Back to the chain that jumped here (the base chain's policy at the top).
+    Return,
+    /// A rule the meaning cannot read: the walk fails, naming it.
+    Unknown(String),
+}
+
+/// How a chain ends for the walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome<V> {
+    /// A rule decided (in the chain or in one it jumped or went to).
+    Verdict(V),
+    /// The chain ran out of rules or returned: its caller goes on (for a base chain, its
+    /// policy applies).
+    End,
+}
+
+/// What a walk cannot follow, and in which chain (`family table chain`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    pub chain: String,
+    pub why: String,
+}
+
+impl fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "chain {}: {}", self.chain, self.why)
+    }
+}
+
+impl std::error::Error for Unreadable {}
+
+/// What a rule does for the walk. The walker asks once per rule (whichever jumps reach its
+/// chain), so the step must not depend on the path that led to the chain; state kept across
+/// calls (findings, say) sees each rule once.
+pub trait Meaning {
+    type Verdict: Clone;
+    fn step(&mut self, chain: &Chain, rule: &Rule) -> Step<Self::Verdict>;
+}
+
+impl<V: Clone, F: FnMut(&Chain, &Rule) -> Step<V>> Meaning for F {
+    type Verdict = V;
+    fn step(&mut self, chain: &Chain, rule: &Rule) -> Step<V> {
+        self(chain, rule)
+    }
+}
+
+enum Memo<V> {
+    /// On the walk's stack: reaching it again is a loop.
+    Walking,
+    /// Its outcome, and how many levels of jumps lie below it.
+    Done { outcome: Outcome<V>, height: usize },
+}
+
+/// A walk over one ruleset with one meaning; chains already walked are not walked again.
+pub struct Walker<'a, M: Meaning> {
+    ruleset: &'a Ruleset,
+    index: Index<'a>,
+    meaning: M,
+    memo: HashMap<usize, Memo<M::Verdict>>,
+    budget: usize,
+    steps: usize,
+    rules_read: usize,
+}
+
+/// How a step enters another chain.
+#[derive(Clone, Copy)]
+enum Entry {
+    Jump,
+    Goto,
+    MayJump,
+}
+
+type Walked<V> = Result<(Outcome<V>, usize), Unreadable>;
+
+impl<'a, M: Meaning> Walker<'a, M> {
+    pub fn new(ruleset: &'a Ruleset, meaning: M) -> Self {
+        Walker {
+            ruleset,
+            index: ruleset.index(),
+            meaning,
+            memo: HashMap::new(),
+            budget: DEFAULT_BUDGET,
+            steps: 0,
+            rules_read: 0,
+        }
+    }
+
+    /// At most `budget` steps (rules read and jumps followed) over the walker's life.
+    #[must_use]
+    pub fn with_budget(mut self, budget: usize) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// How `chain` (a chain of the ruleset, usually a base chain) ends, walked from its top.
+    pub fn outcome(&mut self, chain: &Chain) -> Result<Outcome<M::Verdict>, Unreadable> {
+        let Some(&at) = self.index.chains.get(&(&chain.owner, chain.name.as_str())) else {
+            return Err(Unreadable {
+                chain: chain.path(),
+                why: "the chain is not in the ruleset".into(),
+            });
+        };
+        self.walk(at, 0).map(|(outcome, _)| outcome)
+    }
+
+    /// How many rules the walker has read (each at most once).
+    pub fn rules_read(&self) -> usize {
+        self.rules_read
+    }
+
+    /// How many steps the walker has taken.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    pub fn meaning(&self) -> &M {
+        &self.meaning
+    }
+
+    pub fn into_meaning(self) -> M {
+        self.meaning
+    }
+
+    fn chain_at(&self, at: usize) -> &'a Chain {
+        &self.ruleset.chains[at]
+    }
+
+    fn unreadable(&self, at: usize, why: String) -> Unreadable {
+        Unreadable {
+            chain: self.chain_at(at).path(),
+            why,
+        }
+    }
+
+    fn take_step(&mut self, at: usize) -> Result<(), Unreadable> {
+        self.steps += 1;
+        if self.steps > self.budget {
+            let why = format!(
+                "the walk took more than its budget of {} steps here",
+                self.budget
+            );
+            return Err(self.unreadable(at, why));
+        }
+        Ok(())
+    }
+
+    /// The outcome of the chain at `at`, `level` jumps below the base chain, and its height.
+    fn walk(&mut self, at: usize, level: usize) -> Walked<M::Verdict> {
+        self.take_step(at)?;
+        if level >= MAX_DEPTH {
+            let why = format!("it lies {level} jumps below its base chain, deeper than the kernel's {MAX_DEPTH} levels");
+            return Err(self.unreadable(at, why));
+        }
+        match self.memo.get(&at) {
+            Some(Memo::Done { outcome, height }) if level + height < MAX_DEPTH => {
+                return Ok((outcome.clone(), *height));
+            }
+            Some(Memo::Done { height, .. }) => {
+                let why = format!("reached {level} jumps below its base chain, its jumps go {height} levels deeper, past the kernel's {MAX_DEPTH}");
+                return Err(self.unreadable(at, why));
+            }
+            Some(Memo::Walking) => {
+                let why = "a jump leads back into it while it is walked (a loop)".to_string();
+                return Err(self.unreadable(at, why));
+            }
+            None => {}
+        }
+        self.memo.insert(at, Memo::Walking);
+        let walked = self.walk_rules(at, level);
+        match &walked {
+            Ok((outcome, height)) => {
+                let done = Memo::Done {
+                    outcome: outcome.clone(),
+                    height: *height,
+                };
+                self.memo.insert(at, done);
+            }
+            Err(_) => {
+                self.memo.remove(&at);
+            }
+        }
+        walked
+    }
+
+    fn walk_rules(&mut self, at: usize, level: usize) -> Walked<M::Verdict> {
+        let chain = self.chain_at(at);
+        let rules: &[&'a Rule] = self
+            .index
+            .rules
+            .get(&(&chain.owner, chain.name.as_str()))
+            .map_or(&[], Vec::as_slice);
+        let rules: Vec<&'a Rule> = rules.to_vec();
+        let mut height = 0;
+        for rule in rules {
+            self.take_step(at)?;
+            self.rules_read += 1;
+            let (name, into) = match self.meaning.step(chain, rule) {
+                Step::Continue => continue,
+                Step::Verdict(verdict) => return Ok((Outcome::Verdict(verdict), height)),
+                Step::Return => return Ok((Outcome::End, height)),
+                Step::Unknown(why) => {
+                    let why = format!("rule handle {}: {why}", rule.handle);
+                    return Err(self.unreadable(at, why));
+                }
+                Step::Jump(target) => (target, Entry::Jump),
+                Step::Goto(target) => (target, Entry::Goto),
+                Step::MayJump(target) => (target, Entry::MayJump),
+            };
+            let next = self.target(at, rule, &name)?;
+            let (outcome, below) = self.walk(next, level + 1)?;
+            height = height.max(below + 1);
+            match (into, outcome) {
+                (Entry::MayJump, _) | (Entry::Jump, Outcome::End) => {}
+                (Entry::Jump | Entry::Goto, outcome) => return Ok((outcome, height)),
+            }
+        }
+        Ok((Outcome::End, height))
+    }
+
+    /// The chain a rule of the chain at `at` jumps or goes to: one of the same table.
+    fn target(&self, at: usize, rule: &Rule, name: &str) -> Result<usize, Unreadable> {
+        let owner = &self.chain_at(at).owner;
+        self.index
+            .chains
+            .get(&(owner, name))
+            .copied()
+            .ok_or_else(|| {
+                self.unreadable(
+                    at,
+                    format!(
+                        "rule handle {} jumps to chain {name}, which does not exist",
+                        rule.handle
+                    ),
+                )
+            })
+    }
+}
