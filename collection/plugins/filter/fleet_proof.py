@@ -13,8 +13,9 @@ prediction and observation side by side (``fleet_proof_reconcile``). Nothing her
 - **Prediction** is the node's kernel, asked by the module vrf_route_assert: for each tenant and
   destination, the output lookup in the tenant's VRF (the egress device, whether it fell through
   to the main table), whether the node's nftables NAT chains source-translate the tenant's
-  workload leaving by that egress (walked on the node by the same module), and, for the returns, the input lookups that apply forwarding and rp_filter as the
-  kernel does to a real packet arriving by the uplink or the L3VNI bridge.
+  workload leaving by that egress (walked on the node by the same module), and, for the returns,
+  the input lookups that apply forwarding and rp_filter as the kernel does to a real packet
+  arriving by the uplink or the L3VNI bridge.
 - **Observation** is the module egress_probe, run once per node for every tenant there.
 
 The report's format is documented in fleet_proof_reconcile.yml; the renderers are the filters of
