@@ -1,10 +1,24 @@
-//! Invariants of `qinq_check`'s nftables reader (`Ruleset::from_listings`, the guard's state and
-//! the guest-port audit's rule reading), shared by the libFuzzer target `nft_ruleset` and the
+//! Invariants of `qinq_check`'s nftables audit over the runtime's reader (`parse_listings`, the
+//! guard's state and the guest-port audit's rule reading), shared by the libFuzzer target `nft_ruleset` and the
 //! stable smoke test (`modules/fuzz_invariants/tests/it/qinq_check.rs`).
 
 use crate::input::{split_at_nul, Input};
-use qinq_check::guest_ports::{table_flags_in_text, Ruleset, GUARD_TABLE};
+use deevnet_runtime::nft::{self, flags};
+use qinq_check::guest_ports::{Ruleset, GUARD_TABLE};
 use serde_json::Value;
+
+/// nft's two listings, read as qinq_check reads them.
+fn from_listings(json: &str, text: &str) -> Result<Ruleset, String> {
+    nft::Ruleset::parse_listings(json, text).map(Ruleset::Read)
+}
+
+/// The flags the text listing gives the guard's table, and whether it lists it.
+fn guard_flags_in_text(text: &str) -> Option<Vec<String>> {
+    flags::in_text(text)
+        .into_iter()
+        .find(|(owner, _)| owner.family == "bridge" && owner.table == GUARD_TABLE)
+        .map(|(_, flags)| flags)
+}
 
 /// Ports and bridges the audit is asked about: each guest kind, a plain port, odd names.
 const PORTS: [&str; 6] = [
@@ -30,8 +44,8 @@ pub fn check_bytes(data: &[u8]) {
     let port = *input.pick(&PORTS);
     let bridge = *input.pick(&BRIDGES);
 
-    let read = Ruleset::from_listings(&json, &text);
-    let again = Ruleset::from_listings(&json, &text);
+    let read = from_listings(&json, &text);
+    let again = from_listings(&json, &text);
     assert_eq!(
         format!("{read:?}"),
         format!("{again:?}"),
@@ -55,26 +69,20 @@ pub fn check_bytes(data: &[u8]) {
     }
     // Installed means the text lists the guard's table, and not as dormant.
     if state.is_ok() {
-        let flags: Vec<String> = table_flags_in_text(&text)
-            .into_iter()
-            .filter(|((family, name), _)| family == "bridge" && name == GUARD_TABLE)
-            .flat_map(|(_, flags)| flags)
-            .collect();
+        let flags = guard_flags_in_text(&text);
         assert!(
-            table_flags_in_text(&text)
-                .iter()
-                .any(|((family, name), _)| family == "bridge" && name == GUARD_TABLE),
+            flags.is_some(),
             "the guard is installed but the text does not list its table\n{text}"
         );
         assert!(
-            !flags.iter().any(|f| f == "dormant"),
+            !flags.unwrap_or_default().iter().any(|f| f == "dormant"),
             "a dormant guard is installed\n{json}\n{text}"
         );
     }
 
     // Every table dormant: nothing is in force.
     let all_dormant = every_table_dormant(&text);
-    if let Ok(dormant) = Ruleset::from_listings(&json, &all_dormant) {
+    if let Ok(dormant) = from_listings(&json, &all_dormant) {
         assert!(
             !dormant.guard_installed(),
             "a dormant guard is installed\n{json}\n{all_dormant}"
@@ -86,22 +94,22 @@ pub fn check_bytes(data: &[u8]) {
     }
 
     // A piece of the guard's table taken out (a partial listing) is not the guard.
-    if let Ruleset::Read(value) = &ruleset {
-        if let Some(items) = value.get("nftables").and_then(Value::as_array) {
-            if !items.is_empty() {
-                let gone = input.below(items.len());
-                let mut partial = items.clone();
-                let removed = partial.remove(gone);
-                // Only a piece of which the listing holds no other copy.
-                let kind = guard_piece_kind(&removed);
-                if kind.is_some() && !partial.iter().any(|item| guard_piece_kind(item) == kind) {
-                    let partial = Ruleset::Read(serde_json::json!({ "nftables": partial }));
-                    assert!(
-                        !partial.guard_installed(),
-                        "the guard without {} is installed\n{json}\n{text}",
-                        removed
-                    );
-                }
+    if let Ruleset::Read(read) = &ruleset {
+        let items = &read.objects;
+        if !items.is_empty() {
+            let gone = input.below(items.len());
+            let mut partial = items.clone();
+            let removed = partial.remove(gone);
+            // Only a piece of which the listing holds no other copy.
+            let kind = guard_piece_kind(&removed);
+            if kind.is_some() && !partial.iter().any(|item| guard_piece_kind(item) == kind) {
+                let listing = serde_json::json!({ "nftables": partial }).to_string();
+                let partial = from_listings(&listing, &text).expect("a listing of objects parses");
+                assert!(
+                    !partial.guard_installed(),
+                    "the guard without {} is installed\n{json}\n{text}",
+                    removed
+                );
             }
         }
     }

@@ -12,6 +12,7 @@
 //! the bridge) and `fwln<vmid>i<n>` (or `o<n>`, older releases).
 
 use deevnet_runtime::netlink::{Link, Links, PortVlans, VlanProtocol};
+use deevnet_runtime::nft::{self, ifname, Chain, Owner, Rule};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -77,8 +78,8 @@ impl GuestPortFinding {
 /// What the module knows of the bridge-family nftables rules.
 #[derive(Debug, Clone)]
 pub enum Ruleset {
-    /// `nft -j list ruleset`, parsed.
-    Read(Value),
+    /// The ruleset in force, as the runtime's reader reads it ([`nft::read_ruleset`]).
+    Read(nft::Ruleset),
     /// Not read, and why (no nft binary, one another user could have planted, an error).
     NotRead(String),
 }
@@ -91,6 +92,13 @@ impl Default for Ruleset {
 
 /// The table `guest_vlan_guard` owns: it is replaced whole, and nothing else is touched.
 pub const GUARD_TABLE: &str = "deevnet_guest_vlan";
+
+fn guard_owner() -> Owner {
+    Owner {
+        family: "bridge".into(),
+        table: GUARD_TABLE.into(),
+    }
+}
 
 /// What `nft` runs to put the guard in place, in one transaction: the table created if
 /// missing, deleted, and made again with the rule alone (so a changed or extended table of
@@ -109,46 +117,14 @@ const GUEST_NAME_SAMPLES: [&str; 4] = ["tap0i0", "veth0i0", "fwpr0p0", "fwln0i0"
 const TAG_TYPES: [(&str, u64); 2] = [("8021q", 0x8100), ("8021ad", 0x88a8)];
 
 impl Ruleset {
-    /// The ruleset from nft's two listings of it: `nft -j list ruleset` (`json`) for the rules,
-    /// and `nft -t list ruleset` (`text`) for each table's flags, which replace the JSON's (nft
-    /// 1.0.6 prints a single table flag in JSON as a freed string: a dormant table can read
-    /// `"flags": "persist"`). A table the text does not list gets flags no reader trusts.
-    pub fn from_listings(json: &str, text: &str) -> Result<Ruleset, String> {
-        let mut value: Value =
-            serde_json::from_str(json).map_err(|e| format!("no JSON ruleset: {e}"))?;
-        let flags = table_flags_in_text(text);
-        if let Some(items) = value.get_mut("nftables").and_then(Value::as_array_mut) {
-            for table in items.iter_mut().filter_map(|item| item.get_mut("table")) {
-                let Some(table) = table.as_object_mut() else {
-                    continue;
-                };
-                let key = ["family", "name"].map(|k| table.get(k).and_then(Value::as_str));
-                let listed = flags
-                    .iter()
-                    .filter(|((family, name), _)| {
-                        key == [Some(family.as_str()), Some(name.as_str())]
-                    })
-                    .flat_map(|(_, names)| names.iter().cloned())
-                    .map(Value::String)
-                    .collect::<Vec<_>>();
-                let in_text = flags
-                    .iter()
-                    .any(|((family, name), _)| key == [Some(family.as_str()), Some(name.as_str())]);
-                if !in_text {
-                    table.insert("flags".into(), "not in nft's text listing".into());
-                } else if listed.is_empty() {
-                    table.remove("flags");
-                } else {
-                    table.insert("flags".into(), Value::Array(listed));
-                }
-            }
-        }
-        Ok(Ruleset::Read(value))
-    }
-
     /// Whether the guard's table is there as the guard makes it and in force ([`Self::guard_state`]).
     pub fn guard_installed(&self) -> bool {
         self.guard_state().is_ok()
+    }
+
+    /// Whether the ruleset lists a table of the guard's name, whatever it holds.
+    pub fn has_guard_table(&self) -> bool {
+        matches!(self, Ruleset::Read(ruleset) if ruleset.has_table(&guard_owner()))
     }
 
     /// Whether the guard's table is there as the guard makes it: in force (not dormant), one
@@ -159,40 +135,26 @@ impl Ruleset {
             "set guest_vlan_guard=true, which remakes the table, or run: nft '{}'",
             guard_commands()
         );
-        let value = match self {
-            Ruleset::Read(value) => value,
+        let ruleset = match self {
+            Ruleset::Read(ruleset) => ruleset,
             Ruleset::NotRead(why) => return Err(format!("nftables not read: {why}")),
         };
-        let items = items(value);
-        let Some(table) = items.iter().filter_map(|item| item.get("table")).find(|t| {
-            t.get("family").and_then(Value::as_str) == Some("bridge")
-                && t.get("name").and_then(Value::as_str) == Some(GUARD_TABLE)
-        }) else {
+        let owner = guard_owner();
+        let Some(table) = ruleset.table(&owner) else {
             return Err(format!("table bridge {GUARD_TABLE} is not there; {fix}"));
         };
-        if let Some(why) = table_not_in_force(table) {
+        if let Some(why) = table.flags.not_in_force() {
             return Err(format!("table bridge {GUARD_TABLE} {why}; {fix}"));
         }
-        let ours: Vec<Value> = items
-            .iter()
-            .filter(|item| {
-                ["chain", "rule"].iter().any(|kind| {
-                    item.get(kind).is_some_and(|o| {
-                        o.get("family").and_then(Value::as_str) == Some("bridge")
-                            && o.get("table").and_then(Value::as_str) == Some(GUARD_TABLE)
-                    })
-                })
-            })
-            .cloned()
-            .collect();
-        let count = |kind: &str| ours.iter().filter(|i| i.get(kind).is_some()).count();
-        let mut alone = vec![table_item(table)];
-        alone.extend(ours.iter().cloned());
-        let table = Ruleset::Read(serde_json::json!({ "nftables": alone }));
+        let alone = ruleset.filtered(|o| o == &owner);
+        let table = Ruleset::Read(alone);
         let drops_every_guest = GUEST_NAME_SAMPLES
             .iter()
             .all(|name| table.drops_vlan_frames_from(name, "any0").is_ok());
-        if count("chain") == 1 && count("rule") == 1 && drops_every_guest {
+        let Ruleset::Read(alone) = &table else {
+            unreachable!("made as read above")
+        };
+        if alone.chains.len() == 1 && alone.rules.len() == 1 && drops_every_guest {
             Ok(())
         } else {
             Err(format!(
@@ -204,25 +166,12 @@ impl Ruleset {
     /// The ruleset as it would be once the guard is in place (check mode): the guard's table
     /// instead of any table of that name.
     pub fn with_guard(&self) -> Ruleset {
-        let mut kept: Vec<Value> = match self {
-            Ruleset::Read(value) => items(value)
-                .iter()
-                .filter(|item| {
-                    !["table", "chain", "rule"].iter().any(|kind| {
-                        item.get(kind).is_some_and(|o| {
-                            o.get("family").and_then(Value::as_str) == Some("bridge")
-                                && (o.get("table").or_else(|| o.get("name")))
-                                    .and_then(Value::as_str)
-                                    == Some(GUARD_TABLE)
-                        })
-                    })
-                })
-                .cloned()
-                .collect(),
-            Ruleset::NotRead(_) => Vec::new(),
+        let owner = guard_owner();
+        let kept = match self {
+            Ruleset::Read(ruleset) => ruleset.filtered(|o| o != &owner),
+            Ruleset::NotRead(_) => nft::Ruleset::default(),
         };
-        kept.extend(guard_items());
-        Ruleset::Read(serde_json::json!({ "nftables": kept }))
+        Ruleset::Read(kept.merged(guard_ruleset()))
     }
 
     /// Whether the bridge-family base chains (prerouting, forward) drop both tag types
@@ -232,41 +181,28 @@ impl Ruleset {
     /// goto, return, queue), which could pass the frame first. Whatever this cannot read leaves
     /// the port counted: the audit may ask for a rule that is not needed, never miss a hole.
     pub fn drops_vlan_frames_from(&self, port: &str, bridge: &str) -> Result<(), String> {
-        let value = match self {
-            Ruleset::Read(value) => value,
+        let ruleset = match self {
+            Ruleset::Read(ruleset) => ruleset,
             Ruleset::NotRead(why) => return Err(format!("nftables not read: {why}")),
         };
-        let items = items(value);
-        let base_chains: Vec<(&str, &str)> = items
+        let base_chains: Vec<&Chain> = ["prerouting", "forward"]
             .iter()
-            .filter_map(|item| item.get("chain"))
-            .filter(|c| c.get("family").and_then(Value::as_str) == Some("bridge"))
-            .filter(|c| {
-                matches!(
-                    c.get("hook").and_then(Value::as_str),
-                    Some("prerouting" | "forward")
-                )
-            })
-            .filter_map(|c| Some((c.get("table")?.as_str()?, c.get("name")?.as_str()?)))
+            .flat_map(|hook| ruleset.base_chains(hook))
+            .filter(|(chain, _)| chain.owner.family == "bridge")
+            .map(|(chain, _)| chain)
             .collect();
         // A dormant table's chains are not hooked: its rules drop nothing. So are, for this
         // audit, those of a table whose flags cannot be read or that is not listed at all.
-        let tables_not_in_force = bridge_tables_not_in_force(items, &base_chains);
-        let base_chains: Vec<(&str, &str)> = base_chains
-            .into_iter()
-            .filter(|(table, _)| !tables_not_in_force.iter().any(|(t, _)| t == table))
-            .collect();
+        let tables_not_in_force = bridge_tables_not_in_force(ruleset, &base_chains);
         let mut dropped = [false; 2];
-        for (table, chain) in base_chains {
-            let rules = items
+        for chain in base_chains {
+            if tables_not_in_force
                 .iter()
-                .filter_map(|item| item.get("rule"))
-                .filter(|r| {
-                    r.get("family").and_then(Value::as_str) == Some("bridge")
-                        && r.get("table").and_then(Value::as_str) == Some(table)
-                        && r.get("chain").and_then(Value::as_str) == Some(chain)
-                });
-            for rule in rules {
+                .any(|(t, _)| *t == chain.owner.table)
+            {
+                continue;
+            }
+            for rule in ruleset.rules_of(chain) {
                 match read_rule(rule, port, bridge) {
                     RuleEffect::NotForPort => {}
                     RuleEffect::Drops(types) => {
@@ -305,119 +241,33 @@ impl Ruleset {
     }
 }
 
-/// Each table's flags as `nft list ruleset` prints them in text: a `table FAMILY NAME {` line,
-/// then, one tab in, `flags dormant` (names joined by `,`). Lines two tabs in are a chain's or
-/// a set's. A table listed twice (it cannot be) would have its flags joined.
-pub fn table_flags_in_text(text: &str) -> Vec<((String, String), Vec<String>)> {
-    let mut tables: Vec<((String, String), Vec<String>)> = Vec::new();
-    for line in text.lines() {
-        if let Some(header) = line.strip_prefix("table ") {
-            let Some((family, rest)) = header.split_once(' ') else {
-                continue;
-            };
-            let Some((name, _)) = rest.split_once(" {") else {
-                continue;
-            };
-            tables.push(((family.to_string(), name.to_string()), Vec::new()));
-        } else if let Some(flags) = line.strip_prefix("\tflags ") {
-            if let Some((_, names)) = tables.last_mut() {
-                names.extend(flags.split(',').map(|f| f.trim().to_string()));
-            }
-        }
-    }
-    tables
-}
-
-/// Why a table's rules are not in force, from its `flags` as nft prints them: none (in force),
-/// a number (bit 0x1 is dormant), a name or a list of names. Names other than the known ones
-/// (`dormant`, `owner`, `persist`), or numbers with unknown bits, are unreadable and count as
-/// not in force: nft 1.0.6 prints a single flag as whatever string was freed last (the next
-/// table's name, say), which [`crate::node::read_ruleset`] corrects from nft's text listing.
-pub fn table_not_in_force(table: &Value) -> Option<String> {
-    const DORMANT: u64 = 0x1;
-    const KNOWN_BITS: u64 = 0x1 | 0x2 | 0x4;
-    let flags = match table.get("flags") {
-        None | Some(Value::Null) => return None,
-        Some(flags) => flags,
-    };
-    let unreadable = || {
-        Some(format!(
-            "has flags {flags} this module cannot read, so it may be dormant"
-        ))
-    };
-    let dormant = || Some("is dormant (flags dormant), so its rules drop nothing".to_string());
-    let names: Vec<&str> = match flags {
-        Value::Number(n) => {
-            return match n.as_u64() {
-                Some(bits) if bits & !KNOWN_BITS != 0 => unreadable(),
-                Some(bits) if bits & DORMANT != 0 => dormant(),
-                Some(_) => None,
-                None => unreadable(),
-            }
-        }
-        Value::String(name) => vec![name.as_str()],
-        Value::Array(list) => match list.iter().map(Value::as_str).collect::<Option<Vec<_>>>() {
-            Some(names) => names,
-            None => return unreadable(),
-        },
-        _ => return unreadable(),
-    };
-    if names.contains(&"dormant") {
-        dormant()
-    } else if names.iter().all(|n| matches!(*n, "owner" | "persist")) {
-        None
-    } else {
-        unreadable()
-    }
-}
-
 /// The bridge-family tables of `base_chains` whose rules are not in force, and why: dormant,
-/// unreadable flags, or no table of that name listed.
+/// unreadable flags (the runtime's policy, [`nft::flags`]), or no table of that name listed.
 fn bridge_tables_not_in_force(
-    items: &[Value],
-    base_chains: &[(&str, &str)],
+    ruleset: &nft::Ruleset,
+    base_chains: &[&Chain],
 ) -> Vec<(String, String)> {
-    let mut tables: Vec<&str> = base_chains.iter().map(|(table, _)| *table).collect();
+    let mut tables: Vec<&Owner> = base_chains.iter().map(|chain| &chain.owner).collect();
     tables.sort_unstable();
     tables.dedup();
     tables
         .into_iter()
-        .filter_map(|name| {
-            let listed: Vec<&Value> = items
-                .iter()
-                .filter_map(|item| item.get("table"))
-                .filter(|t| {
-                    t.get("family").and_then(Value::as_str) == Some("bridge")
-                        && t.get("name").and_then(Value::as_str) == Some(name)
-                })
-                .collect();
-            let why = match listed.as_slice() {
-                [] => Some(
+        .filter_map(|owner| {
+            let why = match ruleset.table(owner) {
+                None => Some(
                     "is not listed as a table, so whether it is in force is unknown".to_string(),
                 ),
-                listed => listed.iter().find_map(|t| table_not_in_force(t)),
+                Some(table) => table.flags.not_in_force(),
             }?;
-            Some((name.to_string(), why))
+            Some((owner.table.clone(), why))
         })
         .collect()
 }
 
-fn table_item(table: &Value) -> Value {
-    serde_json::json!({ "table": table })
-}
-
-fn items(value: &Value) -> &[Value] {
-    value
-        .get("nftables")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-}
-
 /// The guard's table as `nft -j list ruleset` prints it (nftables 1.0.6).
-fn guard_items() -> Vec<Value> {
+fn guard_ruleset() -> nft::Ruleset {
     let table = GUARD_TABLE;
-    serde_json::json!([
+    let json = serde_json::json!({"nftables": [
         {"table": {"family": "bridge", "name": table}},
         {"chain": {"family": "bridge", "table": table, "name": "prerouting", "type": "filter",
                    "hook": "prerouting", "prio": -300, "policy": "accept"}},
@@ -428,10 +278,8 @@ fn guard_items() -> Vec<Value> {
                        "right": {"set": ["8021q", "8021ad"]}}},
             {"drop": null}
         ]}}
-    ])
-    .as_array()
-    .cloned()
-    .unwrap_or_default()
+    ]});
+    nft::Ruleset::parse(&json.to_string()).unwrap_or_default()
 }
 
 enum RuleEffect {
@@ -441,17 +289,12 @@ enum RuleEffect {
     MayPass,
 }
 
-fn read_rule(rule: &Value, port: &str, bridge: &str) -> RuleEffect {
-    let exprs = rule
-        .get("expr")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+fn read_rule(rule: &Rule, port: &str, bridge: &str) -> RuleEffect {
     let mut for_port = true;
     let mut understood = true;
     let mut types = [true; 2];
     let mut verdict = None;
-    for expr in exprs {
+    for expr in &rule.expr {
         if let Some(m) = expr.get("match") {
             let op = m.get("op").and_then(Value::as_str).unwrap_or("");
             let left = m.get("left").unwrap_or(&Value::Null);
@@ -463,7 +306,7 @@ fn read_rule(rule: &Value, port: &str, bridge: &str) -> RuleEffect {
             match (meta, op) {
                 (Some(key @ ("iifname" | "ibrname")), "==" | "in" | "!=") => {
                     let name = if key == "iifname" { port } else { bridge };
-                    let hit = names(right).iter().any(|n| name_matches(n, name));
+                    let hit = names(right).iter().any(|n| ifname::matches(n, name));
                     if hit == (op == "!=") {
                         for_port = false;
                     }
@@ -512,20 +355,6 @@ fn names(right: &Value) -> Vec<&str> {
         .into_iter()
         .filter_map(Value::as_str)
         .collect()
-}
-
-/// nft's interface-name match: a trailing unescaped `*` is a prefix wildcard, `\*` a literal.
-fn name_matches(pattern: &str, name: &str) -> bool {
-    let (body, wildcard) = match pattern.strip_suffix('*') {
-        Some(body) if !body.ends_with('\\') => (body, true),
-        _ => (pattern, false),
-    };
-    let literal = body.replace("\\*", "*");
-    if wildcard {
-        name.starts_with(&literal)
-    } else {
-        name == literal
-    }
 }
 
 /// The bridge the uplink's parent is a port of, if any.

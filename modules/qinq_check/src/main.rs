@@ -117,8 +117,7 @@ fn put_guard_in_place(ctx: &Context, observed: &mut Observed) -> Result<Option<F
     if observed.ruleset.guard_installed() {
         return Ok(None);
     }
-    let before = if matches!(&observed.ruleset, Ruleset::Read(v) if v.to_string().contains(&format!("\"{GUARD_TABLE}\"")))
-    {
+    let before = if observed.ruleset.has_guard_table() {
         format!("table bridge {GUARD_TABLE}: not the guard's rule alone\n")
     } else {
         format!("table bridge {GUARD_TABLE}: absent\n")

@@ -1,4 +1,4 @@
-//! The stable smoke run of the fuzz target `nft_ruleset` on qinq_check's nftables reader: the
+//! The stable smoke run of the fuzz target `nft_ruleset` on qinq_check's nftables audit: the
 //! seed corpus (nft 1.0.6's listings recorded in modules/qinq_check/tests/data/nft-1.0.6, see
 //! fuzz/corpus/nft_ruleset), the kept regressions and a bounded number of generated inputs
 //! through the same invariant code as `make fuzz`. `DEEVNET_FUZZ_CASES=N` runs N generated inputs.
@@ -26,12 +26,12 @@ fn the_seeds_read_as_recorded() {
         let data = std::fs::read(folder.join(seed)).expect("a corpus file");
         let (json, rest) = input::split_at_nul(&data);
         let (text, _) = input::split_at_nul(rest);
-        Ruleset::from_listings(
+        let ruleset = deevnet_runtime::nft::Ruleset::parse_listings(
             &String::from_utf8_lossy(json),
             &String::from_utf8_lossy(text),
         )
-        .expect("a seed's JSON parses")
-        .guard_installed()
+        .expect("a seed's JSON parses");
+        Ruleset::Read(ruleset).guard_installed()
     };
     assert!(installed("guard"));
     assert!(!installed("guard-dormant"));

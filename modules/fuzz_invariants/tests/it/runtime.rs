@@ -4,7 +4,7 @@
 //! `make fuzz` (`deevnet_fuzz_invariants`). `DEEVNET_FUZZ_CASES=N` runs N generated inputs.
 
 use crate::fuzz_root;
-use deevnet_fuzz_invariants::{input, spec_args};
+use deevnet_fuzz_invariants::{input, nft_walk, spec_args};
 
 #[test]
 fn fuzz_smoke_spec_args_with_every_kind_of_option() {
@@ -15,4 +15,16 @@ fn fuzz_smoke_spec_args_with_every_kind_of_option() {
             data.get(1..).unwrap_or_default(),
         );
     });
+}
+
+/// The stable smoke run of the fuzz target `nft_walk` on the runtime's nftables reader and its
+/// walker of jumps.
+#[test]
+fn fuzz_smoke_nft_walk() {
+    input::smoke(
+        &fuzz_root(),
+        "nft_walk",
+        input::case_count(3000),
+        nft_walk::check_bytes,
+    );
 }

@@ -29,7 +29,7 @@ fn nft_is_run_only_when_it_is_roots() {
     let nft = dir.path().join("nft");
     let reason = |ruleset: Ruleset| match ruleset {
         Ruleset::NotRead(why) => why,
-        Ruleset::Read(value) => panic!("read: {value}"),
+        Ruleset::Read(ruleset) => panic!("read: {ruleset:?}"),
     };
     assert!(reason(read_ruleset(&nft)).ends_with("is not installed (apt-get install nftables)"));
     let marker = dir.path().join("ran");

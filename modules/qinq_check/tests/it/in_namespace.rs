@@ -476,7 +476,7 @@ fn a_dormant_guard_passes_frames_and_is_reported_not_installed() {
     });
     let why = state.unwrap_err();
     assert!(
-        why.starts_with(&format!("table bridge {GUARD_TABLE} is dormant (flags dormant), so its rules drop nothing; set guest_vlan_guard=true")),
+        why.starts_with(&format!("table bridge {GUARD_TABLE} is dormant (flags dormant), so its chains see no packet; set guest_vlan_guard=true")),
         "{why}"
     );
     let ports: Vec<(&str, u32)> = findings.iter().map(|f| (f.port.as_str(), f.vmid)).collect();

@@ -4,10 +4,13 @@
 //! jumps share a chain. What a rule does for the packet (or packets) in question is the
 //! caller's [`Meaning`]; the walker only follows steps.
 //!
-//! A ruleset the walker cannot follow is [`Unreadable`], naming the chain: a jump to a chain
-//! that does not exist, a chain more than 16 jumps (or gotos) below its base chain (the kernel
-//! refuses to load one: its jump stack holds 16), a jump back into a chain being walked (the
-//! kernel refuses loops), a rule the meaning cannot read, or more steps than the budget.
+//! A ruleset the walker cannot follow is [`Unreadable`], naming the chain and the [`Fault`]: a
+//! jump to a chain that does not exist, a chain 16 jumps (or gotos) below its base chain (the
+//! kernel refuses to load one: its jump stack holds 16), a jump back into a chain being walked
+//! (the kernel refuses loops), a rule the meaning cannot read, or more steps than the budget.
+//! A fault any path meets is remembered with the chain, like an outcome; one that depends on
+//! the path (depth, loops) is not, so a later walk may read that chain again: only in a
+//! ruleset the kernel would not load, and never past the budget.
 
 use super::ruleset::{Chain, Index, Rule, Ruleset};
 use std::collections::HashMap;
@@ -55,6 +58,32 @@ pub enum Outcome<V> {
 pub struct Unreadable {
     pub chain: String,
     pub why: String,
+    pub kind: Fault,
+}
+
+/// Why a walk is unreadable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// A jump or goto to a chain the table does not have.
+    MissingChain,
+    /// A chain 16 or more levels below its base chain.
+    TooDeep,
+    /// A jump back into a chain being walked.
+    Loop,
+    /// A rule the meaning cannot read ([`Step::Unknown`]).
+    UnknownRule,
+    /// More steps than the budget.
+    Budget,
+    /// The chain asked about is not one of the ruleset's.
+    NotInRuleset,
+}
+
+impl Fault {
+    /// Whether the fault belongs to the chain whatever path reaches it (so it is remembered
+    /// with the chain); depth and loops depend on the path.
+    fn lasting(self) -> bool {
+        !matches!(self, Fault::TooDeep | Fault::Loop)
+    }
 }
 
 impl fmt::Display for Unreadable {
@@ -85,6 +114,8 @@ enum Memo<V> {
     Walking,
     /// Its outcome, and how many levels of jumps lie below it.
     Done { outcome: Outcome<V>, height: usize },
+    /// A fault of its own or of a chain below it that any path meets.
+    Failed(Unreadable),
 }
 
 /// A walk over one ruleset with one meaning; chains already walked are not walked again.
@@ -134,6 +165,7 @@ impl<'a, M: Meaning> Walker<'a, M> {
             return Err(Unreadable {
                 chain: chain.path(),
                 why: "the chain is not in the ruleset".into(),
+                kind: Fault::NotInRuleset,
             });
         };
         self.walk(at, 0).map(|(outcome, _)| outcome)
@@ -161,22 +193,23 @@ impl<'a, M: Meaning> Walker<'a, M> {
         &self.ruleset.chains[at]
     }
 
-    fn unreadable(&self, at: usize, why: String) -> Unreadable {
+    fn unreadable(&self, at: usize, kind: Fault, why: String) -> Unreadable {
         Unreadable {
             chain: self.chain_at(at).path(),
             why,
+            kind,
         }
     }
 
     fn take_step(&mut self, at: usize) -> Result<(), Unreadable> {
-        self.steps += 1;
-        if self.steps > self.budget {
+        if self.steps >= self.budget {
             let why = format!(
                 "the walk took more than its budget of {} steps here",
                 self.budget
             );
-            return Err(self.unreadable(at, why));
+            return Err(self.unreadable(at, Fault::Budget, why));
         }
+        self.steps += 1;
         Ok(())
     }
 
@@ -185,7 +218,7 @@ impl<'a, M: Meaning> Walker<'a, M> {
         self.take_step(at)?;
         if level >= MAX_DEPTH {
             let why = format!("it lies {level} jumps below its base chain, deeper than the kernel's {MAX_DEPTH} levels");
-            return Err(self.unreadable(at, why));
+            return Err(self.unreadable(at, Fault::TooDeep, why));
         }
         match self.memo.get(&at) {
             Some(Memo::Done { outcome, height }) if level + height < MAX_DEPTH => {
@@ -193,12 +226,13 @@ impl<'a, M: Meaning> Walker<'a, M> {
             }
             Some(Memo::Done { height, .. }) => {
                 let why = format!("reached {level} jumps below its base chain, its jumps go {height} levels deeper, past the kernel's {MAX_DEPTH}");
-                return Err(self.unreadable(at, why));
+                return Err(self.unreadable(at, Fault::TooDeep, why));
             }
             Some(Memo::Walking) => {
                 let why = "a jump leads back into it while it is walked (a loop)".to_string();
-                return Err(self.unreadable(at, why));
+                return Err(self.unreadable(at, Fault::Loop, why));
             }
+            Some(Memo::Failed(fault)) => return Err(fault.clone()),
             None => {}
         }
         self.memo.insert(at, Memo::Walking);
@@ -210,6 +244,9 @@ impl<'a, M: Meaning> Walker<'a, M> {
                     height: *height,
                 };
                 self.memo.insert(at, done);
+            }
+            Err(fault) if fault.kind.lasting() => {
+                self.memo.insert(at, Memo::Failed(fault.clone()));
             }
             Err(_) => {
                 self.memo.remove(&at);
@@ -236,7 +273,7 @@ impl<'a, M: Meaning> Walker<'a, M> {
                 Step::Return => return Ok((Outcome::End, height)),
                 Step::Unknown(why) => {
                     let why = format!("rule handle {}: {why}", rule.handle);
-                    return Err(self.unreadable(at, why));
+                    return Err(self.unreadable(at, Fault::UnknownRule, why));
                 }
                 Step::Jump(target) => (target, Entry::Jump),
                 Step::Goto(target) => (target, Entry::Goto),
@@ -263,6 +300,7 @@ impl<'a, M: Meaning> Walker<'a, M> {
             .ok_or_else(|| {
                 self.unreadable(
                     at,
+                    Fault::MissingChain,
                     format!(
                         "rule handle {} jumps to chain {name}, which does not exist",
                         rule.handle

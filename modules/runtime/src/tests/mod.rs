@@ -14,6 +14,14 @@ mod netlink_bridge;
 mod netlink_error;
 #[cfg(feature = "ethtool")]
 mod netlink_ethtool;
+#[cfg(feature = "nft")]
+mod nft;
+#[cfg(feature = "nft")]
+mod nft_ifname;
+#[cfg(feature = "nft")]
+mod nft_ranges;
+#[cfg(feature = "nft")]
+mod nft_walk;
 mod protocol;
 mod spec;
 mod sysctl;
