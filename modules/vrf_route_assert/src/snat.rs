@@ -54,7 +54,7 @@ pub fn predict(ruleset: &Ruleset, packet: Packet) -> Snat {
 }
 
 /// The prediction, and how many rules the walk read (each at most once).
-pub(crate) fn walk(ruleset: &Ruleset, packet: Packet) -> (Snat, usize) {
+pub fn walk(ruleset: &Ruleset, packet: Packet) -> (Snat, usize) {
     let answer = |translated: Option<bool>, why: String| Snat {
         src: packet.src,
         translated,
