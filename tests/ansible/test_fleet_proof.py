@@ -4,12 +4,15 @@ results (sdn_check, bgp_evpn_assert, vrf_route_assert with its source NAT answer
 each fault of the field is planted alone, and the report must name it and nothing else."""
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import time
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import filter_plugin
+from conftest import ROOT, filter_plugin
 
 fleet_proof = filter_plugin("fleet_proof")
 plan = fleet_proof.fleet_proof_plan
@@ -345,6 +348,22 @@ def test_tenants_numbered_alike_get_workloads_of_their_own_and_never_probe_their
             # A blocked target one of the tenant's own workloads holds would answer it.
             assert not blocked & mine[tenant], (node, probe["name"])
             assert probe["address"].split("/")[0] not in {target["address"] for target in probe["targets"]}
+
+
+def test_egress_probe_takes_each_node_s_run_of_tenants_numbered_alike(node, tmp_path):
+    """egress_probe's own refusal rules on the plan: each node's run gets past its arguments and
+    stops only where the namespace has no VRF (nothing is probed)."""
+    facts = sdn_only(NODES, ALIKE)
+    for name in NODES:
+        made = plan(facts, NODES, name, settings(return_landing=landing_of(ALIKE)))
+        args = tmp_path / f"{name}.json"
+        args.write_text(json.dumps({"probes": made["probes"], "count": made["count"], "timeout": made["timeout"],
+                                    "start_at": time.time()}))
+        done = subprocess.run(["ip", "netns", "exec", node.netns, str(ROOT / "target" / "release" / "egress_probe"),
+                               str(args)], capture_output=True, text=True, check=False)
+        result = json.loads(done.stdout)
+        assert result["failed"] and result["msg"].startswith(
+            "probes[0] (tdemo): vrf: vrf_tdemo does not exist on this node"), (name, result["msg"])
 
 
 def test_tenants_numbered_alike_are_reconciled_each_with_its_own_workloads():
