@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fabric proof's NAT prediction in a network namespace (make bench, section 10): for 100
+"""The fabric proof's NAT prediction in a network namespace (make bench, section 11): for 100
 tenants, one vrf_route_assert run on the node, whatever the count of tenants, against a 41-rule
 NAT ruleset with jumps (modules/vrf_route_assert/tests/data/fanout-41.nft: each chain jumped to
 three times from the one above, 12 levels deep, so a walk that re-walks each jump reads 3^12
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TITLE = "## 10. The fabric proof's NAT prediction: 100 tenants in one `vrf_route_assert` run"
+TITLE = "## 11. The fabric proof's NAT prediction: 100 tenants in one `vrf_route_assert` run"
 NETNS = "dvn-bench-nat"
 RULESET = ROOT / "modules" / "vrf_route_assert" / "tests" / "data" / "fanout-41.nft"
 TENANTS = 100

@@ -6,8 +6,9 @@
 //! and file side is [`node`].
 //!
 //! Invariants: a name the request gives that the node does not have is bad input, refused
-//! before any change; `nft` runs only when [`deevnet_runtime::file_policy::trusted_program`]
-//! trusts it, within the bounds of [`deevnet_runtime::bounded_command`]; the interfaces file is
+//! before any change; the nftables ruleset is read by the runtime's reader
+//! ([`deevnet_runtime::nft`]: nft run only when root owns it, bounded in time and output, each
+//! table's flags by its policy); the interfaces file is
 //! read through [`deevnet_runtime::file_policy::read_trusted`]. Neighbours: [`deevnet_runtime`].
 
 mod checks;

@@ -14,7 +14,8 @@
 //! does with its findings in check mode ([`findings`]).
 //!
 //! Features: `netlink` (the shared rtnetlink layer, `netlink`: links, addresses, routes,
-//! bridge VLANs and fdb), `ethtool` (features and drivers over generic netlink), `test-support`
+//! bridge VLANs and fdb), `ethtool` (features and drivers over generic netlink), `nft` (the
+//! nftables reader, `nft`: the ruleset nft prints, typed, and one walker of its jumps), `test-support`
 //! (for the module crates' tests, `test_support`: namespaces of the test's own, module runs with
 //! arguments on stdin, link fixtures, kill -9 during writes), `test-hooks` (pauses the crash tests
 //! widen; never in a release build).

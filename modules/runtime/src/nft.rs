@@ -1,6 +1,7 @@
 //! The house's one nftables reader (feature `nft`): nft run as root only when root owns it,
 //! within a time limit and an output cap ([`run`], [`read_ruleset`]); the ruleset it prints,
-//! typed ([`Ruleset`]); each table's flags by one policy ([`flags`]); nft's interface-name
+//! typed ([`Ruleset`], with what only the text listing shows right, [`text`]); each table's
+//! flags by one policy ([`flags`]); nft's interface-name
 //! patterns ([`ifname`]); IPv4 ranges on `ipnet` with nft's `a-b` form ([`ranges`]); and one
 //! walker of jumps and gotos that reads each chain once ([`walk`]).
 //!
@@ -16,6 +17,7 @@ pub mod flags;
 pub mod ifname;
 pub mod ranges;
 mod ruleset;
+pub mod text;
 pub mod walk;
 
 pub use flags::TableFlags;
@@ -48,8 +50,8 @@ pub fn run(nft: &Path, args: &[&str]) -> Result<String, String> {
 }
 
 /// The ruleset in force: `nft -j list ruleset` for everything, and `nft -t list ruleset` for
-/// each table's flags (the policy of [`flags`]: nft 1.0.6 misprints them in JSON). An error
-/// names the command and what went wrong.
+/// what nft 1.0.6's JSON gets wrong ([`text`]): each table's flags (the policy of [`flags`])
+/// and the devices of netdev-hooked chains. An error names the command and what went wrong.
 pub fn read_ruleset(nft: &Path) -> Result<Ruleset, String> {
     let json = run(nft, &["-j", "list", "ruleset"])?;
     let text = run(nft, &["-t", "list", "ruleset"])?;

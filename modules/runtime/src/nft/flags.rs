@@ -89,21 +89,15 @@ impl TableFlags {
 /// tab in, `flags dormant` (names joined by `,`). Lines two tabs in are a chain's or a set's.
 pub fn in_text(text: &str) -> Vec<(Owner, Vec<String>)> {
     let mut tables: Vec<(Owner, Vec<String>)> = Vec::new();
+    // Whether the flags lines that follow belong to the last table pushed.
+    let mut in_table = false;
     for line in text.lines() {
-        if let Some(header) = line.strip_prefix("table ") {
-            let Some((family, rest)) = header.split_once(' ') else {
-                continue;
-            };
-            let Some((name, _)) = rest.split_once(" {") else {
-                continue;
-            };
-            let owner = Owner {
-                family: family.to_string(),
-                table: name.to_string(),
-            };
-            tables.push((owner, Vec::new()));
+        if line.starts_with("table ") {
+            let owner = super::text::table_header(line);
+            in_table = owner.is_some();
+            tables.extend(owner.map(|owner| (owner, Vec::new())));
         } else if let Some(flags) = line.strip_prefix("\tflags ") {
-            if let Some((_, names)) = tables.last_mut() {
+            if let Some((_, names)) = tables.last_mut().filter(|_| in_table) {
                 names.extend(flags.split(',').map(|f| f.trim().to_string()));
             }
         }

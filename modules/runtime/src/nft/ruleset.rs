@@ -4,6 +4,7 @@
 
 use super::flags::{self, TableFlags};
 use super::ranges::Range;
+use super::text;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -12,6 +13,15 @@ use std::collections::HashMap;
 pub struct Owner {
     pub family: String,
     pub table: String,
+}
+
+impl Owner {
+    pub fn new(family: &str, table: &str) -> Owner {
+        Owner {
+            family: family.to_string(),
+            table: table.to_string(),
+        }
+    }
 }
 
 impl std::fmt::Display for Owner {
@@ -50,7 +60,9 @@ pub struct BaseChain {
     pub prio: i64,
     /// `accept` unless printed otherwise.
     pub policy: String,
-    /// The devices of a netdev (ingress, egress) chain; empty for the others.
+    /// The devices of a chain hooked on devices (netdev's ingress and egress, inet's ingress),
+    /// from the JSON's `dev`, else from the text listing ([`Ruleset::parse_listings`]: nft
+    /// 1.0.6's JSON omits them); empty for the other chains, and when neither shows any.
     pub devices: Vec<String>,
 }
 
@@ -158,32 +170,44 @@ impl Ruleset {
     /// only the text listing says which ([`Ruleset::parse_listings`], policy in
     /// [`super::flags`]). An error says what was not as libnftables-json documents it.
     pub fn parse(json: &str) -> Result<Ruleset, String> {
-        let value: Value =
+        let mut value: Value =
             serde_json::from_str(json).map_err(|e| format!("no JSON ruleset: {e}"))?;
-        let Some(objects) = value.get("nftables").and_then(Value::as_array) else {
+        let Some(objects) = value.get_mut("nftables").and_then(Value::as_array_mut) else {
             return Err("JSON without the `nftables` list".into());
         };
         let mut ruleset = Ruleset::default();
-        for object in objects {
+        for object in std::mem::take(objects) {
             ruleset.add(object);
         }
         Ok(ruleset)
     }
 
     /// Parses `nft -j list ruleset` (`json`) with each table's flags from `nft -t list
-    /// ruleset` (`text`), as [`super::flags`] decides.
+    /// ruleset` (`text`), as [`super::flags`] decides, and each netdev-hooked base chain's
+    /// devices from the text when the JSON prints none (nft 1.0.6 never does).
     pub fn parse_listings(json: &str, text: &str) -> Result<Ruleset, String> {
         let mut ruleset = Ruleset::parse(json)?;
         let listed = flags::in_text(text);
         for table in &mut ruleset.tables {
             table.flags = TableFlags::from_text(&table.owner, &listed);
         }
+        let devices = text::chain_devices(text);
+        for chain in &mut ruleset.chains {
+            let Some(base) = chain.base.as_mut().filter(|b| b.devices.is_empty()) else {
+                continue;
+            };
+            if let Some((_, _, names)) = (devices.iter())
+                .find(|(owner, name, _)| owner == &chain.owner && name == &chain.name)
+            {
+                base.devices.clone_from(names);
+            }
+        }
         Ok(ruleset)
     }
 
     /// One listed object, as `nft -j` prints it (`{"table": {...}}`); objects of other kinds
     /// are kept in `objects` only.
-    fn add(&mut self, object: &Value) {
+    fn add(&mut self, object: Value) {
         let Some((kind, body)) = object.as_object().and_then(|o| o.iter().next()) else {
             return;
         };
@@ -223,7 +247,7 @@ impl Ruleset {
             }),
             _ => {}
         }
-        self.objects.push(object.clone());
+        self.objects.push(object);
     }
 
     pub fn has_table(&self, owner: &Owner) -> bool {
@@ -255,6 +279,22 @@ impl Ruleset {
         self.chains
             .iter()
             .filter_map(move |c| c.base.as_ref().filter(|b| b.hook == hook).map(|b| (c, b)))
+    }
+
+    /// Every base chain on `hook` of one of `families`, in the order the kernel runs them:
+    /// by priority, lowest first (equal priorities in nft's order, which the kernel does not
+    /// promise to keep).
+    pub fn base_chains_by_prio<'a>(
+        &'a self,
+        families: &[&str],
+        hook: &'a str,
+    ) -> Vec<(&'a Chain, &'a BaseChain)> {
+        let mut chains: Vec<(&Chain, &BaseChain)> = self
+            .base_chains(hook)
+            .filter(|(chain, _)| families.contains(&chain.owner.family.as_str()))
+            .collect();
+        chains.sort_by_key(|(_, base)| base.prio);
+        chains
     }
 
     pub fn set(&self, owner: &Owner, name: &str) -> Option<&Set> {

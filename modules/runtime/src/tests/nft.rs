@@ -99,6 +99,27 @@ fn every_listed_object_is_typed_and_kept_as_printed() {
 }
 
 #[test]
+fn base_chains_come_in_the_kernels_order_per_family() {
+    let ruleset = Ruleset::parse(
+        r#"{"nftables": [
+ {"chain": {"family": "inet", "table": "f", "name": "late", "type": "nat", "hook": "postrouting", "prio": 100}},
+ {"chain": {"family": "ip", "table": "n", "name": "early", "type": "nat", "hook": "postrouting", "prio": -100}},
+ {"chain": {"family": "ip6", "table": "s", "name": "six", "type": "nat", "hook": "postrouting", "prio": -200}},
+ {"chain": {"family": "ip", "table": "n", "name": "same", "type": "filter", "hook": "postrouting", "prio": 100}},
+ {"chain": {"family": "ip", "table": "n", "name": "input", "type": "filter", "hook": "input", "prio": -500}}
+]}"#,
+    )
+    .unwrap();
+    let names: Vec<String> = ruleset
+        .base_chains_by_prio(&["ip", "inet"], "postrouting")
+        .iter()
+        .map(|(chain, _)| chain.path())
+        .collect();
+    assert_eq!(names, ["ip n early", "inet f late", "ip n same"]);
+    assert_eq!(Owner::new("ip", "n").to_string(), "ip n");
+}
+
+#[test]
 fn what_is_not_nfts_json_is_an_error_saying_so() {
     assert!(Ruleset::parse("not json")
         .unwrap_err()
@@ -111,6 +132,46 @@ fn what_is_not_nfts_json_is_an_error_saying_so() {
     let odd = Ruleset::parse(r#"{"nftables": [1, [], {}, {"rule": 7}]}"#).unwrap();
     assert_eq!(odd.rules.len(), 1);
     assert_eq!(odd.rules[0].expr, Vec::<serde_json::Value>::new());
+}
+
+#[test]
+fn a_base_chains_devices_come_from_the_text_when_the_json_omits_them() {
+    let json = r#"{"nftables": [
+ {"table": {"family": "netdev", "name": "e"}},
+ {"chain": {"family": "netdev", "table": "e", "name": "in", "type": "filter", "hook": "ingress", "prio": 0}},
+ {"chain": {"family": "netdev", "table": "e", "name": "printed", "type": "filter", "hook": "ingress", "dev": "eth9", "prio": 0}},
+ {"chain": {"family": "netdev", "table": "e", "name": "plain"}}
+]}"#;
+    let text = "table netdev e {\n\tchain in {\n\t\ttype filter hook ingress devices = { v0, \"v-1\" } priority filter; policy accept;\n\t}\n\tchain printed {\n\t\ttype filter hook ingress device \"v2\" priority filter; policy accept;\n\t}\n\tchain plain {\n\t}\n}\n";
+    let ruleset = Ruleset::parse_listings(json, text).unwrap();
+    let devices: Vec<Vec<String>> = ruleset
+        .chains
+        .iter()
+        .map(|c| {
+            c.base
+                .as_ref()
+                .map(|b| b.devices.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            vec!["v0".to_string(), "v-1".to_string()],
+            vec!["eth9".to_string()],
+            vec![]
+        ]
+    );
+    assert_eq!(
+        text::chain_devices(
+            "table netdev e {\n\tchain c {\n\t\ttype filter hook ingress device v3 priority 0;\n"
+        ),
+        [(
+            Owner::new("netdev", "e"),
+            "c".to_string(),
+            vec!["v3".to_string()]
+        )]
+    );
 }
 
 #[test]
@@ -183,14 +244,19 @@ fn table_flags_come_from_the_text_listing_and_a_json_flag_alone_is_unreadable() 
         ]
     );
     assert!(!read.tables[0].flags.is_empty());
+    // Flags after a header the reader cannot read belong to no table, not to the one before.
+    assert_eq!(
+        flags::in_text("table bridge a {\n}\ntable broken\n\tflags dormant\n"),
+        [(Owner::new("bridge", "a"), vec![])]
+    );
     assert!(TableFlags::from_json(None).is_empty());
     assert!(TableFlags::from_json(Some(&json!(["dormant", "owner"])))
         .not_in_force()
         .is_some());
 }
 
-/// The real nft 1.0.6 misprints a dormant table's one flag in JSON; [`read_ruleset`] reads it
-/// dormant all the same, in a namespace of the test's own.
+/// The real nft 1.0.6 misprints a dormant table's one flag in JSON and omits a netdev chain's
+/// devices; [`read_ruleset`] reads both from the text listing, in a namespace of the test's own.
 #[test]
 fn read_ruleset_sees_a_dormant_table_through_nfts_misprint() {
     let namespace = TestNamespace::new("nftread");
@@ -202,7 +268,28 @@ fn read_ruleset_sees_a_dormant_table_through_nfts_misprint() {
         .status()
         .unwrap();
     assert!(loaded.success());
+    namespace.ip("link add v0 type veth peer name v1");
+    let hooked = namespace
+        .command(NFT)
+        .args([
+            "add table netdev edge; add chain netdev edge one { type filter hook ingress device v0 priority 0; }; add chain netdev edge two { type filter hook ingress devices = { v0, v1 } priority 0; }",
+        ])
+        .status()
+        .unwrap();
+    assert!(hooked.success());
     let ruleset = namespace.enter(|| read_ruleset(Path::new(NFT))).unwrap();
+    // nft 1.0.6's JSON omits a netdev chain's devices: the text listing gives them.
+    let devices: Vec<(&str, &[String])> = ruleset
+        .base_chains("ingress")
+        .map(|(c, b)| (c.name.as_str(), b.devices.as_slice()))
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            ("one", &["v0".to_string()][..]),
+            ("two", &["v0".to_string(), "v1".to_string()][..])
+        ]
+    );
     assert!(ruleset.version.starts_with("1."), "{}", ruleset.version);
     let state: Vec<(String, Option<String>)> = ruleset
         .tables
@@ -216,7 +303,8 @@ fn read_ruleset_sees_a_dormant_table_through_nfts_misprint() {
                 "sleeper".into(),
                 Some("is dormant (flags dormant), so its chains see no packet".into())
             ),
-            ("awake".into(), None)
+            ("awake".into(), None),
+            ("edge".into(), None)
         ]
     );
     assert_eq!(ruleset.base_chains("prerouting").count(), 1);
