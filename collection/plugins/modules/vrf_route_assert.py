@@ -178,11 +178,13 @@ options:
                 C(masquerade) and iptables-nft's C(SNAT) and C(MASQUERADE) targets translate,
                 C(accept) ends that chain untranslated. The matches understood are C(oifname)
                 (nft's wildcards) and C(ip saddr) (an address, prefix, range or set). A match
-                or statement not understood, or a ruleset nft could not list, makes the answer
+                or statement not understood, a translating chain whose table is dormant (or
+                whose flags cannot be read), or a ruleset nft could not list, makes the answer
                 unknown (C(translated=null), with why), never untranslated; it fails no check.
               - Needs an IPv4 O(vrfs[].lookups[].dst). The ruleset is read once per run
-                (C(/usr/sbin/nft -j list ruleset), run as root only when root owns it), and
-                only when a lookup gives O(vrfs[].lookups[].snat_src).
+                (C(/usr/sbin/nft -j list ruleset) and C(nft -t list ruleset) for the tables'
+                flags, run as root only when root owns nft), and only when a lookup gives
+                O(vrfs[].lookups[].snat_src).
             type: str
       forwarding:
         description:

@@ -11,7 +11,8 @@
 //! and `return` are followed. The matches understood are `oifname` and `ip saddr` (an address,
 //! prefix, range, anonymous or named set), with `==`, `!=` and `in`; counters, logs and
 //! comments change nothing. Anything else met on the way makes the answer unknown, never "no
-//! NAT": an unread match, an unknown statement, a ruleset that could not be read.
+//! NAT": an unread match, an unknown statement, a ruleset that could not be read, a translating
+//! chain whose table is dormant or may be (the reader's policy for table flags).
 
 use crate::Kernel;
 use deevnet_runtime::nft::{
@@ -74,10 +75,14 @@ pub fn walk(ruleset: &Ruleset, packet: Packet) -> (Snat, usize) {
     });
     for (chain, _) in chains {
         let decided = match walker.outcome(chain) {
-            Ok(Outcome::Verdict(Nat::Translated)) => {
-                let why = format!("a source NAT rule of {} matches", chain.path());
-                answer(Some(true), why)
-            }
+            Ok(Outcome::Verdict(Nat::Translated)) => match not_in_force(ruleset, chain) {
+                // A dormant table translates nothing, and one that may be cannot be counted on.
+                Some(why) => answer(None, format!("not evaluated: table {} {why}", chain.owner)),
+                None => {
+                    let why = format!("a source NAT rule of {} matches", chain.path());
+                    answer(Some(true), why)
+                }
+            },
             Ok(_) => continue,
             Err(unreadable) => answer(None, format!("not evaluated: {unreadable}")),
         };
@@ -85,6 +90,13 @@ pub fn walk(ruleset: &Ruleset, packet: Packet) -> (Snat, usize) {
     }
     let untranslated = answer(Some(false), "no source NAT rule matches".into());
     (untranslated, walker.rules_read())
+}
+
+/// Why the chain's table may not be in force (the reader's one policy for table flags).
+fn not_in_force(ruleset: &Ruleset, chain: &Chain) -> Option<String> {
+    ruleset
+        .table(&chain.owner)
+        .and_then(|table| table.flags.not_in_force())
 }
 
 /// What one rule does for the packet: its statements in order, the first that decides.

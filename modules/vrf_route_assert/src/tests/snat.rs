@@ -106,6 +106,34 @@ fn wildcards_escapes_sets_ranges_and_a_later_base_chain_are_read_as_nft_does() {
 }
 
 #[test]
+fn a_translating_chain_of_a_table_dormant_or_maybe_dormant_is_unknown_never_nat() {
+    let json = include_str!("../../tests/data/nft-1.0.6/dormant.json");
+    let text = include_str!("../../tests/data/nft-1.0.6/dormant.txt");
+    let listed = Ruleset::parse_listings(json, text).unwrap();
+    let dormant = predict(&listed, packet("nic5", "192.0.2.11"));
+    assert_eq!(dormant.translated, None);
+    assert_eq!(
+        dormant.why,
+        "not evaluated: table ip nat is dormant (flags dormant), so its chains see no packet"
+    );
+    // nft 1.0.6 prints the single flag as "nat" in JSON: read alone, the flags are unreadable.
+    let json_alone = predict(&Ruleset::parse(json).unwrap(), packet("nic5", "192.0.2.11"));
+    assert_eq!(json_alone.translated, None);
+    assert!(
+        json_alone
+            .why
+            .starts_with("not evaluated: table ip nat has flags"),
+        "{}",
+        json_alone.why
+    );
+    // Where the chain would not translate, whether it runs changes nothing.
+    assert_eq!(
+        predict(&listed, packet("nic6", "192.0.2.11")).translated,
+        Some(false)
+    );
+}
+
+#[test]
 fn a_match_not_understood_makes_the_answer_unknown_never_no_nat() {
     let unknown = predict(&recorded("ct-mark"), packet("nic5", "192.0.2.11"));
     assert_eq!(unknown.translated, None);

@@ -69,6 +69,21 @@ fn the_tenant_s_workload_leaving_by_the_transit_interface_is_predicted_translate
     );
     assert_eq!(snat("198.51.100.5")["translated"], json!(false));
 
+    // The table dormant: its masquerade translates nothing, so no NAT can be counted on.
+    nft(&ns, "table ip nat { flags dormant; }");
+    let dormant = ns.assert(checks.clone());
+    let internet = dormant
+        .checks
+        .iter()
+        .find(|c| c.check == "lookup 203.0.113.8");
+    assert_eq!(
+        internet.unwrap().actual["snat"]["why"],
+        json!(
+            "not evaluated: table ip nat is dormant (flags dormant), so its chains see no packet"
+        )
+    );
+    nft(&ns, &format!("delete table ip nat\n{TENANT_SNAT}"));
+
     // A rule the walk cannot read ahead of the SNAT: unknown, never "no NAT".
     ns.command("nft")
         .args(["insert rule ip nat POSTROUTING ct mark 0x1 accept"])
