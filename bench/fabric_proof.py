@@ -39,7 +39,7 @@ START_MARGIN_S = 10.0  # the playbook's default fabric_proof_start_margin
 NODES = 3
 # The tasks that are a module run on each node (the others run on the controller).
 NODE_ACTIONS = ("deevnet.net.sdn_check", "deevnet.net.bgp_evpn_assert", "deevnet.net.vrf_route_assert",
-                "ansible.builtin.command", "deevnet.net.egress_probe")
+                "deevnet.net.egress_probe")
 
 
 def log(text: str) -> None:
@@ -140,7 +140,7 @@ def section(results: dict, command: str) -> str:
               f"sets {START_MARGIN_S:g} s ahead (`fabric_proof_start_margin`, sized for nodes that start the task "
               "seconds apart) and which covers the module's own address check; the workloads then stay up for the "
               "whole window (count x timeout) so that every peer finds them. The other tasks are one round trip "
-              "each; the nftables listing is a stock `command` (a Python module, slow under TCG). At 100 tenants "
+              "each; the NAT prediction is part of vrf_route_assert's run (no nftables listing of its own). At 100 tenants "
               "the module makes 100 workloads per node (no more round trips: the count holds).",
               "", "Where the time goes (median seconds per task over the rounds, from its start to its last "
               "host's result):", "", "| task | seconds |", "|---|---|"]

@@ -17,6 +17,8 @@ in the same rounds, reported with its median and spread (min-max over the rounds
    128 x 32 targets, beside the run's physical floor. Alone: bench/probe_namespaces.py --output BENCHMARKS.md.
 10. The runtime's nftables walker (bench/nft_walk.py): 1,000 rules in 15 levels of shared jumps,
    and TR8's 72 rules, loaded by nft, parsed and walked. Alone: bench/nft_walk.py --output BENCHMARKS.md.
+11. The fabric proof's NAT prediction (bench/nat_prediction.py): 100 tenants in one vrf_route_assert run
+   against 1, on a 41-rule NAT ruleset with jumps. Alone: bench/nat_prediction.py --output BENCHMARKS.md.
 
 Results go to BENCHMARKS.md with the command that reproduces them.
 """
@@ -40,6 +42,7 @@ from pathlib import Path
 import ansible_mitogen
 
 import fleet  # bench/fleet.py: one play over N hosts (part 5)
+import nat_prediction  # bench/nat_prediction.py: the fabric proof's NAT prediction at 100 tenants (part 11)
 import nft_walk  # bench/nft_walk.py: the runtime's nftables walker on deep shared jumps (part 10)
 import probe_namespaces  # bench/probe_namespaces.py: egress_probe's probes and targets at once (part 7)
 import tenant_play  # bench/tenant_play.py: the whole play in the lab VM (--tenant-play)
@@ -296,6 +299,8 @@ def main() -> int:
                         help="interleaved rounds of egress_probe's namespace benchmark (part 7)")
     parser.add_argument("--nft-walk-rounds", type=int, default=20,
                         help="rounds of the nftables walker's benchmark (part 10)")
+    parser.add_argument("--nat-rounds", type=int, default=5,
+                        help="interleaved rounds of the NAT prediction's benchmark (part 11)")
     parser.add_argument("--tenant-play", action="store_true",
                         help="also the whole --tags tenant-egress play in the lab VM (bench/tenant_play.py)")
     tenant_play.add_arguments(parser)
@@ -353,6 +358,8 @@ def main() -> int:
     tail += "\n" + probe_namespaces.section(probe_namespaces.measure(args.probe_rounds, log), command)
     log(f"the nftables walker: {args.nft_walk_rounds} rounds")
     tail += "\n" + nft_walk.section(nft_walk.measure(args.nft_walk_rounds, log), command)
+    log(f"the fabric proof's NAT prediction: {args.nat_rounds} rounds")
+    tail += "\n" + nat_prediction.section(nat_prediction.measure(args.nat_rounds, log), command)
     Path(args.output).write_text(text + tail)
     print(text + tail)
     if args.tenant_play:  # written after parts 1-3 and 5 are safe: it boots the lab VM and takes long

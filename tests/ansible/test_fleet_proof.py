@@ -1,15 +1,18 @@
 """The fabric proof's plan and reconciliation (collection/plugins/filter/fleet_proof.py), without a
 host: a fleet of three nodes and two tenants is made healthy from the modules' documented
-results (sdn_check, bgp_evpn_assert, vrf_route_assert, egress_probe, `nft -j list ruleset`), then
+results (sdn_check, bgp_evpn_assert, vrf_route_assert with its source NAT answers, egress_probe), then
 each fault of the field is planted alone, and the report must name it and nothing else."""
 from __future__ import annotations
 
-import copy
+import json
+import re
+import subprocess
+import time
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import filter_plugin
+from conftest import ROOT, filter_plugin
 
 fleet_proof = filter_plugin("fleet_proof")
 plan = fleet_proof.fleet_proof_plan
@@ -30,16 +33,22 @@ WORKLOAD = {("tdemo", "hv01"): "192.0.2.254", ("tdemo", "hv02"): "192.0.2.253", 
 SETTINGS = {"internet": [INTERNET], "dns": [], "ntp": [], "management": ["198.51.100.5"], "private": [],
             "full_size": True}
 # Where the lab's core makes each pair's returns land: one workload per (tenant, node, landing).
-LANDING = {tenant: {node: {other: f"{TENANTS[tenant]['cidr'].rsplit('.', 1)[0]}.{200 + 10 * i + j}"
-                           for j, other in enumerate(NODES) if other != node}
-                    for i, node in enumerate(NODES)} for tenant in TENANTS}
+def landing_of(tenants: dict) -> dict:
+    """Per tenant k: .2YX (.1YX for the second) of hv0Y, landing on hv0X."""
+    return {tenant: {node: {other: f"{tenants[tenant]['cidr'].rsplit('.', 1)[0]}.{200 - 100 * k + 10 * i + j}"
+                            for j, other in enumerate(NODES) if other != node}
+                     for i, node in enumerate(NODES)} for k, tenant in enumerate(tenants)}
 
 
-def zone(name: str, node: str) -> dict:
-    tenant = TENANTS[name]
+LANDING = landing_of(TENANTS)
+
+
+def zone(name: str, node: str, tenants=None) -> dict:
+    tenant = (tenants or TENANTS)[name]
     return {"name": name, "type": "evpn", "vrf": tenant["vrf"], "l3vni": tenant["l3vni"],
             "l3vni_vxlan": f"vrfvx_{name}", "l3vni_bridge": f"vrfbr_{name}", "exit_node": True,
-            "primary_exit_node": None, "local_routing": False, "vtep": VTEP[node], "vxlan_port": None, "mtu": 1450,
+            "primary_exit_node": None, "local_routing": False, "vtep": VTEP.get(node, "198.51.100.200"),
+            "vxlan_port": None, "mtu": 1450,
             "generated": True,
             "vnets": [{"name": tenant["vnet"], "vni": tenant["vni"], "vlan": None, "vlan_aware": False,
                        "vxlan_device": f"vxlan_{tenant['vnet']}", "mtu": 1450,
@@ -50,8 +59,10 @@ def route(dev: str, table: int = 1001, via=None, kind: str = "unicast", fall_thr
     return {"type": kind, "via": via, "dev": dev, "table": table, "fall_through": fall_through}
 
 
-def check(vrf: str, dst: str, actual: dict, iif=None) -> dict:
+def check(vrf: str, dst: str, actual: dict, iif=None, snat_src=None) -> dict:
     actual = dict(actual, iif=iif) if iif else actual
+    if snat_src:
+        actual = dict(actual, snat={"src": snat_src, "translated": False, "why": "no source NAT rule matches"})
     return {"vrf": vrf, "check": f"lookup {dst}", "ok": True, "expected": {}, "actual": actual,
             "msg": f"{vrf}: {dst} {actual}"}
 
@@ -68,11 +79,12 @@ def healthy_node(node: str) -> dict:
     checks, probes = [], []
     for name, tenant in TENANTS.items():
         workload = WORKLOAD[(name, node)]
-        checks.append(check(tenant["vrf"], INTERNET, route("nic5", via="fe80::1")))
-        checks.append(check(tenant["vrf"], "198.51.100.5", route("nic5", via="fe80::1")))
+        checks.append(check(tenant["vrf"], INTERNET, route("nic5", via="fe80::1"), snat_src=workload))
+        checks.append(check(tenant["vrf"], "198.51.100.5", route("nic5", via="fe80::1"), snat_src=workload))
         for other in TENANTS:
             if other != name:
-                checks.append(check(tenant["vrf"], WORKLOAD[(other, node)], route("nic5", via="fe80::1")))
+                checks.append(check(tenant["vrf"], WORKLOAD[(other, node)], route("nic5", via="fe80::1"),
+                                    snat_src=workload))
         checks.append(check(tenant["vrf"], workload, route(tenant["vnet"]), iif=f"vrfbr_{name}"))
         for other_node in NODES:
             landing = route(tenant["vnet"], table=1001) if other_node == node else route(
@@ -94,8 +106,7 @@ def healthy_node(node: str) -> dict:
     return {"reached": True, "uplinks": ["nic5"], "management": "vmbr0", "exit": True,
             "sdn": {"node": node, "version": {"running": 7, "applied": 7}, "drift": [],
                     "zones": [zone(name, node) for name in TENANTS]},
-            "evpn": evpn, "lookups": {"checks": checks}, "probe": {"probes": probes},
-            "nft": {"nftables": [{"metainfo": {"json_schema_version": 1}}]}}
+            "evpn": evpn, "lookups": {"checks": checks}, "probe": {"probes": probes}}
 
 
 def fleet() -> dict:
@@ -103,7 +114,7 @@ def fleet() -> dict:
 
 
 def settings(**given) -> dict:
-    return dict(SETTINGS, return_landing=LANDING, **given)
+    return dict(SETTINGS, **dict({"return_landing": LANDING}, **given))
 
 
 def failing(report: dict) -> list:
@@ -306,6 +317,126 @@ def test_the_plan_gives_each_node_its_lookups_and_probes_for_every_class_and_pee
                                                    "tother", "tother-via-hv01", "tother-via-hv03"]
 
 
+def sdn_only(nodes: list, tenants: dict) -> dict:
+    """What the plan reads of each node: its SDN with `tenants` (each on every node), its uplink."""
+    return {node: {"sdn": {"zones": [zone(name, node, tenants) for name in tenants]}, "uplinks": ["nic5"],
+                   "reached": True} for node in nodes}
+
+
+# Two tenants numbered alike: each its own VRF and VNet, one subnet and gateway.
+ALIKE = {"tdemo": TENANTS["tdemo"], "tother": dict(TENANTS["tother"], cidr="192.0.2.0/24", gateway="192.0.2.1")}
+
+
+def test_tenants_numbered_alike_get_workloads_of_their_own_and_never_probe_their_own_address():
+    facts, held = sdn_only(NODES, ALIKE), {}
+    for node in NODES:
+        made = plan(facts, NODES, node, settings(return_landing=landing_of(ALIKE)))
+        for tenant in made["tenants"]:
+            held.setdefault(tenant["name"], set()).add(tenant["workload"])
+        addresses = [probe["address"].split("/")[0] for probe in made["probes"]]
+        # egress_probe refuses a run where two workloads share an address.
+        assert len(set(addresses)) == len(addresses), (node, addresses)
+    mine = {name: addresses | {address for by_node in landing_of(ALIKE)[name].values() for address in by_node.values()}
+            for name, addresses in held.items()}
+    assert not mine["tdemo"] & mine["tother"]
+    assert held == {"tdemo": {"192.0.2.254", "192.0.2.253", "192.0.2.252"},
+                    "tother": {"192.0.2.251", "192.0.2.250", "192.0.2.249"}}
+    for node in NODES:
+        for probe in plan(facts, NODES, node, settings(return_landing=landing_of(ALIKE)))["probes"]:
+            tenant = probe["name"].split("-via-")[0]
+            blocked = {target["address"] for target in probe["targets"] if target["expect"] == "blocked"}
+            # A blocked target one of the tenant's own workloads holds would answer it.
+            assert not blocked & mine[tenant], (node, probe["name"])
+            assert probe["address"].split("/")[0] not in {target["address"] for target in probe["targets"]}
+
+
+def test_egress_probe_takes_each_node_s_run_of_tenants_numbered_alike(node, tmp_path):
+    """egress_probe's own refusal rules on the plan: each node's run gets past its arguments and
+    stops only where the namespace has no VRF (nothing is probed)."""
+    facts = sdn_only(NODES, ALIKE)
+    for name in NODES:
+        made = plan(facts, NODES, name, settings(return_landing=landing_of(ALIKE)))
+        args = tmp_path / f"{name}.json"
+        args.write_text(json.dumps({"probes": made["probes"], "count": made["count"], "timeout": made["timeout"],
+                                    "start_at": time.time()}))
+        done = subprocess.run(["ip", "netns", "exec", node.netns, str(ROOT / "target" / "release" / "egress_probe"),
+                               str(args)], capture_output=True, text=True, check=False)
+        result = json.loads(done.stdout)
+        assert result["failed"] and result["msg"].startswith(
+            "probes[0] (tdemo): vrf: vrf_tdemo does not exist on this node"), (name, result["msg"])
+
+
+def test_tenants_numbered_alike_are_reconciled_each_with_its_own_workloads():
+    facts = sdn_only(NODES, ALIKE)
+    report = reconcile(facts, NODES, settings(return_landing=landing_of(ALIKE)), None)
+    tother = {cell["target"] for cell in report["cells"] if cell["tenant"] == "tdemo" and cell["node"] == "hv01"
+              and cell["column"] == "tenant:tother"}
+    assert tother == {"192.0.2.251"}
+
+
+@pytest.mark.parametrize("where, given, words", [
+    ("workload_addresses", {"tdemo": {"hv01": "192.0.2.9"}, "tother": {"hv02": "192.0.2.9"}},
+     "workload_addresses.tother.hv02 is '192.0.2.9'; it is tdemo's workload on hv01, and two holders"),
+    ("workload_addresses", {"tother": {"hv01": "192.0.2.1"}}, "workload_addresses.tother.hv01 is '192.0.2.1'; "
+                                                               "it is tdemo's gateway"),
+    ("workload_addresses", {"tother": {"hv01": "192.0.2.255"}}, "workload_addresses.tother.hv01 is '192.0.2.255'; "
+                                                                 "it is the broadcast address of 192.0.2.0/24"),
+    ("workload_addresses", {"tother": {"hv01": "10.9.9.9"}}, "workload_addresses.tother.hv01 is '10.9.9.9'; give a "
+                                                              "host address of tother's subnet 192.0.2.0/24"),
+    ("workload_addresses", {"tother": {"hv01": "a.b"}}, "workload_addresses.tother.hv01 is 'a.b'; give one IP address"),
+    ("workload_addresses", {"tother": ["192.0.2.9"]}, "workload_addresses.tother is ['192.0.2.9']; give a dict"),
+    ("return_landing", {"tother": {"hv01": {"hv02": "192.0.2.201"}}, "tdemo": {"hv03": {"hv01": "192.0.2.201"}}},
+     "return_landing.tdemo.hv03.hv01 is '192.0.2.201'; it is tother's workload on hv01 returning via hv02"),
+])
+def test_workloads_given_by_hand_that_would_collide_are_refused_naming_the_setting(where, given, words):
+    bad = dict(SETTINGS, **{where: given})
+    with pytest.raises(AnsibleFilterError, match=re.escape(f"fleet_proof_plan: settings.{words}")):
+        plan(sdn_only(NODES, ALIKE), NODES, "hv01", bad)
+
+
+def test_an_address_given_by_hand_is_skipped_by_the_workloads_counted_down():
+    given = {"tother": {"hv02": "192.0.2.254"}}
+    made = [plan(sdn_only(NODES, ALIKE), NODES, node, settings(workload_addresses=given, return_landing={}))["tenants"]
+            for node in NODES]
+    assert [[tenant["workload"] for tenant in tenants] for tenants in made] == [
+        ["192.0.2.253", "192.0.2.250"], ["192.0.2.252", "192.0.2.254"], ["192.0.2.251", "192.0.2.249"]]
+
+
+def small(cidr: str, gateway: str) -> dict:
+    return {"tdemo": dict(TENANTS["tdemo"], cidr=cidr, gateway=gateway)}
+
+
+@pytest.mark.parametrize("cidr, gateway, count, workloads", [
+    ("192.0.2.0/29", "192.0.2.1", 5, ["192.0.2.6", "192.0.2.5", "192.0.2.4", "192.0.2.3", "192.0.2.2"]),
+    ("192.0.2.0/29", "192.0.2.6", 5, ["192.0.2.5", "192.0.2.4", "192.0.2.3", "192.0.2.2", "192.0.2.1"]),
+    ("192.0.2.0/29", "192.0.2.3", 2, ["192.0.2.6", "192.0.2.5"]),
+    ("192.0.2.0/30", "192.0.2.1", 1, ["192.0.2.2"]),
+    ("192.0.2.0/30", "192.0.2.2", 1, ["192.0.2.1"]),
+])
+def test_workloads_are_hosts_of_the_subnet_never_its_gateway_network_or_broadcast(cidr, gateway, count, workloads):
+    nodes = [f"hv{i:02d}" for i in range(1, count + 1)]
+    made = [plan(sdn_only(nodes, small(cidr, gateway)), nodes, node, settings(return_landing={}))["tenants"][0]
+            for node in nodes]
+    assert [tenant["workload"] for tenant in made] == workloads
+
+
+@pytest.mark.parametrize("cidr, gateway, count, words", [
+    ("192.0.2.0/29", "192.0.2.1", 7, "is '192.0.2.0/29'; it has no host left for the proof's workload on hv06: "
+                                     "its 5 hosts beside the gateway hold tdemo's workload on hv01, "),
+    ("192.0.2.0/29", "192.0.2.6", 6, "it has no host left for the proof's workload on hv06"),
+    ("192.0.2.0/30", "192.0.2.1", 2, "is '192.0.2.0/30'; it has no host left for the proof's workload on hv02: "
+                                     "its 1 host beside the gateway hold tdemo's workload on hv01;"),
+    ("192.0.2.0/31", "192.0.2.0", 1, "is '192.0.2.0/31'; a workload needs a /30 or shorter"),
+    ("192.0.2.1/32", "192.0.2.1", 1, "is '192.0.2.1/32'; a workload needs a /30 or shorter"),
+])
+def test_a_subnet_too_small_for_the_nodes_workloads_is_refused_naming_it_and_the_fix(cidr, gateway, count, words):
+    nodes = [f"hv{i:02d}" for i in range(1, count + 1)]
+    with pytest.raises(AnsibleFilterError, match=re.escape(words)) as refused:
+        plan(sdn_only(nodes, small(cidr, gateway)), nodes, "hv01", settings(return_landing={}))
+    assert "fleet_proof_plan: the subnet of tenant tdemo (VNet tdemo0)" in str(refused.value)
+    assert "fabric_proof_hosts" in str(refused.value)
+
+
 @pytest.mark.parametrize("given, words", [
     ({"internet": []}, "settings.internet is None; give at least one internet target"),
     ({"internet": ["example.org"]}, "settings.internet[0].address is 'example.org'; give one IP address"),
@@ -322,50 +453,23 @@ def test_bad_settings_are_refused_naming_the_key_and_the_fix(given, words):
         plan({"hv01": {}}, ["hv01"], "hv01", bad)
 
 
-# NAT prediction, on rulesets as `nft -j list ruleset` prints them.
+# Source NAT, as vrf_route_assert predicts it on each node for the lookups' snat_src.
 
-def chain(name: str, hook=None, family: str = "ip", table: str = "nat") -> dict:
-    made = {"family": family, "table": table, "name": name, "handle": 1}
-    if hook:
-        made.update(type="nat", hook=hook, prio=100, policy="accept")
-    return {"chain": made}
-
-
-def rule(chain_name: str, *expr, family: str = "ip", table: str = "nat") -> dict:
-    return {"rule": {"family": family, "table": table, "chain": chain_name, "handle": 2, "expr": list(expr)}}
-
-
-def oifname(name: str, op: str = "==") -> dict:
-    return {"match": {"op": op, "left": {"meta": {"key": "oifname"}}, "right": name}}
+def test_each_tenant_lookup_asks_whether_its_workload_leaves_source_translated():
+    facts = {node: {"sdn": healthy_node(node)["sdn"], "uplinks": ["nic5"]} for node in NODES}
+    made = plan(facts, NODES, "hv02", settings())
+    for vrf, tenant in zip(made["vrfs"], made["tenants"]):
+        output = [lookup for lookup in vrf["lookups"] if "iif" not in lookup]
+        assert {lookup["dst"] for lookup in output} == {INTERNET, "198.51.100.5"} | {
+            other["workload"] for other in made["tenants"] if other is not tenant}
+        assert {lookup["snat_src"] for lookup in output} == {tenant["workload"]}
+    assert all("snat_src" not in lookup for lookup in made["vrfs"][-1]["lookups"])
 
 
-def saddr(addr: str, length: int) -> dict:
-    return {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "saddr"}},
-                      "right": {"prefix": {"addr": addr, "len": length}}}}
-
-
-# What iptables-nft makes of Proxmox's `iptables -t nat -A POSTROUTING -s 10.20.129.0/24 -o vmbr0.50 -j SNAT`.
-PROXMOX_SNAT = {"nftables": [chain("POSTROUTING", "postrouting"), rule(
-    "POSTROUTING", saddr("10.20.129.0", 24), oifname("vmbr0.50"), {"counter": {"packets": 0, "bytes": 0}},
-    {"xt": {"type": "target", "name": "SNAT"}})]}
-
-
-@pytest.mark.parametrize("ruleset, dev, src, expected", [
-    (PROXMOX_SNAT, "vmbr0.50", "10.20.129.250", True),
-    (PROXMOX_SNAT, "vmbr0", "10.20.129.250", False),
-    (PROXMOX_SNAT, "vmbr0.50", "10.20.130.250", False),
-    ({"nftables": [chain("post", "postrouting", "inet", "t"), chain("tenants", family="inet", table="t"),
-                   rule("post", oifname("nic5"), {"jump": {"target": "tenants"}}, family="inet", table="t"),
-                   rule("tenants", saddr("192.0.2.0", 24), {"masquerade": None}, family="inet", table="t")]},
-     "nic5", "192.0.2.11", True),
-    ({"nftables": [chain("post", "postrouting"), rule("post", oifname("vmbr0.50", "!="), {"return": None}),
-                   rule("post", {"snat": {"addr": "10.20.50.22"}})]}, "vmbr0", "10.20.129.250", False),
-    ({"nftables": [chain("post", "postrouting"), rule("post", {"match": {
-        "op": "==", "left": {"ct": {"key": "mark"}}, "right": 1}}, {"masquerade": None})]}, "nic5", "192.0.2.11", None),
-    ({"nftables": []}, "nic5", "192.0.2.11", None),
-])
-def test_nat_is_predicted_from_the_postrouting_chains_and_unknown_when_not_understood(ruleset, dev, src, expected):
-    assert fleet_proof.predict_nat(copy.deepcopy(ruleset), dev, src)[0] is expected
+def snat_answers(facts: dict, node: str, vrf: str, translated, why: str) -> None:
+    for entry in facts[node]["lookups"]["checks"]:
+        if entry["vrf"] == vrf and "snat" in entry["actual"]:
+            entry["actual"]["snat"].update(translated=translated, why=why)
 
 
 def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
@@ -373,10 +477,8 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
     for node in NODES:
         for zone_entry in facts[node]["sdn"]["zones"]:
             zone_entry["vnets"][0]["subnets"][0]["snat"] = zone_entry["name"] == "tdemo"
-    ruleset = {"nftables": [chain("POSTROUTING", "postrouting"), rule(
-        "POSTROUTING", saddr("192.0.2.0", 24), oifname("nic5"), {"xt": {"type": "target", "name": "SNAT"}})]}
     for node in ("hv01", "hv02"):
-        facts[node]["nft"] = ruleset
+        snat_answers(facts, node, "vrf_tdemo", True, "a source NAT rule of ip nat POSTROUTING matches")
     for probe in ("tdemo", "tdemo-via-hv01", "tdemo-via-hv02"):
         probe_target(facts, "hv03", probe, INTERNET).update(passed=False, received=0)
     report = reconcile(facts, NODES, settings(), None)
@@ -384,23 +486,48 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
     (node, subject, text), = findings_text(report)
     assert (node, subject) == ("hv03", "nat nic5")
     assert "does not source-translate 192.0.2.0/24 leaving by nic5" in text
+    internet = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
+        "tdemo", "hv01", "internet"))
+    assert internet["verdict"] == "pass" and internet["prediction"]["nat"] is True
+    assert "a source NAT rule of ip nat POSTROUTING matches" in internet["prediction"]["text"]
+
+
+@pytest.mark.parametrize("snat", [
+    {"translated": None, "why": "not evaluated: chain ip nat POSTROUTING: rule handle 4: a match on ct mark"},
+    None,
+])
+def test_a_source_nat_the_node_could_not_predict_is_unknown_never_no_nat(snat):
+    facts = fleet()
+    for node in NODES:
+        for zone_entry in facts[node]["sdn"]["zones"]:
+            zone_entry["vnets"][0]["subnets"][0]["snat"] = True
+    for entry in facts["hv01"]["lookups"]["checks"]:
+        if "snat" in entry["actual"]:
+            if snat is None:
+                del entry["actual"]["snat"]
+            else:
+                entry["actual"]["snat"].update(snat)
+    report = reconcile(facts, NODES, settings(), None)
+    internet = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
+        "tdemo", "hv01", "internet"))
+    assert internet["prediction"]["nat"] is None
+    assert (snat or {}).get("why", "source NAT not predicted") in internet["prediction"]["text"]
+    # hv02's answers say no NAT while the subnet's snat is on: named; hv01's unknown is not.
+    assert {node for node, subject, _ in findings_text(report) if subject == "nat nic5"} == {"hv02", "hv03"}
 
 
 def test_the_gathered_facts_come_from_the_registered_results_and_unreached_nodes_are_marked():
     hostvars = {
         "hv01": {"fabric_proof_sdn": {"zones": [], "version": {"running": 7, "applied": 7}},
-                 "fabric_proof_nft": {"rc": 0, "stdout": '{"nftables": [{"metainfo": {}}]}'},
                  "fabric_proof_evpn": {"skipped": True, "changed": False},
                  "fabric_proof_uplinks": ["nic5"], "fabric_proof_exit": True},
-        "hv02": {"fabric_proof_sdn": {"failed": True, "msg": "no /etc/pve/sdn"},
-                 "fabric_proof_nft": {"rc": 1, "stdout": ""}},
+        "hv02": {"fabric_proof_sdn": {"failed": True, "msg": "no /etc/pve/sdn"}},
     }
     facts = fleet_proof.fleet_proof_facts(hostvars, ["hv01", "hv02", "hv03"])
     assert facts["hv01"]["reached"] and facts["hv01"]["evpn"] is None
-    assert facts["hv01"]["nft"] == {"nftables": [{"metainfo": {}}]}
+    assert "nft" not in facts["hv01"]
     assert (facts["hv01"]["uplinks"], facts["hv01"]["management"], facts["hv01"]["exit"]) == (["nic5"], "vmbr0", True)
     assert [facts[node]["reached"] for node in ("hv02", "hv03")] == [False, False]
-    assert facts["hv02"]["nft"] is None
 
 
 def test_a_report_is_held_against_what_a_known_fault_may_fail():

@@ -1,7 +1,7 @@
 """deevnet.net.vrf_route_assert through Ansible: its documentation holds to the binary, and an ad
 hoc check on a node without the tenant's VRF fails naming it (what step 1 of the role relies
 on); the default VRF, settle_timeout and undeclared_vrfs ad hoc, and the new options' refusals. Lookups in real VRFs are tested in the lab VM (tests/lab/tests/vrf_route_assert.sh): this
-machine's kernel has no VRF."""
+machine's kernel has no VRF. A lookup's source NAT (snat_src) ad hoc, on real nft."""
 from __future__ import annotations
 
 from conftest import VENV_BIN, assert_documentation_matches_binary, oneline_result
@@ -82,3 +82,26 @@ def test_new_options_refuse_bad_values_naming_them(node, ansible_env):
         proc, (status, result) = adhoc(node, ansible_env, args)
         assert status == "FAILED!", proc.stdout
         assert result["msg"].startswith(start), (args, result["msg"])
+
+
+def test_a_lookup_s_snat_src_answers_the_source_nat_of_its_device_through_ansible(node, ansible_env):
+    """snat_src through the controller's validation and the fast path: the node's ruleset (real
+    nft in the node's namespace) source-translates the workload leaving by the transit only."""
+    node.ip("link", "set", node.transit, "up")
+    node.ip("addr", "add", "10.20.50.2/24", "dev", node.transit)
+    node.ip("route", "add", "default", "via", "10.20.50.1")
+    ruleset = ('table ip nat { chain post { type nat hook postrouting priority srcnat; '
+               'ip saddr 10.64.0.0/10 oifname "vmbr0.50" masquerade; }; }')
+    node.run({}, "/usr/sbin/nft", ruleset).check_returncode()
+    args = "vrf=default dst=10.20.50.1 table=any snat_src=10.64.1.250"
+    proc, (status, result) = adhoc(node, ansible_env, args)
+    assert status == "SUCCESS", proc.stdout
+    lookup = next(check for check in result["checks"] if check["check"] == "lookup 10.20.50.1")
+    assert lookup["actual"]["snat"] == {"src": "10.64.1.250", "translated": True,
+                                        "why": "a source NAT rule of ip nat post matches"}, lookup
+    proc, (status, result) = adhoc(node, ansible_env, args.replace("10.64.1.250", "10.200.1.250"))
+    lookup = next(check for check in result["checks"] if check["check"] == "lookup 10.20.50.1")
+    assert lookup["actual"]["snat"]["translated"] is False, lookup
+    proc, (status, result) = adhoc(node, ansible_env, "vrf=default dst=10.20.50.1 snat_src=2001:db8::5")
+    assert status == "FAILED!", proc.stdout
+    assert result["msg"].startswith("snat_src: '2001:db8::5' is an IPv6 address;"), result["msg"]

@@ -12,9 +12,10 @@ prediction and observation side by side (``fleet_proof_reconcile``). Nothing her
   nodes.
 - **Prediction** is the node's kernel, asked by the module vrf_route_assert: for each tenant and
   destination, the output lookup in the tenant's VRF (the egress device, whether it fell through
-  to the main table), whether a source NAT rule of the node's nftables ruleset matches that
-  egress, and, for the returns, the input lookups that apply forwarding and rp_filter as the
-  kernel does to a real packet arriving by the uplink or the L3VNI bridge.
+  to the main table), whether the node's nftables NAT chains source-translate the tenant's
+  workload leaving by that egress (walked on the node by the same module), and, for the returns,
+  the input lookups that apply forwarding and rp_filter as the kernel does to a real packet
+  arriving by the uplink or the L3VNI bridge.
 - **Observation** is the module egress_probe, run once per node for every tenant there.
 
 The report's format is documented in fleet_proof_reconcile.yml; the renderers are the filters of
@@ -23,7 +24,6 @@ fleet_report.py. The documentation of each filter is in its sidecar YAML, next t
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from collections.abc import Mapping
 
@@ -43,10 +43,8 @@ TARGET_CLASSES = (
 # no NTP client: an NTP server's reachability is its echo).
 CLASS_PROTO = {"dns": "udp"}
 DNS_PORT = 53
-# The last addresses of a tenant's subnet, counted down from the last host, are the proof's
-# workloads, one per node in the play's order (an address in use is refused by egress_probe's
-# address check, never taken over).
-LAST_HOST_OFFSET = 1
+# egress_probe's longest IPv4 prefix for a workload's address: room for the workload and its gateway.
+LONGEST_WORKLOAD_PREFIX = 30
 
 
 def _fail(filter_name: str, where: str, value, fix: str):
@@ -148,24 +146,113 @@ def tenants_of(node: str, facts: Mapping) -> list:
     return tenants
 
 
-def workload_address(tenant: Mapping, node: str, nodes: list, given: Mapping) -> str:
-    """The proof's workload of `tenant` on `node`: given by hand, else the subnet's last hosts,
-    one per node in the play's order."""
-    by_hand = (given.get(tenant["name"]) or {}).get(node)
-    if by_hand:
-        return str(ipaddress.ip_address(by_hand))
-    network = ipaddress.ip_network(tenant["subnet"], strict=False)
-    return str(network.broadcast_address - LAST_HOST_OFFSET - nodes.index(node))
+def _by_tenant_node(filter_name: str, settings: Mapping, key: str, tenant: str, node: str):
+    """settings[key][tenant][node], each level checked to be a dict (None where not given)."""
+    by_tenant = settings[key].get(tenant)
+    if by_tenant is not None and not isinstance(by_tenant, Mapping):
+        _fail(filter_name, f"settings.{key}.{tenant}", by_tenant, "give a dict of node: address")
+    return (by_tenant or {}).get(node)
 
 
-def _fleet_tenants(nodes_facts: Mapping, nodes: list, given: Mapping) -> dict:
-    """Every node's tenants, each with its workload address: {node: {tenant: tenant}}."""
-    fleet = {}
+def _hosts_from_top(network):
+    """The subnet's host addresses, the last first."""
+    for value in range(int(network.broadcast_address) - 1, int(network.network_address), -1):
+        yield ipaddress.IPv4Address(value)
+
+
+def _reserved(fleet: Mapping) -> dict:
+    """The addresses no workload may hold: every tenant subnet's network, broadcast and gateway
+    address (egress_probe refuses a workload or a target there). {address: what it is}."""
+    reserved = {}
+    for tenants in fleet.values():
+        for tenant in tenants.values():
+            network = ipaddress.ip_network(tenant["subnet"], strict=False)
+            reserved.setdefault(network.network_address, f"the network address of {network}")
+            reserved.setdefault(network.broadcast_address, f"the broadcast address of {network}")
+            reserved.setdefault(ipaddress.ip_address(tenant["gateway"]), f"{tenant['name']}'s gateway")
+    return reserved
+
+
+def _given_workloads(filter_name: str, fleet: Mapping, settings: Mapping, reserved: Mapping) -> dict:
+    """The workloads given by hand (workload_addresses) and those of forced returns
+    (return_landing), each checked to be a host of its tenant's subnet that no other workload holds
+    and that is no subnet's network, broadcast or gateway address: {address: whose}."""
+    held = {}
+    for node, tenants in fleet.items():
+        for name, tenant in sorted(tenants.items()):
+            given = []
+            by_hand = _by_tenant_node(filter_name, settings, "workload_addresses", name, node)
+            if by_hand:
+                given.append((f"settings.workload_addresses.{name}.{node}", by_hand, f"{name}'s workload on {node}"))
+            landing = _by_tenant_node(filter_name, settings, "return_landing", name, node) or {}
+            if not isinstance(landing, Mapping):
+                _fail(filter_name, f"settings.return_landing.{name}.{node}", landing,
+                      "give a dict of landing node: address")
+            given += [(f"settings.return_landing.{name}.{node}.{other}", address,
+                       f"{name}'s workload on {node} returning via {other}") for other, address in sorted(landing.items())]
+            for where, value, whose in given:
+                address = ipaddress.ip_address(_address(filter_name, where, value))
+                network = ipaddress.ip_network(tenant["subnet"], strict=False)
+                if address not in network:
+                    _fail(filter_name, where, value, f"give a host address of {name}'s subnet {network}, where the "
+                                                     "workload plugs in")
+                taken = reserved.get(address) or held.get(address)
+                if taken:
+                    _fail(filter_name, where, value, f"it is {taken}, and two holders of one address answer each "
+                                                     f"other's probes: give an unused host address of {network}")
+                held[address] = whose
+    return held
+
+
+def _assign_workloads(filter_name: str, fleet: Mapping, nodes: list, settings: Mapping) -> None:
+    """Each tenant's workload on each node: given by hand, else the next host of its subnet
+    counted down from the last, in tenant-name and then play order, that holds no other workload
+    of the fleet and no subnet's network, broadcast or gateway address. So no two workloads share
+    an address: tenants numbered alike never probe their own address as another tenant's, and no
+    node's egress_probe run holds two workloads with one address."""
     for node in nodes:
-        fleet[node] = {}
-        for tenant in tenants_of(node, nodes_facts.get(node)):
-            tenant["workload"] = workload_address(tenant, node, nodes, given)
-            fleet[node][tenant["name"]] = tenant
+        for tenant in fleet[node].values():
+            network = ipaddress.ip_network(tenant["subnet"], strict=False)
+            if network.prefixlen > LONGEST_WORKLOAD_PREFIX:
+                _fail(filter_name, f"the subnet of tenant {tenant['name']} (VNet {tenant['vnet']}) on {node}",
+                      str(network), f"a workload needs a /{LONGEST_WORKLOAD_PREFIX} or shorter, with room for itself "
+                                    "and the gateway: give the VNet's subnet a shorter prefix in the SDN, or leave "
+                                    "that node out of the proof (fabric_proof_hosts)")
+    reserved = _reserved(fleet)
+    held = _given_workloads(filter_name, fleet, settings, reserved)
+    free = {}
+    for name in sorted({name for tenants in fleet.values() for name in tenants}):
+        for node in nodes:
+            tenant = fleet[node].get(name)
+            if tenant is None:
+                continue
+            by_hand = _by_tenant_node(filter_name, settings, "workload_addresses", name, node)
+            if by_hand:
+                tenant["workload"] = str(ipaddress.ip_address(str(by_hand).strip()))
+                continue
+            network = ipaddress.ip_network(tenant["subnet"], strict=False)
+            hosts = free.setdefault((name, network), _hosts_from_top(network))
+            address = next((host for host in hosts if host not in reserved and host not in held), None)
+            if address is None:
+                _exhausted(filter_name, tenant, node, network, held)
+            held[address] = f"{name}'s workload on {node}"
+            tenant["workload"] = str(address)
+
+
+def _exhausted(filter_name: str, tenant: Mapping, node: str, network, held: Mapping):
+    usable = sum(1 for host in _hosts_from_top(network) if host != ipaddress.ip_address(tenant["gateway"]))
+    holders = sorted(whose for address, whose in held.items() if address in network)
+    _fail(filter_name, f"the subnet of tenant {tenant['name']} (VNet {tenant['vnet']})", str(network),
+          f"it has no host left for the proof's workload on {node}: its {usable} host{'' if usable == 1 else 's'} "
+          f"beside the gateway hold "
+          f"{', '.join(holders) or 'nothing'}; give the VNet a subnet with a host for every node's workload (a /29 "
+          "holds 5 beside its gateway), or prove fewer nodes at once (fabric_proof_hosts)")
+
+
+def _fleet_tenants(filter_name: str, nodes_facts: Mapping, nodes: list, settings: Mapping) -> dict:
+    """Every node's tenants, each with its workload address: {node: {tenant: tenant}}."""
+    fleet = {node: {tenant["name"]: tenant for tenant in tenants_of(node, nodes_facts.get(node))} for node in nodes}
+    _assign_workloads(filter_name, fleet, nodes, settings)
     return fleet
 
 
@@ -240,10 +327,13 @@ def _tenant_probes(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping
 
 def _tenant_lookups(node: str, tenant: Mapping, fleet: Mapping, settings: Mapping) -> dict:
     """vrf_route_assert's entry for one tenant VRF: every class target and the other tenants'
-    workloads, looked up as the tenant's traffic is; and the return to its own workload as it
-    enters the VRF by the L3VNI bridge (forwarding and rp_filter applied)."""
-    lookups = [{"dst": target["address"], "table": "any"} for _column, _expect, target in _class_targets(settings)]
-    lookups += [{"dst": other["workload"], "table": "any"}
+    workloads, looked up as the tenant's traffic is, each with whether the node's NAT chains
+    source-translate the tenant's workload leaving by the answer; and the return to its own
+    workload as it enters the VRF by the L3VNI bridge (forwarding and rp_filter applied)."""
+    # Every output lookup predicts the source NAT of the tenant's packets leaving by its answer.
+    own = {"table": "any", "snat_src": tenant["workload"]}
+    lookups = [dict(own, dst=target["address"]) for _column, _expect, target in _class_targets(settings)]
+    lookups += [dict(own, dst=other["workload"])
                 for other in isolation_peers(tenant, fleet[node], settings["isolation_peers"])]
     if tenant.get("l3vni_bridge"):
         lookups.append({"dst": tenant["workload"], "src": settings["internet"][0]["address"],
@@ -297,7 +387,7 @@ def fleet_proof_plan(facts, nodes, node, settings) -> dict:
     if node not in nodes:
         _fail("fleet_proof_plan", "node", node, f"give one of the play's hosts {nodes}")
     settings = normalize_settings(settings, "fleet_proof_plan")
-    fleet = _fleet_tenants(facts, nodes, settings["workload_addresses"])
+    fleet = _fleet_tenants("fleet_proof_plan", facts, nodes, settings)
     inputs = _node_inputs(node, facts.get(node))
     mine = list(fleet[node].values())
     vnis = sorted({vni for tenant in mine for vni in (tenant["l3vni"], tenant["vni"]) if vni})
@@ -420,127 +510,14 @@ def _reached_check(nodes: list, reached: list, gathered: Mapping, findings: Find
                   f"all {len(nodes)} nodes reached, their modules run")
 
 
-# NAT prediction. No kernel API evaluates nftables for a made-up packet, so the postrouting NAT
-# chains are walked here: a rule whose every match is understood and holds for (egress device,
-# source address) decides; a match not understood makes the answer unknown, never "no NAT".
-NAT_STATEMENTS = ("snat", "masquerade")
-XT_NAT_TARGETS = ("SNAT", "MASQUERADE")
-
-
-class Unknown(Exception):
-    """A match or statement the NAT walk does not understand."""
-
-
-def _nft_objects(ruleset) -> list:
-    if isinstance(ruleset, Mapping):
-        return [entry for entry in ruleset.get("nftables") or [] if isinstance(entry, Mapping)]
-    return []
-
-
-def _nat_chains(objects: list) -> list:
-    """The postrouting NAT base chains of IPv4 (ip and inet tables), in priority order."""
-    chains = [entry["chain"] for entry in objects if "chain" in entry]
-    hooked = [chain for chain in chains if chain.get("hook") == "postrouting" and chain.get("type") == "nat"
-              and chain.get("family") in ("ip", "inet")]
-    return sorted(hooked, key=lambda chain: chain.get("prio") if isinstance(chain.get("prio"), int) else 0)
-
-
-def _rules(objects: list, family: str, table: str, chain: str) -> list:
-    return [entry["rule"] for entry in objects if "rule" in entry and entry["rule"].get("family") == family
-            and entry["rule"].get("table") == table and entry["rule"].get("chain") == chain]
-
-
-def _in_prefix(address: str, right) -> bool:
-    """Whether `address` is `right`: an address, a prefix, a range or an anonymous set of them."""
-    if isinstance(right, str):
-        return ipaddress.ip_address(address) == ipaddress.ip_address(right)
-    if isinstance(right, Mapping) and "prefix" in right:
-        prefix = right["prefix"]
-        return ipaddress.ip_address(address) in ipaddress.ip_network(f"{prefix['addr']}/{prefix['len']}", strict=False)
-    if isinstance(right, Mapping) and "range" in right:
-        low, high = (ipaddress.ip_address(end) for end in right["range"])
-        return low <= ipaddress.ip_address(address) <= high
-    if isinstance(right, Mapping) and "set" in right:
-        return any(_in_prefix(address, member) for member in right["set"])
-    raise Unknown(f"a match against {right!r}")
-
-
-def _match_holds(match: Mapping, packet: Mapping) -> bool:
-    left, right, op = match.get("left"), match.get("right"), match.get("op", "==")
-    if op not in ("==", "!=", "in"):
-        raise Unknown(f"the operator {op!r}")
-    if isinstance(left, Mapping) and (left.get("meta") or {}).get("key") == "oifname":
-        names = right.get("set") if isinstance(right, Mapping) and "set" in right else [right]
-        if not all(isinstance(name, str) for name in names):
-            raise Unknown(f"an oifname match against {right!r}")
-        # A trailing * is a wildcard, as in iptables' `-o vmbr0+` translated.
-        held = any(packet["dev"] == name or (name.endswith("*") and packet["dev"].startswith(name[:-1]))
-                   for name in names)
-    elif isinstance(left, Mapping) and (left.get("payload") or {}).get("field") == "saddr" \
-            and (left.get("payload") or {}).get("protocol") == "ip":
-        held = _in_prefix(packet["src"], right)
-    else:
-        raise Unknown(f"a match on {left!r}")
-    return held if op != "!=" else not held
-
-
-def _rule_verdict(rule: Mapping, packet: Mapping):
-    """'nat', ('jump'|'goto', chain), 'return', 'accept', or None (the rule does not apply)."""
-    for expr in rule.get("expr") or []:
-        if "match" in expr:
-            if not _match_holds(expr["match"], packet):
-                return None
-        elif any(statement in expr for statement in NAT_STATEMENTS):
-            return "nat"
-        elif "xt" in expr:
-            xt = expr["xt"] or {}
-            if xt.get("type") == "target" and xt.get("name") in XT_NAT_TARGETS:
-                return "nat"
-            raise Unknown(f"the iptables extension {xt.get('name')!r}")
-        elif "jump" in expr or "goto" in expr:
-            kind = "jump" if "jump" in expr else "goto"
-            return (kind, expr[kind].get("target"))
-        elif "return" in expr or "accept" in expr:
-            return "return" if "return" in expr else "accept"
-        elif "counter" in expr or "log" in expr or "comment" in expr:
-            continue
-        else:
-            raise Unknown(f"the expression {sorted(expr)!r}")
-    return None
-
-
-def _walk_chain(objects: list, family: str, table: str, chain: str, packet: Mapping, depth: int = 0):
-    """True (a NAT statement is reached), False (the chain ends without one) or 'accept'."""
-    if depth > 16:
-        raise Unknown("more than 16 nested chains")
-    for rule in _rules(objects, family, table, chain):
-        verdict = _rule_verdict(rule, packet)
-        if verdict is None:
-            continue
-        if verdict == "nat":
-            return True
-        if verdict in ("return", "accept"):
-            return False if verdict == "return" else "accept"
-        reached = _walk_chain(objects, family, table, verdict[1], packet, depth + 1)
-        if reached is True or reached == "accept" or verdict[0] == "goto":
-            return reached
-    return False
-
-
-def predict_nat(ruleset, dev: str, src: str):
-    """Whether a packet from `src` leaving by `dev` is source-translated: True, False, or None
-    when the ruleset has what this walk does not understand (with why)."""
-    objects = _nft_objects(ruleset)
-    if not objects:
-        return None, "no nftables ruleset was read"
-    packet = {"dev": dev, "src": src}
-    try:
-        for chain in _nat_chains(objects):
-            if _walk_chain(objects, chain["family"], chain["table"], chain["name"], packet) is True:
-                return True, f"a source NAT rule of {chain['family']} {chain['table']} {chain['name']} matches"
-    except (Unknown, ValueError, KeyError, TypeError) as unknown:
-        return None, f"not evaluated: {unknown}"
-    return False, "no source NAT rule matches"
+def _nat(answer: Mapping, src: str):
+    """vrf_route_assert's prediction of source NAT for packets from `src` leaving by the answer's
+    device (its lookup's snat_src): (True, False or None when it could not tell, why)."""
+    snat = answer.get("snat")
+    if not isinstance(snat, Mapping) or snat.get("src") != src:
+        return None, f"source NAT not predicted: the lookup has no answer for packets from {src}"
+    translated = snat.get("translated")
+    return (translated if isinstance(translated, bool) else None), str(snat.get("why") or "no reason given")
 
 
 def _lookup_answers(result) -> dict:
@@ -589,7 +566,7 @@ def predict_reply(answer, tenant: Mapping, node: Mapping, dst: str):
             tenant["vrf"], f"{tenant['vrf']} has no route to {dst}: {route}",
             "give the VRF a default (the role's tenant-egress: a leaked default, or import vrf default)")
     dev = answer.get("dev")
-    nat, nat_text = predict_nat(node.get("nft"), dev, tenant["workload"])
+    nat, nat_text = _nat(answer, tenant["workload"])
     text = f"{dst} in {tenant['vrf']}: {route}; {nat_text}"
     if dev == node["management"] or answer.get("fall_through"):
         return "blocked", dev, nat, text, (
@@ -913,7 +890,7 @@ def _node_context(name: str, facts) -> dict:
     facts = facts if isinstance(facts, Mapping) else {}
     inputs = _node_inputs(name, facts)
     return {"name": name, "management": inputs["management"], "uplinks": inputs["uplinks"],
-            "nft": facts.get("nft"), "evpn": facts.get("evpn"), "answers": _lookup_answers(facts.get("lookups")),
+            "evpn": facts.get("evpn"), "answers": _lookup_answers(facts.get("lookups")),
             "observed": _probe_targets(facts.get("probe"))}
 
 
@@ -940,13 +917,13 @@ def _summary(cells: list, checks: list, findings: Findings) -> dict:
 
 def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> dict:
     """The report: every node's gathered results (facts, by node: reached, sdn, evpn, lookups,
-    nft, probe, uplinks, management, exit) reconciled into cells, fleet checks and findings;
+    probe, uplinks, management, exit) reconciled into cells, fleet checks and findings;
     `qinq`, the rows of the QinQ acceptance matrix when the playbook ran it."""
     nodes = _check_nodes("fleet_proof_reconcile", nodes, facts)
     settings = normalize_settings(settings, "fleet_proof_reconcile")
     gathered = {node: facts.get(node) if isinstance(facts.get(node), Mapping) else {} for node in nodes}
     reached = [node for node in nodes if gathered[node].get("reached") and gathered[node].get("sdn")]
-    fleet = _fleet_tenants({node: gathered[node] for node in reached}, nodes, settings["workload_addresses"])
+    fleet = _fleet_tenants("fleet_proof_reconcile", {node: gathered[node] for node in reached}, nodes, settings)
     findings = Findings()
     checks = [_reached_check(nodes, reached, gathered, findings), _version_check(gathered, reached, findings),
               _vtep_check(fleet, gathered, reached, findings), _exit_check(fleet, gathered, reached, findings),
@@ -996,7 +973,7 @@ def _qinq(qinq):
 
 # What the playbook registers on each node, by the key of the node's gathered facts.
 REGISTERED = {"sdn": "fabric_proof_sdn", "evpn": "fabric_proof_evpn", "lookups": "fabric_proof_lookups",
-              "nft": "fabric_proof_nft", "probe": "fabric_proof_probe"}
+              "probe": "fabric_proof_probe"}
 
 
 def _registered(result):
@@ -1004,18 +981,6 @@ def _registered(result):
     if not isinstance(result, Mapping) or result.get("skipped"):
         return None
     return result
-
-
-def _ruleset(result):
-    """The parsed `nft -j list ruleset`, or None (the command failed or printed no JSON)."""
-    result = _registered(result)
-    if not result or result.get("rc") not in (0, None):
-        return None
-    try:
-        parsed = json.loads(result.get("stdout") or "")
-    except ValueError:
-        return None
-    return parsed if isinstance(parsed, Mapping) else None
 
 
 def fleet_proof_facts(hostvars, nodes) -> dict:
@@ -1028,7 +993,6 @@ def fleet_proof_facts(hostvars, nodes) -> dict:
     for node in nodes:
         variables = hostvars[node] if node in hostvars else {}
         gathered = {key: _registered(variables.get(name)) for key, name in REGISTERED.items()}
-        gathered["nft"] = _ruleset(variables.get(REGISTERED["nft"]))
         sdn = gathered["sdn"] or {}
         gathered["reached"] = bool(sdn) and not sdn.get("failed") and not sdn.get("unreachable")
         gathered["uplinks"] = list(variables.get("fabric_proof_uplinks") or [])

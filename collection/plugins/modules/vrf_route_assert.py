@@ -18,8 +18,8 @@ description:
     routing outcome, not a configuration file; a rising SNAT counter is no proof of egress.
   - Two forms. O(vrfs) lists VRFs, each with its checks. The short form, for ad-hoc checks,
     names one VRF with O(vrf) and puts the same keys at the top level (O(dst) with O(src),
-    O(iif), O(via), O(dev), O(not_dev), O(table), O(reachable); O(default_via), O(default_dev),
-    O(forwarding), O(no_fall_through)). O(vrf) and O(vrfs) are mutually exclusive.
+    O(iif), O(via), O(dev), O(not_dev), O(table), O(reachable), O(snat_src); O(default_via),
+    O(default_dev), O(forwarding), O(no_fall_through)). O(vrf) and O(vrfs) are mutually exclusive.
     O(undeclared_vrfs) and O(settle_timeout) apply to either form.
   - For each VRF it checks that the VRF device exists (a VRF that does not exist fails, saying
     the tenant has no VRF on this node), that the VRF's own table has the expected default route,
@@ -47,7 +47,10 @@ description:
     default but no IPv4 one, the finding names the usual cause, a fabric whose BGP peers are
     activated only for IPv6, and the fix.
   - O(settle_timeout) re-checks until every check passes, for use right after an FRR apply.
-  - Read-only; C(changed) is always C(false). Reading routes needs no privilege.
+  - O(vrfs[].lookups[].snat_src) also predicts, from the node's nftables ruleset, whether a
+    workload's packets leaving by the answer are source-translated.
+  - Read-only; C(changed) is always C(false). Reading routes needs no privilege; reading the
+    nftables ruleset (only for O(vrfs[].lookups[].snat_src)) needs root.
 author:
   - deevnet.net maintainers (@deevnet)
 options:
@@ -163,6 +166,26 @@ options:
               - V(true), the destination must resolve to a route; V(false), the kernel must
                 refuse it (unreachable, blackhole, prohibit or no route).
             type: bool
+          snat_src:
+            description:
+              - The IPv4 address of a workload whose packets to O(vrfs[].lookups[].dst) take
+                this lookup's answer, such as a tenant VM. When the answer leaves by a device,
+                C(actual.snat) says whether the node's nftables ruleset source-translates a
+                packet from this address leaving by that device - its postrouting NAT chains of
+                families C(ip) and C(inet), walked in priority order through their jumps and
+                gotos, each chain read once.
+              - A rule whose every match is understood and holds decides - C(snat),
+                C(masquerade) and iptables-nft's C(SNAT) and C(MASQUERADE) targets translate,
+                C(accept) ends that chain untranslated. The matches understood are C(oifname)
+                (nft's wildcards) and C(ip saddr) (an address, prefix, range or set). A match
+                or statement not understood, a translating chain whose table is dormant (or
+                whose flags cannot be read), or a ruleset nft could not list, makes the answer
+                unknown (C(translated=null), with why), never untranslated; it fails no check.
+              - Needs an IPv4 O(vrfs[].lookups[].dst). The ruleset is read once per run
+                (C(/usr/sbin/nft -j list ruleset) and C(nft -t list ruleset) for the tables'
+                flags, run as root only when root owns nft), and only when a lookup gives
+                O(vrfs[].lookups[].snat_src).
+            type: str
       forwarding:
         description:
           - Check that every interface the checked routes leave by (the lookups' answers, and
@@ -235,8 +258,9 @@ options:
   dst:
     description:
       - Short form, with O(vrf) - the destination to resolve in the VRF, as O(vrfs[].lookups[].dst).
-      - O(src) and O(iif) describe the packet, and O(via), O(dev), O(not_dev), O(table) and
-        O(reachable) are expectations about this lookup; all need it.
+      - O(src) and O(iif) describe the packet, O(via), O(dev), O(not_dev), O(table) and
+        O(reachable) are expectations about this lookup, and O(snat_src) asks its source NAT;
+        all need it.
     type: str
   src:
     description:
@@ -267,6 +291,11 @@ options:
     description:
       - Short form - whether O(dst) must resolve to a route (V(true)) or be refused (V(false)).
     type: bool
+  snat_src:
+    description:
+      - Short form - the workload whose source NAT by the answer's device is predicted, as
+        O(vrfs[].lookups[].snat_src).
+    type: str
   default_via:
     description:
       - Short form - the VRF's own table has a usable default route through this gateway.
@@ -480,6 +509,9 @@ checks:
       O(vrfs[].forbidden_interfaces) has C(connected_prefix) in C(expected).
     - A lookup with C(iif) also has C(src) and C(iif) in C(actual); an C(iif) the node does not
       have is C(type=no_interface).
+    - A lookup with C(snat_src) whose answer leaves by a device also has C(snat) in C(actual) -
+      C(src), C(translated) (V(true), V(false), or null when it could not be told) and C(why)
+      (the NAT chain that translates, or what was not understood and where).
     - For V(no_fall_through), C(actual) has C(stopped_by) (the route that stops the lookups) or
       C(leaves_by); for C(rp_filter <dev>), the C(all), C(interface) and C(effective) values (for
       an O(vrfs[].l3vni_bridge) that is not a port of the VRF, its C(controller) instead).

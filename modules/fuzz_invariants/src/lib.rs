@@ -6,7 +6,9 @@
 //!
 //! Entry points: one module per module under test, each with a function per target:
 //! [`frr`] and [`frr_json`] (`frr_local_stanza`, `bgp_evpn_assert`), [`egress`], [`nft`]
-//! (`qinq_check`), [`nft_walk`] (the runtime's nftables reader and walker), [`sdn`], [`sysctl_d`], and [`spec_args`] over every spec [`specs`] lists;
+//! (`qinq_check`), [`nft_walk`] (the runtime's nftables reader and walker), [`sdn`], [`snat`]
+//! (`vrf_route_assert`'s NAT prediction), [`sysctl_d`], and [`spec_args`] over every spec
+//! [`specs`] lists;
 //! [`input`] reads a fuzz input as decisions, the same way for both users.
 //!
 //! Neighbours: it depends on the module crates it checks ([`specs`] takes their `SPEC`s), no
@@ -19,6 +21,7 @@ pub mod input;
 pub mod nft;
 pub mod nft_walk;
 pub mod sdn;
+pub mod snat;
 pub mod spec_args;
 pub mod specs;
 pub mod sysctl_d;

@@ -11,6 +11,7 @@ use crate::kernel::Kernel;
 use crate::lookup::{self, Answer};
 use crate::params::{LookupCheck, Request, UndeclaredVrfs, VrfCheck};
 use crate::report::{CheckResult, Report};
+use crate::snat::Predictions;
 use crate::view::{vrf_view, VrfView};
 use crate::vrf_support::VrfSupport;
 use deevnet_runtime::netlink::{Family, Link, Links, RouteQuery};
@@ -29,8 +30,17 @@ pub fn assert_vrfs(kernel: &mut impl Kernel, request: &Request) -> Result<Report
     };
     let mut main = NodeTables::default();
     let mut report = Report::new(request.undeclared_vrfs);
+    let mut nat = Predictions::default();
     for check in &request.vrfs {
-        assert_vrf(kernel, &links, &support, &mut main, check, &mut report)?;
+        assert_vrf(
+            kernel,
+            &links,
+            &support,
+            &mut main,
+            &mut nat,
+            check,
+            &mut report,
+        )?;
     }
     if request.undeclared_vrfs == UndeclaredVrfs::Ignore {
         return Ok(report);
@@ -53,6 +63,7 @@ fn assert_vrf(
     links: &Links,
     support: &VrfSupport,
     main: &mut NodeTables,
+    nat: &mut Predictions,
     check: &VrfCheck,
     report: &mut Report,
 ) -> Result<(), Failure> {
@@ -86,7 +97,7 @@ fn assert_vrf(
             report.checks.push(result);
         }
     }
-    exits.extend(run_lookups(kernel, links, main, check, &view, report)?);
+    exits.extend(run_lookups(kernel, links, main, nat, check, &view, report)?);
     if check.forwarding {
         for (family, dev) in &exits {
             let value = kernel.forwarding(*family, dev)?;
@@ -101,11 +112,13 @@ fn assert_vrf(
 }
 
 /// The entry's lookups and those generated for its forbidden interfaces: their checks go to
-/// the report; the interfaces their answers leave by are returned.
+/// the report, each with its source NAT when it asks (`snat_src`) and its answer leaves by a
+/// device; the interfaces their answers leave by are returned.
 fn run_lookups(
     kernel: &mut impl Kernel,
     links: &Links,
     main: &mut NodeTables,
+    nat: &mut Predictions,
     check: &VrfCheck,
     view: &VrfView,
     report: &mut Report,
@@ -124,7 +137,13 @@ fn run_lookups(
         );
     let mut exits = Vec::new();
     for (lookup, prefix) in lookups {
-        let (result, exit) = run_lookup(kernel, links, view, &lookup, prefix.as_ref())?;
+        let (mut result, exit) = run_lookup(kernel, links, view, &lookup, prefix.as_ref())?;
+        if let (Some(src), Some((_, dev)), Some(actual)) =
+            (lookup.snat_src, &exit, result.actual.as_object_mut())
+        {
+            let snat = nat.answer(kernel, dev, src);
+            actual.insert("snat".into(), serde_json::json!(snat));
+        }
         report.checks.push(result);
         exits.extend(exit);
     }

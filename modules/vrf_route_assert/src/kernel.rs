@@ -1,8 +1,9 @@
-//! What the checks ask of the node, as a trait: the node's netlink and `/proc/sys` answer it
-//! in [`crate::node`], recorded answers in the tests.
+//! What the checks ask of the node, as a trait: the node's netlink, `/proc/sys` and nft answer
+//! it in [`crate::node`], recorded answers in the tests.
 
 use crate::vrf_support::VrfSupport;
 use deevnet_runtime::netlink::{Family, Links, Lookup, Route, RouteQuery};
+use deevnet_runtime::nft::Ruleset;
 use deevnet_runtime::Failure;
 
 /// What the checks ask of the node.
@@ -24,4 +25,7 @@ pub trait Kernel {
     fn rp_filter(&mut self, dev: &str) -> Result<Option<String>, Failure>;
     /// Whether the kernel can have VRFs (asked only when no VRF exists).
     fn vrf_support(&mut self) -> VrfSupport;
+    /// The nftables ruleset in force (asked once, when a lookup has `snat_src`); an error says
+    /// why it could not be read.
+    fn nft_ruleset(&mut self) -> Result<Ruleset, String>;
 }

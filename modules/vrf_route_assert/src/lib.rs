@@ -1,16 +1,17 @@
 //! `deevnet.net.vrf_route_assert`: where tenant traffic really goes, asked of the kernel.
 //!
-//! The evaluation runs against a [`Kernel`]: the node's (netlink and `/proc/sys`, in [`node`])
-//! or recorded answers in tests. For each declared VRF it checks that the VRF exists, that its
-//! own table has the expected default routes ([`defaults`]: Proxmox's `unreachable default
-//! metric 4278198272` catch-all is reported, never taken for a usable default), that its
-//! lookups cannot fall through to the main table ([`fall_through`]), how each destination
+//! The evaluation runs against a [`Kernel`]: the node's (netlink, `/proc/sys` and nft, in
+//! [`node`]) or recorded answers in tests. For each declared VRF it checks that the VRF exists,
+//! that its own table has the expected default routes ([`defaults`]: Proxmox's `unreachable
+//! default metric 4278198272` catch-all is reported, never taken for a usable default), that
+//! its lookups cannot fall through to the main table ([`fall_through`]), how each destination
 //! resolves for traffic in the VRF ([`lookup`]: `ip route get DST vrf NAME`; generated for
 //! every prefix connected on a forbidden interface by [`connected`]; with `iif`, for a packet
-//! arriving by an interface, in [`input`]), and that the interfaces those routes leave by
-//! forward and accept asymmetric returns ([`exits`]). The VRF named `default` is the main
-//! table. VRFs nobody declared are inspected for fall-through on request; [`settle`] re-checks
-//! until all pass or time is up.
+//! arriving by an interface, in [`input`]; with `snat_src`, whether the node's nftables NAT
+//! chains source-translate a workload's packets leaving by the answer, in [`snat`]), and that
+//! the interfaces those routes leave by forward and accept asymmetric returns ([`exits`]). The
+//! VRF named `default` is the main table. VRFs nobody declared are inspected for fall-through
+//! on request; [`settle`] re-checks until all pass or time is up.
 //!
 //! Entry points: [`params::Request::from_params`] validates the options; [`assert_vrfs`] runs
 //! every check once and returns the [`Report`] of [`CheckResult`]s; [`settle::settle`] repeats
@@ -22,7 +23,8 @@
 //! passes; a kernel without VRF support ([`vrf_support`]) is named, never taken for "no VRF
 //! falls through".
 //!
-//! Neighbours: [`deevnet_runtime`] (netlink, sysctl keys, the module protocol); the role runs
+//! Neighbours: [`deevnet_runtime`] (netlink, sysctl keys, the nftables reader, the module
+//! protocol); the playbook `fabric_proof` asks its lookups and source NAT; the role runs
 //! it from `tasks/tenant_egress.yml`; `egress_probe` proves with traffic what this module
 //! proves from the kernel's answers.
 
@@ -38,6 +40,7 @@ pub mod node;
 pub mod params;
 mod report;
 pub mod settle;
+pub mod snat;
 mod view;
 pub mod vrf_support;
 

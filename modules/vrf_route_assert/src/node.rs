@@ -1,8 +1,10 @@
-//! The node's kernel: rtnetlink for links, routes and lookups, `/proc/sys` for forwarding and rp_filter.
+//! The node's kernel: rtnetlink for links, routes and lookups, `/proc/sys` for forwarding and
+//! rp_filter, nft (the runtime's trusted, bounded read) for the ruleset.
 
 use crate::vrf_support::{judge, DriverEvidence, VrfSupport};
 use crate::Kernel;
 use deevnet_runtime::netlink::{Family, Links, Lookup, Netlink, NetlinkError, Route, RouteQuery};
+use deevnet_runtime::nft::{self, Ruleset};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
 use std::path::Path;
@@ -51,6 +53,10 @@ impl Kernel for NodeKernel {
 
     fn vrf_support(&mut self) -> VrfSupport {
         judge(&driver_evidence())
+    }
+
+    fn nft_ruleset(&mut self) -> Result<Ruleset, String> {
+        nft::read_ruleset(Path::new(nft::NFT))
     }
 }
 

@@ -9,7 +9,7 @@ use deevnet_runtime::spec::{DefaultValue, IntRange};
 use deevnet_runtime::{choices, CheckModeFindings, Kind, OptionSpec, CHECK_MODE_FINDINGS};
 use serde::Deserialize;
 use std::collections::HashSet;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
 /// The VRF name that means the default VRF: the main table, lookups made without a VRF.
@@ -21,8 +21,9 @@ pub const SETTLE_TIMEOUT_RANGE: IntRange =
 
 /// The keys of one lookup, declared once for a `lookups` entry and for the short form at the
 /// top level: `dst` (required only in an entry: the short form may be `vrf` alone), the
-/// packet's `src` and the `iif` it arrives by, then what the answer must be.
-const fn lookup_keys(dst_required: bool) -> [OptionSpec; 8] {
+/// packet's `src` and the `iif` it arrives by, then what the answer must be, then the workload
+/// whose source NAT by the answer's device is predicted.
+const fn lookup_keys(dst_required: bool) -> [OptionSpec; 9] {
     let dst = OptionSpec::new("dst", Kind::Str);
     [
         if dst_required { dst.required() } else { dst },
@@ -33,10 +34,11 @@ const fn lookup_keys(dst_required: bool) -> [OptionSpec; 8] {
         OptionSpec::new("not_dev", Kind::Str),
         OptionSpec::new("table", Kind::Str),
         OptionSpec::new("reachable", Kind::Bool),
+        OptionSpec::new("snat_src", Kind::Str),
     ]
 }
 
-static LOOKUP_OPTIONS: [OptionSpec; 8] = lookup_keys(true);
+static LOOKUP_OPTIONS: [OptionSpec; 9] = lookup_keys(true);
 static LOOKUP: OptionSpec = OptionSpec::new("lookup", Kind::Dict(&LOOKUP_OPTIONS));
 static INTERFACE: OptionSpec = OptionSpec::new("interface", Kind::Str);
 
@@ -62,8 +64,8 @@ static VRF: OptionSpec = OptionSpec::new("vrf", Kind::Dict(&VRF_OPTIONS));
 /// short form: `vrf` with the same keys at the top level; then what applies to the whole node.
 /// The short form's `forwarding` and `no_fall_through` have no default here so that giving
 /// them next to `vrfs` can be refused.
-pub static SPEC: [OptionSpec; 17] = {
-    let [dst, src, iif, via, dev, not_dev, table, reachable] = lookup_keys(false);
+pub static SPEC: [OptionSpec; 18] = {
+    let [dst, src, iif, via, dev, not_dev, table, reachable, snat_src] = lookup_keys(false);
     [
         OptionSpec::new("vrfs", Kind::List(&VRF)),
         OptionSpec::new("vrf", Kind::Str),
@@ -75,6 +77,7 @@ pub static SPEC: [OptionSpec; 17] = {
         not_dev,
         table,
         reachable,
+        snat_src,
         OptionSpec::new("default_via", Kind::Str),
         OptionSpec::new("default_dev", Kind::Str),
         OptionSpec::new("forwarding", Kind::Bool),
@@ -100,6 +103,7 @@ pub struct Params {
     pub not_dev: Option<String>,
     pub table: Option<String>,
     pub reachable: Option<bool>,
+    pub snat_src: Option<String>,
     pub default_via: Option<String>,
     pub default_dev: Option<String>,
     pub forwarding: Option<bool>,
@@ -134,6 +138,7 @@ pub struct LookupParams {
     pub not_dev: Option<String>,
     pub table: Option<String>,
     pub reachable: Option<bool>,
+    pub snat_src: Option<String>,
 }
 
 /// Everything the task asks for: the validated request.
@@ -248,6 +253,9 @@ pub struct LookupCheck {
     /// fall-through).
     pub table: Option<ExpectedTable>,
     pub reachable: Option<bool>,
+    /// The IPv4 address of a workload whose packets take the answer: the check's `actual`
+    /// says whether the node's NAT chains source-translate them leaving by its device.
+    pub snat_src: Option<Ipv4Addr>,
 }
 
 /// `table`: the one the answer must come from, or any (fall-through is reported, not failed).
@@ -269,6 +277,7 @@ impl LookupCheck {
             not_dev: None,
             table: None,
             reachable: None,
+            snat_src: None,
         }
     }
 }
@@ -336,7 +345,7 @@ fn vrf_checks(params: Params) -> Result<Vec<VrfCheck>, String> {
 }
 
 /// The short form's lookup keys, `dst` first, each with whether it is given.
-fn lookup_keys_given(params: &Params) -> [(&'static str, bool); 8] {
+fn lookup_keys_given(params: &Params) -> [(&'static str, bool); 9] {
     [
         ("dst", params.dst.is_some()),
         ("src", params.src.is_some()),
@@ -346,6 +355,7 @@ fn lookup_keys_given(params: &Params) -> [(&'static str, bool); 8] {
         ("not_dev", params.not_dev.is_some()),
         ("table", params.table.is_some()),
         ("reachable", params.reachable.is_some()),
+        ("snat_src", params.snat_src.is_some()),
     ]
 }
 
@@ -375,6 +385,7 @@ fn short_form(params: Params) -> Result<VrfCheck, String> {
             not_dev: params.not_dev,
             table: params.table,
             reachable: params.reachable,
+            snat_src: params.snat_src,
         }],
         None => {
             refuse_lookup_keys_without_dst(&params)?;
@@ -414,6 +425,7 @@ fn refuse_lookup_keys_without_dst(params: &Params) -> Result<(), String> {
         "src" | "iif" => {
             "the packet whose destination dst is (its source, the interface it arrives by)"
         }
+        "snat_src" => "the workload whose packets to dst take the answer's device",
         _ => "an expectation about the lookup of dst in vrf",
     };
     Err(format!(
@@ -596,7 +608,26 @@ fn lookup_check(at: impl Fn(&str) -> String, lookup: LookupParams) -> Result<Loo
         not_dev: interface(&at, "not_dev", &lookup.not_dev)?,
         table: parsed(&at, "table", &lookup.table, table)?,
         reachable: lookup.reachable,
+        snat_src: parsed(&at, "snat_src", &lookup.snat_src, |at, text| {
+            snat_source(at, text, dst)
+        })?,
     })
+}
+
+/// The workload whose source NAT is predicted: one IPv4 address (the NAT chains walked are
+/// IPv4's), for an IPv4 destination.
+fn snat_source(location: &str, text: &str, dst: IpAddr) -> Result<Ipv4Addr, String> {
+    match (address(location, text)?, dst) {
+        (IpAddr::V4(src), IpAddr::V4(_)) => Ok(src),
+        (IpAddr::V6(_), _) => Err(format!(
+            "{location}: '{text}' is an IPv6 address; the prediction walks the IPv4 NAT chains \
+             (families ip and inet): give the workload's IPv4 address, such as 10.20.129.250"
+        )),
+        (IpAddr::V4(_), _) => Err(format!(
+            "{location}: '{text}' is an IPv4 address and dst {dst} is IPv6; the prediction is \
+             for IPv4 packets: give snat_src with an IPv4 dst only"
+        )),
+    }
 }
 
 /// The packet's source: one address, of the destination's family.

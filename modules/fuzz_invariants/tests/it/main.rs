@@ -10,6 +10,7 @@ mod qinq_check;
 mod runtime;
 mod sdn_check;
 mod sysctl_forwarding;
+mod vrf_route_assert;
 
 use std::path::{Path, PathBuf};
 

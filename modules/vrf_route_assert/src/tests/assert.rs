@@ -326,6 +326,9 @@ fn ipv6_defaults_and_lookups_use_ipv6_routes_and_forwarding() {
         fn vrf_support(&mut self) -> VrfSupport {
             self.0.vrf_support()
         }
+        fn nft_ruleset(&mut self) -> Result<Ruleset, String> {
+            self.0.nft_ruleset()
+        }
     }
     let mut recorded = RecordedKernel::faulty();
     let mut default = Route::new(Family::V6, VRF_TABLE, RouteKind::Unicast);

@@ -10,6 +10,7 @@ mod fall_through;
 mod input;
 mod params;
 mod settle;
+mod snat;
 mod vrf_support;
 
 use crate::params::{DefaultExpectation, ExpectedTable, LookupCheck, Request, VrfCheck};
@@ -18,6 +19,7 @@ use crate::{assert_vrfs, Kernel, Report};
 use deevnet_runtime::netlink::{
     Family, Link, Links, Lookup, Refusal, Route, RouteKind, RouteQuery,
 };
+use deevnet_runtime::nft::Ruleset;
 use deevnet_runtime::Failure;
 use serde_json::json;
 use std::collections::HashMap;
@@ -151,6 +153,10 @@ struct RecordedKernel {
     queries: Vec<RouteQuery>,
     /// What the kernel says of its VRF support when no VRF exists.
     vrf_support: VrfSupport,
+    /// `nft -j list ruleset` as recorded; `None`: nft could not be read.
+    nft: Option<String>,
+    /// How many times the ruleset was read.
+    nft_reads: u32,
 }
 
 impl RecordedKernel {
@@ -181,6 +187,8 @@ impl RecordedKernel {
             asked: Vec::new(),
             queries: Vec::new(),
             vrf_support: VrfSupport::Present,
+            nft: None,
+            nft_reads: 0,
         }
     }
 
@@ -251,6 +259,14 @@ impl Kernel for RecordedKernel {
     }
     fn vrf_support(&mut self) -> VrfSupport {
         self.vrf_support.clone()
+    }
+    fn nft_ruleset(&mut self) -> Result<Ruleset, String> {
+        self.nft_reads += 1;
+        let json = self
+            .nft
+            .as_deref()
+            .ok_or("/usr/sbin/nft is not installed")?;
+        Ruleset::parse(json)
     }
 }
 

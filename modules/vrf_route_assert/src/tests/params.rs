@@ -19,6 +19,7 @@ fn params() -> Params {
         not_dev: None,
         table: None,
         reachable: None,
+        snat_src: None,
         default_via: None,
         default_dev: None,
         forwarding: None,
@@ -39,6 +40,7 @@ fn lookup(dst: &str) -> LookupParams {
         not_dev: None,
         table: None,
         reachable: None,
+        snat_src: None,
     }
 }
 
@@ -502,4 +504,56 @@ fn iif_needs_src_and_a_valid_interface_name() {
         ..params()
     });
     assert!(error.contains("vrfs[].lookups[].src"), "{error}");
+}
+
+#[test]
+fn snat_src_is_one_ipv4_address_for_an_ipv4_destination() {
+    let with = |dst: &str, snat_src: &str| LookupParams {
+        snat_src: Some(snat_src.into()),
+        ..lookup(dst)
+    };
+    let checks = checks_of(vec![entry(
+        "vrf_tdemo",
+        vec![with("203.0.113.8", " 10.20.129.250 ")],
+    )])
+    .unwrap();
+    assert_eq!(
+        checks[0].lookups[0].snat_src,
+        Some("10.20.129.250".parse().unwrap())
+    );
+    let cases = [
+        (
+            with("203.0.113.8", "2001:db8::5"),
+            "vrfs[0].lookups[0].snat_src: '2001:db8::5' is an IPv6 address; the prediction \
+             walks the IPv4 NAT chains",
+        ),
+        (
+            with("2001:db8::1", "10.20.129.250"),
+            "vrfs[0].lookups[0].snat_src: '10.20.129.250' is an IPv4 address and dst \
+             2001:db8::1 is IPv6",
+        ),
+        (
+            with("203.0.113.8", "10.20.129.0/24"),
+            "vrfs[0].lookups[0].snat_src: '10.20.129.0/24' is a prefix; give one address",
+        ),
+        (
+            with("203.0.113.8", "workload"),
+            "vrfs[0].lookups[0].snat_src: 'workload' is not an IP address",
+        ),
+    ];
+    for (lookup, words) in cases {
+        let error = error_of(vec![entry("vrf_tdemo", vec![lookup])]);
+        assert!(error.starts_with(words), "{error}");
+    }
+    let error = refused(Params {
+        vrf: Some("vrf_tdemo".into()),
+        snat_src: Some("10.20.129.250".into()),
+        ..params()
+    });
+    assert!(
+        error.starts_with(
+            "snat_src needs dst: it is the workload whose packets to dst take the answer's device"
+        ),
+        "{error}"
+    );
 }

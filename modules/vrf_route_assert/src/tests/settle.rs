@@ -57,6 +57,9 @@ impl Kernel for ArrivingKernel {
     fn vrf_support(&mut self) -> VrfSupport {
         self.kernel.vrf_support()
     }
+    fn nft_ruleset(&mut self) -> Result<Ruleset, String> {
+        self.kernel.nft_ruleset()
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! lab VM (tests/lab/tests/vrf_route_assert*).
 
 use deevnet_runtime::netlink::{Family, Link, Links, Lookup, Route, RouteQuery};
+use deevnet_runtime::nft::Ruleset;
 use deevnet_runtime::test_support::TestNamespace;
 use deevnet_runtime::Failure;
 use serde_json::{json, Value};
@@ -144,6 +145,9 @@ impl Kernel for EmulatedVrf {
     }
     fn vrf_support(&mut self) -> VrfSupport {
         self.node.vrf_support()
+    }
+    fn nft_ruleset(&mut self) -> Result<Ruleset, String> {
+        self.node.nft_ruleset()
     }
 }
 

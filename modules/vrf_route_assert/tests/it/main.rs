@@ -6,3 +6,4 @@ mod cli;
 mod in_namespace;
 mod in_namespace_fleet;
 mod in_namespace_input;
+mod in_namespace_snat;
