@@ -101,7 +101,7 @@ pub const GUEST_VLAN_RULE: &str = "table bridge deevnet_guest_vlan { chain prero
 pub fn guest_port(bridge: &str, host_vlans: &[u16]) -> String {
     let vlans: Vec<String> = host_vlans.iter().map(u16::to_string).collect();
     format!(
-        "drop guests' 802.1Q and 802.1ad frames with a bridge-family nftables rule loaded at boot (in /etc/nftables.conf with nftables.service enabled): {GUEST_VLAN_RULE}; or make {bridge} VLAN-aware (bridge-vlan-aware yes) with bridge-vids that exclude VLAN {}",
+        "drop guests' 802.1Q and 802.1ad frames with bridge-family nftables rules loaded at boot (in /etc/nftables.conf with nftables.service enabled): {GUEST_VLAN_RULE}; or make {bridge} VLAN-aware (bridge-vlan-aware yes) with bridge-vids that exclude VLAN {}",
         vlans.join(", ")
     )
 }
