@@ -129,9 +129,8 @@ impl Ruleset {
     }
 
     /// Whether the guard's table is there as the guard makes it: in force (not dormant), one
-    /// chain, one rule per guest name pattern and tag type, dropping both tag types from every guest name
-    /// on any bridge.
-    /// `Err` says why not, and the fix.
+    /// chain, one rule per guest name pattern and tag type, dropping both tag types from every
+    /// guest name on any bridge. `Err` says why not, and the fix.
     pub fn guard_state(&self) -> Result<(), String> {
         let fix = format!(
             "set guest_vlan_guard=true, which remakes the table, or run: nft '{}'",
