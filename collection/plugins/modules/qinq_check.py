@@ -140,7 +140,7 @@ options:
         the demanding default is to stop; a node whose guests are trusted sets V(warn).
       - V(warn) - each is a warning and in RV(guest_ports); the run does not fail on them.
       - V(ignore) - the bridge and the ruleset are not read; RV(guest_ports) is empty.
-      - The fix each finding gives is a bridge-family nftables rule that drops both tag types
+      - The fix each finding gives is bridge-family nftables rules that drop both tag types
         from every guest port by name pattern (C(tap*), C(veth*), C(fwpr*), C(fwln*)) - guests
         that send tagged frames on purpose (a VM NIC with C(trunks)) lose that - or making the
         bridge VLAN-aware with C(bridge-vids) that exclude the host's VLANs.
@@ -149,14 +149,19 @@ options:
     default: fail
   guest_vlan_guard:
     description:
-      - Put in place, now, the bridge-family nftables table C(deevnet_guest_vlan) whose one rule
-        drops 802.1Q and 802.1ad frames arriving on any guest port by name pattern
-        (C(iifname { "tap*", "veth*", "fwpr*", "fwln*" } ether type { 8021q, 8021ad } drop), in
-        a prerouting chain at priority -300), so that ports added later are covered too. Guests
-        that send tagged frames on purpose (a VM NIC with C(trunks)) lose that.
+      - Put in place, now, the bridge-family nftables table C(deevnet_guest_vlan) whose rules
+        drop 802.1Q and 802.1ad frames arriving on any guest port by name pattern, one pattern
+        and one tag type per rule (C(iifname "tap*" ether type 8021q drop),
+        C(iifname "tap*" ether type 8021ad drop), and the same for C(veth*), C(fwpr*) and
+        C(fwln*), in a prerouting chain at priority -300), so that ports added later are covered
+        too. Guests that send tagged frames on purpose (a VM NIC with C(trunks)) lose that.
+      - No set of names - nft 1.0.6 lists a set element C("tap\*") (the literal name C(tap*))
+        as C("tap*"), so the audit never counts a set element that may be a literal star as
+        keeping a port off, and a guard written with a set is not recognised.
       - Idempotent - nothing is done when the table is there as the guard makes it (one chain,
-        one rule dropping both types from every pattern); otherwise the table of that name is
-        replaced whole, in one nft transaction, and read back. No other table is touched.
+        its eight rules, dropping both types from every pattern); otherwise the table of that
+        name is replaced whole, in one nft transaction, and read back. No other table is
+        touched.
       - Needs nft (C(/usr/sbin/nft), root's); without it the task fails and nothing changes.
       - This puts the guard in the running kernel only; persisting it for boot is the role's job
         (C(guest_vlan_guard) of C(deevnet.net.proxmox_node_network)'s QinQ uplink, a systemd unit
@@ -370,7 +375,7 @@ guest_ports:
     - {"bridge": "vmbr0", "port": "tap100i0", "kind": "tap", "vmid": 100,
        "vlans": "vmbr0 does not filter VLANs",
        "nftables": "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
-       "fix": "drop guests' 802.1Q and 802.1ad frames with a bridge-family nftables rule loaded at boot ..."}
+       "fix": "drop guests' 802.1Q and 802.1ad frames with bridge-family nftables rules loaded at boot ..."}
 guest_vlan_guard:
   description:
     - C(requested) (O(guest_vlan_guard) was set), C(present) (the guard's table is in place after
@@ -388,7 +393,10 @@ guest_vlan_guard:
     commands: >-
       add table bridge deevnet_guest_vlan; delete table bridge deevnet_guest_vlan; table bridge
       deevnet_guest_vlan { chain prerouting { type filter hook prerouting priority -300; iifname
-      { "tap*", "veth*", "fwpr*", "fwln*" } ether type { 8021q, 8021ad } drop; }; }
+      "tap*" ether type 8021q drop; iifname "tap*" ether type 8021ad drop; iifname "veth*" ether
+      type 8021q drop; iifname "veth*" ether type 8021ad drop; iifname "fwpr*" ether type 8021q
+      drop; iifname "fwpr*" ether type 8021ad drop; iifname "fwln*" ether type 8021q drop;
+      iifname "fwln*" ether type 8021ad drop; }; }
 changed:
   description: Whether O(fix_txvlan) switched the offload off on some slave or O(guest_vlan_guard)
     put the guard in place (would, in check mode).

@@ -86,15 +86,22 @@ pub fn bridge_ipv6(bridge: &str) -> String {
     )
 }
 
-/// The bridge-family nftables rule that keeps guests' tagged frames off the uplink, as the
-/// operator writes it (and as a later option of this module would install it).
-pub const GUEST_VLAN_RULE: &str = "table bridge deevnet_guest_vlan { chain prerouting { type filter hook prerouting priority -300; iifname { \"tap*\", \"veth*\", \"fwpr*\", \"fwln*\" } ether type { 8021q, 8021ad } drop; }; }";
+/// The name patterns of guest ports, each in two rules of [`GUEST_VLAN_RULE`] (one per tag type).
+pub const GUEST_NAME_PATTERNS: [&str; 4] = ["tap*", "veth*", "fwpr*", "fwln*"];
+
+/// The bridge-family nftables table that keeps guests' tagged frames off the uplink, as the
+/// operator writes it and as `guest_vlan_guard` installs it. One name pattern and one tag type
+/// per rule, no set: in a set (`iifname { "tap*", ... }`) nft 1.0.6 prints a literal `"tap\*"`
+/// as `"tap*"`, so the audit could not tell the guard from a rule that matches no guest; and
+/// nft 1.0.6's `-j list ruleset` aborts on this table set dormant when each rule holds an
+/// anonymous set of tag types (`ether type { 8021q, 8021ad }`).
+pub const GUEST_VLAN_RULE: &str = "table bridge deevnet_guest_vlan { chain prerouting { type filter hook prerouting priority -300; iifname \"tap*\" ether type 8021q drop; iifname \"tap*\" ether type 8021ad drop; iifname \"veth*\" ether type 8021q drop; iifname \"veth*\" ether type 8021ad drop; iifname \"fwpr*\" ether type 8021q drop; iifname \"fwpr*\" ether type 8021ad drop; iifname \"fwln*\" ether type 8021q drop; iifname \"fwln*\" ether type 8021ad drop; }; }";
 
 /// A guest port can send 802.1Q/802.1ad frames onto the uplink through `bridge`.
 pub fn guest_port(bridge: &str, host_vlans: &[u16]) -> String {
     let vlans: Vec<String> = host_vlans.iter().map(u16::to_string).collect();
     format!(
-        "drop guests' 802.1Q and 802.1ad frames with a bridge-family nftables rule loaded at boot (in /etc/nftables.conf with nftables.service enabled): {GUEST_VLAN_RULE}; or make {bridge} VLAN-aware (bridge-vlan-aware yes) with bridge-vids that exclude VLAN {}",
+        "drop guests' 802.1Q and 802.1ad frames with bridge-family nftables rules loaded at boot (in /etc/nftables.conf with nftables.service enabled): {GUEST_VLAN_RULE}; or make {bridge} VLAN-aware (bridge-vlan-aware yes) with bridge-vids that exclude VLAN {}",
         vlans.join(", ")
     )
 }

@@ -11,6 +11,7 @@
 //! `veth<vmid>i<n>` (a container's), and the firewall's `fwpr<vmid>p<n>` (its bridge's port in
 //! the bridge) and `fwln<vmid>i<n>` (or `o<n>`, older releases).
 
+use crate::fix::GUEST_NAME_PATTERNS;
 use deevnet_runtime::netlink::{Link, Links, PortVlans, VlanProtocol};
 use deevnet_runtime::nft::{self, ifname, Chain, Owner, Rule};
 use serde::Serialize;
@@ -128,8 +129,8 @@ impl Ruleset {
     }
 
     /// Whether the guard's table is there as the guard makes it: in force (not dormant), one
-    /// chain, one rule, dropping both tag types from every guest name pattern on any bridge.
-    /// `Err` says why not, and the fix.
+    /// chain, one rule per guest name pattern and tag type, dropping both tag types from every
+    /// guest name on any bridge. `Err` says why not, and the fix.
     pub fn guard_state(&self) -> Result<(), String> {
         let fix = format!(
             "set guest_vlan_guard=true, which remakes the table, or run: nft '{}'",
@@ -154,7 +155,10 @@ impl Ruleset {
         let Ruleset::Read(alone) = &table else {
             unreachable!("made as read above")
         };
-        if alone.chains.len() == 1 && alone.rules.len() == 1 && drops_every_guest {
+        if alone.chains.len() == 1
+            && alone.rules.len() == GUEST_NAME_PATTERNS.len() * TAG_TYPES.len()
+            && drops_every_guest
+        {
             Ok(())
         } else {
             Err(format!(
@@ -179,7 +183,9 @@ impl Ruleset {
     /// reads (input interface name, input bridge name, ether type) and it ends in `drop`, and no
     /// earlier rule of its chain that may match the port ends in another verdict (accept, jump,
     /// goto, return, queue), which could pass the frame first. Whatever this cannot read leaves
-    /// the port counted: the audit may ask for a rule that is not needed, never miss a hole.
+    /// the port counted: the audit may ask for a rule that is not needed, never miss a hole. So
+    /// does a name match it cannot settle: a set element nft 1.0.6 prints as `"tap*"` may be
+    /// the literal name `tap*` ([`ifname::set_element_matches`]), and `@set` is not read.
     pub fn drops_vlan_frames_from(&self, port: &str, bridge: &str) -> Result<(), String> {
         let ruleset = match self {
             Ruleset::Read(ruleset) => ruleset,
@@ -266,20 +272,25 @@ fn bridge_tables_not_in_force(
 
 /// The guard's table as `nft -j list ruleset` prints it (nftables 1.0.6).
 fn guard_ruleset() -> nft::Ruleset {
+    use serde_json::json;
     let table = GUARD_TABLE;
-    let json = serde_json::json!({"nftables": [
-        {"table": {"family": "bridge", "name": table}},
-        {"chain": {"family": "bridge", "table": table, "name": "prerouting", "type": "filter",
-                   "hook": "prerouting", "prio": -300, "policy": "accept"}},
-        {"rule": {"family": "bridge", "table": table, "chain": "prerouting", "expr": [
-            {"match": {"op": "==", "left": {"meta": {"key": "iifname"}},
-                       "right": {"set": ["fwln*", "fwpr*", "tap*", "veth*"]}}},
+    let rule = |pattern: &str, tag_type: &str| {
+        json!({"rule": {"family": "bridge", "table": table, "chain": "prerouting", "expr": [
+            {"match": {"op": "==", "left": {"meta": {"key": "iifname"}}, "right": pattern}},
             {"match": {"op": "==", "left": {"payload": {"protocol": "ether", "field": "type"}},
-                       "right": {"set": ["8021q", "8021ad"]}}},
+                       "right": tag_type}},
             {"drop": null}
-        ]}}
-    ]});
-    nft::Ruleset::parse(&json.to_string()).unwrap_or_default()
+        ]}})
+    };
+    let mut objects = vec![
+        json!({"table": {"family": "bridge", "name": table}}),
+        json!({"chain": {"family": "bridge", "table": table, "name": "prerouting", "type": "filter",
+                         "hook": "prerouting", "prio": -300, "policy": "accept"}}),
+    ];
+    for pattern in GUEST_NAME_PATTERNS {
+        objects.extend(TAG_TYPES.iter().map(|(word, _)| rule(pattern, word)));
+    }
+    nft::Ruleset::parse(&json!({ "nftables": objects }).to_string()).unwrap_or_default()
 }
 
 enum RuleEffect {
@@ -290,7 +301,8 @@ enum RuleEffect {
 }
 
 fn read_rule(rule: &Rule, port: &str, bridge: &str) -> RuleEffect {
-    let mut for_port = true;
+    // Whether the rule's name matches hold for the port: `None` when one cannot be settled.
+    let mut for_port = Some(true);
     let mut understood = true;
     let mut types = [true; 2];
     let mut verdict = None;
@@ -306,10 +318,12 @@ fn read_rule(rule: &Rule, port: &str, bridge: &str) -> RuleEffect {
             match (meta, op) {
                 (Some(key @ ("iifname" | "ibrname")), "==" | "in" | "!=") => {
                     let name = if key == "iifname" { port } else { bridge };
-                    let hit = names(right).iter().any(|n| ifname::matches(n, name));
-                    if hit == (op == "!=") {
-                        for_port = false;
-                    }
+                    let holds = name_matches(right, name).map(|hit| hit != (op == "!="));
+                    for_port = match (for_port, holds) {
+                        (Some(false), _) | (_, Some(false)) => Some(false),
+                        (Some(true), Some(true)) => Some(true),
+                        _ => None,
+                    };
                 }
                 _ if ether_type && matches!(op, "==" | "in") => {
                     let listed = values(right);
@@ -334,12 +348,39 @@ fn read_rule(rule: &Rule, port: &str, bridge: &str) -> RuleEffect {
             }
         }
     }
-    match verdict.as_deref() {
-        _ if !for_port => RuleEffect::NotForPort,
-        Some("drop") | Some("reject") if understood => RuleEffect::Drops(types),
-        // A drop narrowed by something unread drops some frames, not all of them.
-        Some("drop") | Some("reject") | None => RuleEffect::NotForPort,
-        Some(_) => RuleEffect::MayPass,
+    match (verdict.as_deref(), for_port) {
+        (_, Some(false)) => RuleEffect::NotForPort,
+        (Some("drop") | Some("reject"), Some(true)) if understood => RuleEffect::Drops(types),
+        // A drop narrowed by something unread drops some frames, not all of them; one that may
+        // not be for the port at all keeps it off from nothing.
+        (Some("drop") | Some("reject") | None, _) => RuleEffect::NotForPort,
+        // Another verdict that may be for the port may pass the frame first.
+        (Some(_), _) => RuleEffect::MayPass,
+    }
+}
+
+/// Whether the interface `name` matches the right side of an `iifname`/`ibrname` match: a name
+/// as nft prints it in a match, or an anonymous set of them. `None` when it cannot be told: a
+/// set element that may be a literal `*` ([`ifname::set_element_matches`]), a named set
+/// (`@guests`, not read here), or a value that is not a name.
+fn name_matches(right: &Value, name: &str) -> Option<bool> {
+    if let Some(set) = right.get("set").and_then(Value::as_array) {
+        let mut answer = Some(false);
+        for element in set {
+            match element
+                .as_str()
+                .map(|e| ifname::set_element_matches(e, name))
+            {
+                Some(Some(true)) => return Some(true),
+                Some(Some(false)) => {}
+                _ => answer = None,
+            }
+        }
+        return answer;
+    }
+    match right.as_str() {
+        Some(printed) if !printed.starts_with('@') => Some(ifname::matches(printed, name)),
+        _ => None,
     }
 }
 
@@ -348,13 +389,6 @@ fn values(right: &Value) -> Vec<&Value> {
         Some(set) => set.iter().collect(),
         None => vec![right],
     }
-}
-
-fn names(right: &Value) -> Vec<&str> {
-    values(right)
-        .into_iter()
-        .filter_map(Value::as_str)
-        .collect()
 }
 
 /// The bridge the uplink's parent is a port of, if any.

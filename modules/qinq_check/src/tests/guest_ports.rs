@@ -98,13 +98,27 @@ fn ether_type(right: Value) -> Value {
     json!({"match": {"op": "==", "left": {"payload": {"protocol": "ether", "field": "type"}}, "right": right}})
 }
 
-/// The rule the fix text gives, as `nft -j list ruleset` prints it.
-fn guide_rule() -> Value {
-    json!([
-        iifname("==", json!({"set": ["fwln*", "fwpr*", "tap*", "veth*"]})),
-        ether_type(json!({"set": ["8021q", "8021ad"]})),
-        {"drop": null}
-    ])
+/// The rules the fix text gives, as `nft -j list ruleset` prints them: one per guest name
+/// pattern and tag type.
+fn guide_rules() -> Vec<Value> {
+    let mut rules = Vec::new();
+    for pattern in crate::fix::GUEST_NAME_PATTERNS {
+        for tag_type in ["8021q", "8021ad"] {
+            rules.push(
+                json!([iifname("==", json!(pattern)), ether_type(json!(tag_type)), {"drop": null}]),
+            );
+        }
+    }
+    rules
+}
+
+/// `rules` (each a list of expressions) of a bridge-family chain, as nft lists them.
+fn chain_rules(table: &str, chain: &str, rules: Vec<Value>) -> Vec<Value> {
+    rules
+        .into_iter()
+        .enumerate()
+        .map(|(i, expr)| json!({"rule": {"family": "bridge", "table": table, "chain": chain, "handle": i + 2, "expr": expr}}))
+        .collect()
 }
 
 use serde_json::Value;
@@ -194,11 +208,7 @@ fn a_single_nic_parent_in_a_bridge_is_audited_too() {
 fn an_nftables_rule_dropping_both_tag_types_from_the_port_keeps_it_off() {
     let node = guest_node();
     for hook in ["prerouting", "forward"] {
-        let report = report_with(
-            &node,
-            ruleset(hook, vec![guide_rule()]),
-            GuestPortsPolicy::Fail,
-        );
+        let report = report_with(&node, ruleset(hook, guide_rules()), GuestPortsPolicy::Fail);
         assert_eq!(ports(&report), [], "{hook}");
     }
     // Two rules by number, one per type, for the tap alone; no interface match covers all.
@@ -245,10 +255,11 @@ fn rules_that_do_not_drop_both_types_from_the_port_leave_it_counted() {
         (
             ruleset(
                 "prerouting",
-                vec![
-                    json!([iifname("==", json!("tap*")), {"accept": null}]),
-                    guide_rule(),
-                ],
+                [
+                    vec![json!([iifname("==", json!("tap*")), {"accept": null}])],
+                    guide_rules(),
+                ]
+                .concat(),
             ),
             "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
         ),
@@ -257,14 +268,14 @@ fn rules_that_do_not_drop_both_types_from_the_port_leave_it_counted() {
             ruleset(
                 "prerouting",
                 vec![
-                    json!([guide_rule()[0].clone(), guide_rule()[1].clone(), {"match": {"op": "==", "left": {"payload": {"protocol": "ether", "field": "saddr"}}, "right": "02:00:00:00:00:01"}}, {"drop": null}]),
+                    json!([iifname("==", json!("tap*")), ether_type(json!({"set": ["8021q", "8021ad"]})), {"match": {"op": "==", "left": {"payload": {"protocol": "ether", "field": "saddr"}}, "right": "02:00:00:00:00:01"}}, {"drop": null}]),
                 ],
             ),
             "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
         ),
         // The input hook sees only frames for the host, not those forwarded to the bond.
         (
-            ruleset("input", vec![guide_rule()]),
+            ruleset("input", guide_rules()),
             "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it",
         ),
     ];
@@ -353,20 +364,34 @@ fn the_guard_is_recognised_by_what_it_drops_and_predicted_in_check_mode() {
         let mut items = vec![
             json!({"table": {"family": "bridge", "name": GUARD_TABLE}}),
             json!({"chain": {"family": "bridge", "table": GUARD_TABLE, "name": "prerouting", "type": "filter", "hook": "prerouting", "prio": -300, "policy": "accept"}}),
-            json!({"rule": {"family": "bridge", "table": GUARD_TABLE, "chain": "prerouting", "handle": 2, "expr": guide_rule()}}),
         ];
+        items.extend(chain_rules(GUARD_TABLE, "prerouting", guide_rules()));
         items.extend(extra);
         read(json!({ "nftables": items }))
     };
     assert!(guard(vec![]).guard_installed());
-    // A second rule in the table, or the table without its rule, is not the guard.
+    // A further rule in the table, the table without one of its rules, or without any, is not
+    // the guard.
     assert!(!guard(vec![json!({"rule": {"family": "bridge", "table": GUARD_TABLE, "chain": "prerouting", "expr": [{"accept": null}]}})]).guard_installed());
+    for gone in 0..guide_rules().len() {
+        let mut rules = guide_rules();
+        rules.remove(gone);
+        let mut items = vec![
+            json!({"table": {"family": "bridge", "name": GUARD_TABLE}}),
+            json!({"chain": {"family": "bridge", "table": GUARD_TABLE, "name": "prerouting", "type": "filter", "hook": "prerouting", "prio": -300, "policy": "accept"}}),
+        ];
+        items.extend(chain_rules(GUARD_TABLE, "prerouting", rules));
+        assert!(
+            !read(json!({ "nftables": items })).guard_installed(),
+            "without rule {gone}"
+        );
+    }
     assert!(!read(json!({"nftables": [
         {"table": {"family": "bridge", "name": GUARD_TABLE}}
     ]}))
     .guard_installed());
     // The same rule in another table is someone else's: it protects, but it is not the guard.
-    assert!(!ruleset("prerouting", vec![guide_rule()]).guard_installed());
+    assert!(!ruleset("prerouting", guide_rules()).guard_installed());
     assert!(!Ruleset::default().guard_installed());
 
     // Check mode: the guard replaces a table of its name and leaves the others.
@@ -380,7 +405,7 @@ fn the_guard_is_recognised_by_what_it_drops_and_predicted_in_check_mode() {
         table: "t".into(),
     };
     assert!(value.has_table(&other), "{value:?}");
-    assert_eq!(value.rules.len(), 2, "{value:?}");
+    assert_eq!(value.rules.len(), 1 + guide_rules().len(), "{value:?}");
     assert!(guard(vec![json!({"rule": {"family": "bridge", "table": GUARD_TABLE, "chain": "prerouting", "expr": [{"accept": null}]}})]).with_guard().guard_installed());
     // And the audit then sees the guest ports kept off.
     let node = guest_node();
@@ -474,12 +499,12 @@ fn nft_1_0_6s_misprinted_table_flag_is_not_trusted() {
 /// drop in force; dormant, a flag nft does not know, or a table the text does not show do not.
 #[test]
 fn only_a_table_in_force_keeps_a_port_off() {
-    let json = json!({"nftables": [
-        {"table": {"family": "bridge", "name": "t"}},
-        {"chain": {"family": "bridge", "table": "t", "name": "c", "type": "filter", "hook": "prerouting", "prio": -300, "policy": "accept"}},
-        {"rule": {"family": "bridge", "table": "t", "chain": "c", "handle": 2, "expr": guide_rule()}}
-    ]})
-    .to_string();
+    let mut items = vec![
+        json!({"table": {"family": "bridge", "name": "t"}}),
+        json!({"chain": {"family": "bridge", "table": "t", "name": "c", "type": "filter", "hook": "prerouting", "prio": -300, "policy": "accept"}}),
+    ];
+    items.extend(chain_rules("t", "c", guide_rules()));
+    let json = json!({ "nftables": items }).to_string();
     let with_text = |text: &str| {
         Ruleset::Read(deevnet_runtime::nft::Ruleset::parse_listings(&json, text).unwrap())
             .drops_vlan_frames_from("tap100i0", "vmbr0")
@@ -499,4 +524,159 @@ fn only_a_table_in_force_keeps_a_port_off() {
         let err = with_text(text).unwrap_err();
         assert!(err.contains(why), "{text}: {err}");
     }
+}
+
+/// The `iifname` sets of `state`'s recorded JSON (tests/data/nft-1.0.6), each sorted.
+fn recorded_iifname_sets(state: &str) -> Vec<Vec<String>> {
+    let Ruleset::Read(read) = recorded_nft(state) else {
+        unreachable!("recorded_nft reads")
+    };
+    let mut sets = Vec::new();
+    for rule in &read.rules {
+        for expr in &rule.expr {
+            if expr.pointer("/match/left/meta/key") == Some(&json!("iifname")) {
+                if let Some(set) = expr.pointer("/match/right/set").and_then(Value::as_array) {
+                    let mut names: Vec<String> = set
+                        .iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect();
+                    names.sort();
+                    sets.push(names);
+                }
+            }
+        }
+    }
+    sets
+}
+
+/// QG1: nft 1.0.6 lists a set of literal names (`iifname { "tap\*", ... }`, which matches no
+/// guest) exactly as the set of wildcards (`"tap*"`), so neither keeps a guest port off, and a
+/// guard's table of that shape is not the guard. Recorded from nft 1.0.6 (record.sh).
+#[test]
+fn qg1_a_set_of_names_ending_in_a_star_keeps_no_guest_port_off() {
+    let literals = recorded_iifname_sets("set-guard-literals");
+    assert_eq!(
+        literals,
+        [vec!["fwln*", "fwpr*", "tap*", "veth*"]],
+        "nft no longer prints the literal star as a wildcard: the fixture needs a new look"
+    );
+    assert_eq!(recorded_iifname_sets("set-guard-wildcards"), literals);
+    let node = guest_node();
+    for state in ["set-guard-literals", "set-guard-wildcards"] {
+        let ruleset = recorded_nft(state);
+        let why = ruleset.guard_state().unwrap_err();
+        assert!(
+            why.contains("is not the guard's rule alone"),
+            "{state}: {why}"
+        );
+        assert_eq!(
+            ruleset.drops_vlan_frames_from("tap100i0", "vmbr0"),
+            Err("no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it".into()),
+            "{state}"
+        );
+        let report = report_with(&node, ruleset, GuestPortsPolicy::Fail);
+        assert!(!report.guest_vlan_guard.present, "{state}");
+        assert_eq!(
+            ports(&report),
+            [("tap100i0", 100), ("veth101i1", 101), ("fwpr102p0", 102)],
+            "{state}"
+        );
+    }
+}
+
+/// QG1, must not pass: the guard as the fix writes it, recorded from nft 1.0.6, is the guard,
+/// keeps every guest kind off, and is what check mode predicts rule for rule.
+#[test]
+fn qg1_the_recommended_guard_as_nft_lists_it_is_installed_and_keeps_every_guest_off() {
+    let recorded = recorded_nft("guard");
+    assert_eq!(recorded.guard_state(), Ok(()));
+    assert!(
+        recorded_iifname_sets("guard").is_empty(),
+        "the guard holds no name set"
+    );
+    for port in [
+        "tap100i0",
+        "veth101i1",
+        "fwpr102p0",
+        "fwln103i0",
+        "fwln103o0",
+    ] {
+        assert_eq!(
+            recorded.drops_vlan_frames_from(port, "vmbr0"),
+            Ok(()),
+            "{port}"
+        );
+    }
+    assert!(recorded.drops_vlan_frames_from("eno1", "vmbr0").is_err());
+    let report = report_with(&guest_node(), recorded.clone(), GuestPortsPolicy::Fail);
+    assert!(report.guest_ports.is_empty(), "{:?}", report.guest_ports);
+    assert!(report.guest_vlan_guard.present);
+    let exprs = |ruleset: &Ruleset| match ruleset {
+        Ruleset::Read(read) => read
+            .rules
+            .iter()
+            .map(|r| r.expr.clone())
+            .collect::<Vec<_>>(),
+        Ruleset::NotRead(why) => panic!("{why}"),
+    };
+    assert_eq!(exprs(&Ruleset::default().with_guard()), exprs(&recorded));
+    assert_eq!(
+        exprs(&recorded),
+        guide_rules()
+            .into_iter()
+            .map(|r| r.as_array().unwrap().clone())
+            .collect::<Vec<_>>()
+    );
+}
+
+/// QG1: a name match the audit cannot settle never guards a port, and a verdict other than
+/// drop behind one may pass its frames; names that settle it still count.
+#[test]
+fn qg1_a_name_match_that_cannot_be_settled_never_keeps_a_port_off() {
+    let both = || ether_type(json!({"set": ["8021q", "8021ad"]}));
+    let tap = |rules: Vec<Value>| {
+        ruleset("prerouting", rules).drops_vlan_frames_from("tap100i0", "vmbr0")
+    };
+    let none =
+        Err("no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it".to_string());
+    // `"tap*"` in a set may be the name `tap*`; `tap1*` likewise; `@allowed` is not read.
+    for right in [json!({"set": ["tap*"]}), json!({"set": ["eth0", "tap1*"]})] {
+        assert_eq!(
+            tap(vec![
+                json!([iifname("==", right.clone()), both(), {"drop": null}])
+            ]),
+            none,
+            "{right}"
+        );
+    }
+    assert_eq!(
+        tap(vec![
+            json!([iifname("!=", json!("@allowed")), both(), {"drop": null}])
+        ]),
+        none
+    );
+    assert_eq!(
+        tap(vec![
+            json!([iifname("==", json!("@guests")), both(), {"drop": null}])
+        ]),
+        none
+    );
+    // An accept for every name but a set element that may be literal may accept the port.
+    let accept_others = json!([iifname("!=", json!({"set": ["tap*"]})), {"accept": null}]);
+    assert_eq!(tap([vec![accept_others], guide_rules()].concat()), none);
+    // Must not pass: names that settle the match count, in a set or alone.
+    assert_eq!(
+        tap(vec![
+            json!([iifname("==", json!({"set": ["eth0", "tap100i0"]})), both(), {"drop": null}])
+        ]),
+        Ok(())
+    );
+    assert_eq!(
+        tap(vec![
+            json!([iifname("==", json!({"set": ["eth*"]})), {"accept": null}]),
+            json!([iifname("==", json!("tap*")), both(), {"drop": null}])
+        ]),
+        Ok(())
+    );
+    assert_eq!(tap(guide_rules()), Ok(()));
 }

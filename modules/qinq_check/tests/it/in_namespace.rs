@@ -41,6 +41,20 @@ impl Namespace {
         ns
     }
 
+    /// The namespace with a VM's port in br0: `tap100i0`, whose peer `vm100` is the guest.
+    fn with_vm_port() -> Namespace {
+        let ns = Namespace::new();
+        for args in [
+            "link add tap100i0 type veth peer name vm100",
+            "link set tap100i0 master br0",
+            "link set tap100i0 up",
+            "link set vm100 up",
+        ] {
+            ns.ip(args);
+        }
+        ns
+    }
+
     fn txvlan(&self, device: &'static str) -> bool {
         self.enter(move || {
             Ethtool::connect()
@@ -368,15 +382,7 @@ print(seen)
 fn the_guard_drops_a_guests_double_tagged_frames_that_passed_before() {
     use qinq_check::guest_ports::GUARD_TABLE;
     use qinq_check::node::{install_guard, read_ruleset, NFT};
-    let ns = Namespace::new();
-    for args in [
-        "link add tap100i0 type veth peer name vm100",
-        "link set tap100i0 master br0",
-        "link set tap100i0 up",
-        "link set vm100 up",
-    ] {
-        ns.ip(args);
-    }
+    let ns = Namespace::with_vm_port();
     for outer in [0x8100, 0x88a8] {
         assert_eq!(
             double_tagged_frames_through(&ns, outer),
@@ -414,19 +420,9 @@ fn the_guard_drops_a_guests_double_tagged_frames_that_passed_before() {
 /// in place again makes it drop the frames.
 #[test]
 fn a_dormant_guard_passes_frames_and_is_reported_not_installed() {
-    use deevnet_runtime::netlink::{Vlan, VlanProtocol};
-    use qinq_check::guest_ports::{audit, GuestBridge, GUARD_TABLE};
+    use qinq_check::guest_ports::GUARD_TABLE;
     use qinq_check::node::{install_guard, read_ruleset, NFT};
-    use qinq_check::{ParentKind, Stack};
-    let ns = Namespace::new();
-    for args in [
-        "link add tap100i0 type veth peer name vm100",
-        "link set tap100i0 master br0",
-        "link set tap100i0 up",
-        "link set vm100 up",
-    ] {
-        ns.ip(args);
-    }
+    let ns = Namespace::with_vm_port();
     let nft = std::path::Path::new(NFT);
     ns.enter(|| install_guard(nft).unwrap());
     assert_eq!(
@@ -445,35 +441,7 @@ fn a_dormant_guard_passes_frames_and_is_reported_not_installed() {
         3,
         "guard dormant"
     );
-    let (state, findings) = ns.enter(|| {
-        let links = Netlink::connect().unwrap().links().unwrap();
-        let parent = links.by_name("bond0").unwrap().clone();
-        let mut uplink = parent.clone();
-        uplink.vlan = Some(Vlan {
-            id: 40,
-            protocol: Some(VlanProtocol::Dot1Q),
-        });
-        let stack = Stack {
-            guest_bridge: GuestBridge::find(40, &parent, &links),
-            parent: parent.clone(),
-            parent_kind: ParentKind::Nic,
-            uplink,
-            bridge: links.by_name("br0").unwrap().clone(),
-            slaves: vec![(parent, None)],
-            trunks: Vec::new(),
-            bond_mode: None,
-        };
-        let ruleset = read_ruleset(nft);
-        (
-            ruleset.guard_state(),
-            audit(
-                stack.guest_bridge.as_ref(),
-                stack.uplink_protocol(),
-                &[],
-                &ruleset,
-            ),
-        )
-    });
+    let (state, findings) = guard_and_guest_ports(&ns);
     let why = state.unwrap_err();
     assert!(
         why.starts_with(&format!("table bridge {GUARD_TABLE} is dormant (flags dormant), so its chains see no packet; set guest_vlan_guard=true")),
@@ -498,4 +466,106 @@ fn a_dormant_guard_passes_frames_and_is_reported_not_installed() {
         0,
         "guard put back"
     );
+}
+
+/// The guard's state and the guest ports not kept off, as the module reads them in `ns`: the
+/// links by netlink, `br0` over the parent `bond0` (a NIC with uplink VLAN 40, 802.1Q), the
+/// ruleset by `nft`.
+fn guard_and_guest_ports(
+    ns: &Namespace,
+) -> (
+    Result<(), String>,
+    Vec<qinq_check::guest_ports::GuestPortFinding>,
+) {
+    use deevnet_runtime::netlink::{Vlan, VlanProtocol};
+    use qinq_check::guest_ports::{audit, GuestBridge};
+    use qinq_check::node::{read_ruleset, NFT};
+    use qinq_check::{ParentKind, Stack};
+    ns.enter(|| {
+        let links = Netlink::connect().unwrap().links().unwrap();
+        let parent = links.by_name("bond0").unwrap().clone();
+        let mut uplink = parent.clone();
+        uplink.vlan = Some(Vlan {
+            id: 40,
+            protocol: Some(VlanProtocol::Dot1Q),
+        });
+        let stack = Stack {
+            guest_bridge: GuestBridge::find(40, &parent, &links),
+            parent: parent.clone(),
+            parent_kind: ParentKind::Nic,
+            uplink,
+            bridge: links.by_name("br0").unwrap().clone(),
+            slaves: vec![(parent, None)],
+            trunks: Vec::new(),
+            bond_mode: None,
+        };
+        let ruleset = read_ruleset(std::path::Path::new(NFT));
+        (
+            ruleset.guard_state(),
+            audit(
+                stack.guest_bridge.as_ref(),
+                stack.uplink_protocol(),
+                &[],
+                &ruleset,
+            ),
+        )
+    })
+}
+
+/// QG1: the guard's table with its guest patterns written as literal names in a set
+/// (`iifname { "tap\*", ... }`, which nft 1.0.6 lists exactly as the wildcards) lets a guest's
+/// double-tagged frames through, and the module does not take it for the guard nor the guest
+/// port for kept off. Must not pass: the guard as the module puts it in place drops them, and
+/// is the guard.
+#[test]
+fn qg1_a_set_of_literal_star_names_passes_frames_and_is_not_taken_for_the_guard() {
+    use qinq_check::guest_ports::GUARD_TABLE;
+    use qinq_check::node::{install_guard, NFT};
+    let ns = Namespace::with_vm_port();
+    let fake = format!(
+        "table bridge {GUARD_TABLE} {{ chain prerouting {{ type filter hook prerouting priority -300; iifname {{ \"tap\\*\", \"veth\\*\", \"fwpr\\*\", \"fwln\\*\" }} ether type {{ 8021q, 8021ad }} drop; }}; }}\n"
+    );
+    let mut child = spawn_with_input(ns.command(NFT).args(["-f", "-"]), fake.as_bytes());
+    assert!(child.wait().unwrap().success(), "nft -f: {fake}");
+    let listed = ns.command(NFT).args(["list", "ruleset"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains(
+            r#"iifname { "tap*", "veth*", "fwln*", "fwpr*" } ether type { 8021q, 8021ad } drop"#
+        ),
+        "nft 1.0.6 lists the literal names as wildcards: {}",
+        String::from_utf8_lossy(&listed.stdout)
+    );
+    for outer in [0x8100, 0x88a8] {
+        assert_eq!(
+            double_tagged_frames_through(&ns, outer),
+            3,
+            "{outer:#x} through the literal names"
+        );
+    }
+    let (state, findings) = guard_and_guest_ports(&ns);
+    let why = state.unwrap_err();
+    assert!(why.contains("is not the guard's rule alone"), "{why}");
+    let found: Vec<(&str, &str)> = findings
+        .iter()
+        .map(|f| (f.port.as_str(), f.nftables.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "tap100i0",
+            "no bridge-family nftables rule drops 802.1Q or 802.1ad frames from it"
+        )]
+    );
+
+    ns.enter(|| install_guard(std::path::Path::new(NFT)).unwrap());
+    for outer in [0x8100, 0x88a8] {
+        assert_eq!(
+            double_tagged_frames_through(&ns, outer),
+            0,
+            "{outer:#x} through the guard"
+        );
+    }
+    let (state, findings) = guard_and_guest_ports(&ns);
+    assert_eq!(state, Ok(()));
+    assert!(findings.is_empty(), "{findings:?}");
 }
