@@ -23,7 +23,7 @@ pub mod walk;
 pub use flags::TableFlags;
 pub use ranges::{any_overlap, covered, Range};
 pub use ruleset::{value_range, BaseChain, Chain, Flowtable, Owner, Rule, Ruleset, Set, Table};
-pub use walk::{Fault, Meaning, Outcome, Step, Unreadable, Walker};
+pub use walk::{Fault, Fold, Folder, Meaning, Next, Outcome, Step, Unreadable, Walker};
 
 use crate::bounded_command;
 use std::path::Path;

@@ -33,7 +33,6 @@ pub mod nft;
 pub mod node;
 pub mod params;
 pub mod persisted;
-pub mod ranges;
 pub mod report;
 pub mod routes;
 pub mod unit;

@@ -2,11 +2,11 @@
 //! statements), on listings recorded with nft 1.0.6.
 
 use super::*;
-use crate::nft::Addresses;
-use crate::ranges::Range;
+use crate::nft::{Addresses, ReadFacts};
 use crate::report::State;
 use crate::walk::Walker;
 use crate::{evaluate, Check, Report};
+use deevnet_runtime::nft::ranges::Range;
 use serde_json::Value;
 
 const CONDITIONAL_JUMP: &str = include_str!("../../tests/data/nft-1.0.6/conditional-jump.json");
@@ -217,19 +217,20 @@ fn tr8_each_chain_is_read_once_however_many_jumps_reach_it() {
     assert_eq!(walk.rule_visits, ruleset.rules.len());
     assert!(walk.findings.is_empty(), "{:?}", walk.findings);
     assert!(!walk.private_drop_reached, "every jump is conditional");
-    // A thousand rules, as deep as the kernel allows: still each read once.
-    let thousand = super::ruleset(&deep_jumps(15, 66));
+    // A thousand rules, as deep as the kernel allows (`bottom` 15 jumps below the base chain):
+    // still each read once.
+    let thousand = super::ruleset(&deep_jumps(14, 71));
     let chain = thousand.chains[0].clone();
     let walk = Walker::new(&request, &thousand).walk_base(&chain);
-    assert_eq!(thousand.rules.len(), 992);
+    assert_eq!(thousand.rules.len(), 996);
     assert_eq!(walk.rule_visits, thousand.rules.len());
     assert!(walk.findings.is_empty(), "{:?}", walk.findings);
-    // One level deeper than the kernel allows is named.
-    let deeper = super::ruleset(&deep_jumps(16, 1));
+    // A chain 16 jumps below the base chain, which the kernel refuses to load, is named.
+    let deeper = super::ruleset(&deep_jumps(15, 1));
     let walk = Walker::new(&request, &deeper).walk_base(&deeper.chains[0].clone());
     assert_eq!(
         walk.findings,
-        ["inet deevnet_transit level15 (rule handle 18) jumps deeper than 16 chains"]
+        ["inet deevnet_transit level14 (rule handle 17) cannot be followed: chain inet deevnet_transit bottom: it lies 16 jumps below its base chain, deeper than the kernel's 16 levels"]
     );
 }
 
@@ -244,7 +245,7 @@ fn tr8_past_its_step_budget_the_walk_names_where_it_stopped() {
         .walk_base(&chain);
     assert_eq!(
         walk.findings,
-        ["the walk stopped in inet deevnet_transit level10 after 20 rule visits: this audit cannot judge the rest"]
+        ["chain inet deevnet_transit level9: the walk took more than its budget of 20 steps here: this audit cannot judge the rest"]
     );
 }
 
