@@ -278,3 +278,28 @@ fn a_chain_reached_twice_is_judged_by_what_each_caller_decided_before() {
         ["inet deevnet_transit services (rule handle 9) accepts any destination (no destination match) (reaching 10.0.0.0/8, 100.64.0.0/10, 169.254.0.0/16, 172.16.0.0/12, 192.0.2.0/24, 192.168.0.0/16)"]
     );
 }
+
+/// An accept on an interface set nft 1.0.6 prints ambiguously (`{ "tr-*", "x0" }` may hold the
+/// literal name `tr-*`) may see transit packets: it is judged. A drop on it decides nothing.
+#[test]
+fn an_interface_set_in_doubt_counts_for_accepts_and_not_for_drops() {
+    let in_doubt = json!({"match": {"op": "==", "left": {"meta": {"key": "iifname"}}, "right": {"set": ["tr-*", "x0"]}}});
+    let accept = handle_of(ENFORCED, "from_transit", "vpc_ranges");
+    let json = with_rule_expr(
+        ENFORCED,
+        "from_transit",
+        accept,
+        json!([in_doubt, {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "daddr"}}, "right": {"prefix": {"addr": "10.202.0.0", "len": 24}}}}, {"accept": null}]),
+    );
+    not_enforced_by(&audit(&json), "accepts 10.202.0.0/24");
+    let drop = handle_of(ENFORCED, "from_transit", "private_ranges");
+    let json = with_rule_expr(
+        ENFORCED,
+        "from_transit",
+        drop,
+        json!([in_doubt, {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "daddr"}}, "right": "@private_ranges"}}, {"drop": null}]),
+    );
+    let report = audit(&json);
+    assert_ne!(report.state, State::Enforced, "{:#?}", report.checks);
+    assert!(!check(&report, "private_accept_ahead").ok);
+}
