@@ -40,13 +40,21 @@ pub const MAX_OUTPUT: u64 = 16 << 20;
 /// environment, only when root owns the binary and every folder above it; 10 s, 16 MiB). Every
 /// error names the command; a missing nft names the package that brings it.
 pub fn run(nft: &Path, args: &[&str]) -> Result<String, String> {
-    bounded_command::trusted_output(nft, args, TIME_LIMIT, MAX_OUTPUT).map_err(|e| {
-        if e == format!("{} is not installed", nft.display()) {
-            format!("{e} (apt-get install nftables)")
-        } else {
-            e
-        }
-    })
+    run_with_input(nft, args, None)
+}
+
+/// [`run`] with `input` on nft's stdin: a ruleset the caller has read and checked, loaded with
+/// `nft -f -` so that nft opens no path of its own.
+pub fn run_with_input(nft: &Path, args: &[&str], input: Option<&[u8]>) -> Result<String, String> {
+    bounded_command::trusted_output_with_input(nft, args, input, TIME_LIMIT, MAX_OUTPUT).map_err(
+        |e| {
+            if e == format!("{} is not installed", nft.display()) {
+                format!("{e} (apt-get install nftables)")
+            } else {
+                e
+            }
+        },
+    )
 }
 
 /// The ruleset in force: `nft -j list ruleset` for everything, and `nft -t list ruleset` for

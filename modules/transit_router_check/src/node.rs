@@ -221,30 +221,25 @@ fn listing(program: &str, args: &[&str]) -> Result<String, Failure> {
         .map_err(Failure::new)
 }
 
-/// The persisted file, read by the file policy, then loaded by nft in a network namespace
-/// of its own and listed there: the host's ruleset never changes.
+/// The persisted file, read once by the file policy, its content then loaded by nft (`nft -f
+/// -`, so that nft opens no path the policy did not check) in a network namespace of its own
+/// and listed there: the host's ruleset never changes.
 fn load_persisted(request: &Request) -> Persisted {
     let path = &request.ruleset_path;
-    match file_policy::read_trusted("ruleset_path", path) {
+    let content = match file_policy::read_trusted("ruleset_path", path) {
         Err(e) => return Persisted::Refused(format!("{e:#}")),
         Ok(None) => return Persisted::Missing,
-        Ok(Some(_)) => {}
-    }
-    let Some(file) = path.to_str() else {
-        return Persisted::Refused(format!("{} is not UTF-8", path.display()));
+        Ok(Some(content)) => content,
     };
     let table = request.table.clone();
-    let file = file.to_string();
     // A network namespace is a thread's own: this thread leaves the host's for a new, empty one,
     // and the nft it starts inherit it. The namespace goes away with the thread.
     let scratch = std::thread::spawn(move || {
         nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
             .map_err(|e| format!("a scratch network namespace cannot be made: {e}"))?;
-        nft::run(Path::new(nft::NFT), &["-f", &file])?;
-        nft::run(
-            Path::new(nft::NFT),
-            &["-j", "list", "table", "inet", &table],
-        )
+        let nft_path = Path::new(nft::NFT);
+        nft::run_with_input(nft_path, &["-f", "-"], Some(content.as_bytes()))?;
+        nft::run(nft_path, &["-j", "list", "table", "inet", &table])
     });
     let loaded = scratch
         .join()
