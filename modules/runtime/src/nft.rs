@@ -2,12 +2,14 @@
 //! within a time limit and an output cap ([`run`], [`read_ruleset`]); the ruleset it prints,
 //! typed ([`Ruleset`], with what only the text listing shows right, [`text`]); each table's
 //! flags by one policy ([`flags`]); nft's interface-name
-//! patterns ([`ifname`]); IPv4 ranges on `ipnet` with nft's `a-b` form ([`ranges`]); and one
-//! walker of jumps and gotos that reads each chain once ([`walk`]).
+//! patterns ([`ifname`]); IPv4 ranges on `ipnet` with nft's `a-b` form and their union,
+//! intersection and difference ([`ranges`]); and one walker of jumps and gotos that reads each
+//! chain once ([`walk`]: a chain's [`Outcome`] with a [`Walker`], or a summary of the caller's
+//! own with a [`Folder`]).
 //!
 //! What a rule *means* (which packets it matches, whether an accept lets something through)
 //! stays with the module asking: the reader types nft's JSON, the walker follows a rule's step
-//! as the module's [`walk::Meaning`] gives it.
+//! as the module's [`walk::Meaning`] (or [`walk::Fold`]) gives it.
 //!
 //! nft rather than nftables netlink: the JSON is nft's documented, stable form of the whole
 //! ruleset (sets and wildcards resolved), where netlink would need a decoder of nftables
