@@ -19,7 +19,8 @@
 //! (the kernel refuses loops), a rule the meaning cannot read, or more steps than the budget.
 //! A fault any path meets is remembered with the chain, like an outcome; one that depends on
 //! the path (depth, loops) is not, so a later walk may read that chain again: only in a
-//! ruleset the kernel would not load, and never past the budget.
+//! ruleset the kernel would not load, and never past the budget. A [`Fold`] may instead keep a
+//! fault in the caller's summary and go on ([`Fold::fault`]); past the budget every walk ends.
 
 use super::ruleset::{Chain, Index, Rule, Ruleset};
 use std::collections::HashMap;
