@@ -46,7 +46,7 @@ pub enum NotFinished {
 /// killed and the pipes are no longer read; each stream is kept up to `cap` bytes (plus one) and the rest is
 /// read and dropped, so that the command never blocks on a full pipe.
 pub fn run(command: &mut Command, limit: Duration, cap: u64) -> Result<Finished, NotFinished> {
-    run_bounded(command, limit, cap, false)
+    run_bounded(command, None, limit, cap, false)
 }
 
 /// [`run`] for a command whose output is useless once over the cap (a JSON answer cut short):
@@ -56,25 +56,41 @@ pub fn run_stopped_over_cap(
     limit: Duration,
     cap: u64,
 ) -> Result<Finished, NotFinished> {
-    run_bounded(command, limit, cap, true)
+    run_bounded(command, None, limit, cap, true)
 }
 
+/// [`run_bounded`] with `input` on stdin (else /dev/null).
 fn run_bounded(
     command: &mut Command,
+    input: Option<Vec<u8>>,
     limit: Duration,
     cap: u64,
     stop_over_cap: bool,
 ) -> Result<Finished, NotFinished> {
+    let stdin = if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    };
     // A process group of its own: whatever the command starts (`sleep 30 &`) is stopped with it,
     // and the pipes it may hold are closed by the kill.
     let mut child = command
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
         .map_err(NotFinished::Spawn)?;
     let group = Group(child.id() as libc::pid_t);
+    if let (Some(mut pipe), Some(input)) = (child.stdin.take(), input) {
+        // Written in a thread of its own, so that a command that prints before it reads cannot
+        // block the run; the write ends when the command has read it all, or with an error once
+        // the command (or the kill at the deadline) closes the pipe.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(&input);
+        });
+    }
     let deadline = Instant::now() + limit;
     let stdout_over_cap = Arc::new(AtomicBool::new(false));
     let stdout = drain(child.stdout.take(), cap, Some(stdout_over_cap.clone()));
@@ -129,6 +145,19 @@ pub fn trusted_output(
     limit: Duration,
     cap: u64,
 ) -> Result<String, String> {
+    trusted_output_with_input(program, args, None, limit, cap)
+}
+
+/// [`trusted_output`] with `input` on the program's stdin (else /dev/null): for content a
+/// module has read and checked itself, handed to the tool without a path it would open again
+/// (`nft -f -`).
+pub fn trusted_output_with_input(
+    program: &Path,
+    args: &[&str],
+    input: Option<&[u8]>,
+    limit: Duration,
+    cap: u64,
+) -> Result<String, String> {
     let shown = format!("{} {}", program.display(), args.join(" "));
     let real = file_policy::trusted_program(program).map_err(|refusal| match refusal {
         ProgramRefusal::Missing => format!("{} is not installed", program.display()),
@@ -138,8 +167,10 @@ pub fn trusted_output(
         ),
         other => format!("{} is not run: {other}", program.display()),
     })?;
-    let done = run_stopped_over_cap(Command::new(real).args(args).env_clear(), limit, cap)
-        .map_err(|e| match e {
+    let mut command = Command::new(real);
+    command.args(args).env_clear();
+    let done = run_bounded(&mut command, input.map(<[u8]>::to_vec), limit, cap, true).map_err(
+        |e| match e {
             NotFinished::Spawn(e) => format!("{shown} cannot be run: {e}"),
             NotFinished::Wait(e) => format!("waiting for {shown} failed: {e}"),
             NotFinished::TimedOut => format!(
@@ -149,7 +180,8 @@ pub fn trusted_output(
             NotFinished::OverCap => {
                 format!("{shown} printed more than {cap} bytes and was stopped")
             }
-        })?;
+        },
+    )?;
     if done.over_cap() {
         return Err(format!("{shown} printed more than {cap} bytes"));
     }

@@ -2,12 +2,14 @@
 //! within a time limit and an output cap ([`run`], [`read_ruleset`]); the ruleset it prints,
 //! typed ([`Ruleset`], with what only the text listing shows right, [`text`]); each table's
 //! flags by one policy ([`flags`]); nft's interface-name
-//! patterns ([`ifname`]); IPv4 ranges on `ipnet` with nft's `a-b` form ([`ranges`]); and one
-//! walker of jumps and gotos that reads each chain once ([`walk`]).
+//! patterns ([`ifname`]); IPv4 ranges on `ipnet` with nft's `a-b` form and their union,
+//! intersection and difference ([`ranges`]); and one walker of jumps and gotos that reads each
+//! chain once ([`walk`]: a chain's [`Outcome`] with a [`Walker`], or a summary of the caller's
+//! own with a [`Folder`]).
 //!
 //! What a rule *means* (which packets it matches, whether an accept lets something through)
 //! stays with the module asking: the reader types nft's JSON, the walker follows a rule's step
-//! as the module's [`walk::Meaning`] gives it.
+//! as the module's [`walk::Meaning`] (or [`walk::Fold`]) gives it.
 //!
 //! nft rather than nftables netlink: the JSON is nft's documented, stable form of the whole
 //! ruleset (sets and wildcards resolved), where netlink would need a decoder of nftables
@@ -23,7 +25,7 @@ pub mod walk;
 pub use flags::TableFlags;
 pub use ranges::{any_overlap, covered, Range};
 pub use ruleset::{value_range, BaseChain, Chain, Flowtable, Owner, Rule, Ruleset, Set, Table};
-pub use walk::{Fault, Meaning, Outcome, Step, Unreadable, Walker};
+pub use walk::{Fault, Fold, Folder, Meaning, Next, Outcome, Step, Unreadable, Walker};
 
 use crate::bounded_command;
 use std::path::Path;
@@ -40,13 +42,21 @@ pub const MAX_OUTPUT: u64 = 16 << 20;
 /// environment, only when root owns the binary and every folder above it; 10 s, 16 MiB). Every
 /// error names the command; a missing nft names the package that brings it.
 pub fn run(nft: &Path, args: &[&str]) -> Result<String, String> {
-    bounded_command::trusted_output(nft, args, TIME_LIMIT, MAX_OUTPUT).map_err(|e| {
-        if e == format!("{} is not installed", nft.display()) {
-            format!("{e} (apt-get install nftables)")
-        } else {
-            e
-        }
-    })
+    run_with_input(nft, args, None)
+}
+
+/// [`run`] with `input` on nft's stdin: a ruleset the caller has read and checked, loaded with
+/// `nft -f -` so that nft opens no path of its own.
+pub fn run_with_input(nft: &Path, args: &[&str], input: Option<&[u8]>) -> Result<String, String> {
+    bounded_command::trusted_output_with_input(nft, args, input, TIME_LIMIT, MAX_OUTPUT).map_err(
+        |e| {
+            if e == format!("{} is not installed", nft.display()) {
+                format!("{e} (apt-get install nftables)")
+            } else {
+                e
+            }
+        },
+    )
 }
 
 /// The ruleset in force: `nft -j list ruleset` for everything, and `nft -t list ruleset` for

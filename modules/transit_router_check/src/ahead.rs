@@ -5,7 +5,7 @@
 //! Anything this reader cannot prove harmless is named.
 
 use crate::checks::our_table;
-use crate::nft::{is_meta_mark, Addresses, Chain, NameMatch, Rule, RuleFacts, Ruleset, Verdict};
+use crate::nft::{is_meta_mark, Addresses, Chain, ReadFacts, Rule, RuleFacts, Ruleset, Verdict};
 use crate::Request;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -37,7 +37,7 @@ pub fn mark_writers(request: &Request, ruleset: &Ruleset) -> Vec<String> {
         let excludes_transit = facts
             .iifname
             .as_ref()
-            .is_some_and(|m| !m.admits(&request.transit_interface));
+            .is_some_and(|m| m.admits(&request.transit_interface) == Some(false));
         if excludes_transit || is_our_marking_rule(request, ruleset, rule, &facts) {
             continue;
         }
@@ -66,11 +66,10 @@ fn is_our_marking_rule(
         .chain(&rule.owner, &rule.chain)
         .and_then(|c| c.base.as_ref())
         .is_some_and(|b| b.hook == "prerouting");
-    let transit_only = facts.iifname
-        == Some(NameMatch {
-            equal: true,
-            names: vec![request.transit_interface.clone()],
-        });
+    let transit_only = facts
+        .iifname
+        .as_ref()
+        .is_some_and(|m| m.is_only(&request.transit_interface));
     rule.owner == our_table(request)
         && in_prerouting
         && transit_only
@@ -137,7 +136,12 @@ pub fn around_forward(request: &Request, ruleset: &Ruleset) -> Vec<String> {
     for rule in reachable(ruleset, &ingress) {
         let facts = ruleset.facts(rule);
         let odd: Vec<&str> = statements(rule).filter(|s| !PLAIN.contains(s)).collect();
-        if facts.iifname.as_ref().is_none_or(|m| m.admits(transit)) && !odd.is_empty() {
+        if facts
+            .iifname
+            .as_ref()
+            .is_none_or(|m| m.admits(transit) != Some(false))
+            && !odd.is_empty()
+        {
             found.push(format!(
                 "{} in an ingress chain on {transit} holds {}, which may move transit packets around the forward chain",
                 at(rule),
@@ -167,7 +171,12 @@ pub fn around_forward(request: &Request, ruleset: &Ruleset) -> Vec<String> {
                     .filter(|t| XT_MOVERS.contains(t)),
             )
             .collect();
-        if facts.iifname.as_ref().is_none_or(|m| m.admits(transit)) && !movers.is_empty() {
+        if facts
+            .iifname
+            .as_ref()
+            .is_none_or(|m| m.admits(transit) != Some(false))
+            && !movers.is_empty()
+        {
             found.push(format!(
                 "{} holds {}, which sends transit packets elsewhere than the forward chain decides",
                 at(rule),

@@ -5,14 +5,14 @@
 use crate::ahead;
 use crate::gate::{self as gate_rules, IpRule};
 use crate::kernel::{self, ReversePathSysctls, TransitInterface};
-use crate::nft::{Addresses, BaseChain, Chain, Owner, Ruleset};
+use crate::nft::{Addresses, BaseChain, Chain, Owner, ReadFacts, Ruleset};
 use crate::persisted::{self, Persisted};
-use crate::ranges::{covered, Range};
 use crate::report::{Check, ForwardChain, Forwarding, Gate, Report, State};
 use crate::routes::{self, IpRoute, Lookup};
 use crate::unit::{self, DropIn};
 use crate::walk::{Walk, Walker};
 use crate::Request;
+use deevnet_runtime::nft::ranges::{covered, Range};
 
 /// What the node reported.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,14 +211,12 @@ pub fn table_present(request: &Request, ruleset: &Ruleset) -> Check {
             load_fix(request),
         );
     }
-    // nft 1.0.6 prints a table's flags unreliably (a freed string); the role sets none, and a
-    // dormant table decides nothing.
-    if let Some((_, flags)) = ruleset.table_flags.iter().find(|(t, _)| *t == owner) {
+    // A dormant table decides nothing; flags that cannot be read may be dormant (the runtime's
+    // one policy, read from nft's text listing since nft 1.0.6 misprints them in JSON).
+    if let Some(why) = ruleset.table(&owner).and_then(|t| t.flags.not_in_force()) {
         return Check::fail(
             NAME,
-            format!(
-                "table {table} has flags ({flags}): it may be dormant, its rules not in force."
-            ),
+            format!("table {table} {why}: its rules may not be in force."),
             load_fix(request),
         );
     }
@@ -231,7 +229,7 @@ pub fn table_present(request: &Request, ruleset: &Ruleset) -> Check {
             f.mark_or == Some(u64::from(request.gate_mark))
                 && f.iifname
                     .as_ref()
-                    .is_some_and(|m| m.equal && m.names == [request.transit_interface.clone()])
+                    .is_some_and(|m| m.is_only(&request.transit_interface))
         });
     if !marks {
         return Check::fail(

@@ -6,7 +6,7 @@
 //! any other (`ipproto`, `dst`, `sport`, `tos`, `uid_start`, `l3mdev`, `tun_id`, `iif_detached`,
 //! a key this module does not know) narrows it to some packets and lets the rest through.
 
-use crate::ranges::Range;
+use deevnet_runtime::nft::ranges::Range;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

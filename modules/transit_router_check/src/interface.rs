@@ -3,7 +3,7 @@
 //! master), an XDP program, the tc filters on it, and the other interfaces holding an address in
 //! the transit network; from `ip -j addr show` and `tc -j`.
 
-use crate::ranges::Range;
+use deevnet_runtime::nft::ranges::Range;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -62,7 +62,10 @@ pub fn ipv4_addresses(links: &[Link]) -> impl Iterator<Item = (&str, u32, Range)
             .filter(|a| a.family == "inet")
             .filter_map(|a| {
                 let addr = u32::from(a.local.as_deref()?.parse::<std::net::Ipv4Addr>().ok()?);
-                Some((addr, Range::prefix(addr, a.prefixlen.unwrap_or(32))?))
+                Some((
+                    addr,
+                    Range::prefix(addr.into(), u8::try_from(a.prefixlen.unwrap_or(32)).ok()?)?,
+                ))
             })
             .map(move |(addr, prefix)| (link.ifname.as_str(), addr, prefix))
     })

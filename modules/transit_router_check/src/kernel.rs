@@ -5,7 +5,7 @@
 
 use crate::checks::our_table;
 use crate::gate::IpRule;
-use crate::nft::Ruleset;
+use crate::nft::{ReadFacts, Ruleset};
 use crate::report::Check;
 use crate::Request;
 use deevnet_runtime::sysctl::SysctlKey;
@@ -133,7 +133,7 @@ fn marks(request: &Request, ruleset: &Ruleset, ifname: &str) -> bool {
             f.mark_or == Some(u64::from(request.gate_mark))
                 && f.iifname
                     .as_ref()
-                    .is_none_or(|m| m.equal && m.names.iter().any(|n| n == ifname))
+                    .is_none_or(|m| m.admits(ifname) == Some(true))
         })
 }
 

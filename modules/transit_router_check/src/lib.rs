@@ -1,12 +1,18 @@
 //! The logic of `transit_router_check`, apart from its I/O, so that it runs on recorded data: the
-//! options ([`params`]: [`SPEC`], [`Params`], the validated [`Request`]), the ruleset as typed
-//! values ([`nft`]), IPv4 ranges and their overlaps ([`ranges`]), the policy-routing rules
+//! options ([`params`]: [`SPEC`], [`Params`], the validated [`Request`]), what each nftables
+//! rule means to the audit ([`nft`]: its [`nft::RuleFacts`]), the policy-routing rules
 //! ([`gate`]), the routes and the kernel's answers for VPC addresses ([`routes`]), the transit
 //! interface and tc ([`interface`]), the persisted ruleset's comparison ([`persisted`]), the
 //! unit's boot and reload wiring with its drop-ins ([`mod@unit`]), each check ([`checks`],
 //! walking the chains in [`walk`], reading what acts around the forward chain in [`ahead`]; what the kernel does outside the table and the gate in
 //! [`kernel`]) and the result ([`report`]). The node's side (programs run, files, `/proc/sys`
 //! and `/proc/net` read) is [`node`].
+//!
+//! Parsing nftables lives in the house's one reader, [`deevnet_runtime::nft`]: nft run trusted
+//! and bounded, the typed ruleset (read from `nft -j` and `nft -t list ruleset`), the table
+//! flags' one policy (a dormant table, or one whose flags cannot be read, decides nothing),
+//! nft's interface patterns with their escapes, the IPv4 ranges on `ipnet`, and the one walker
+//! of jumps and gotos ([`deevnet_runtime::nft::Folder`], with this audit's fold in [`walk`]).
 //!
 //! The state says `enforced` or `closed` only about what the audit can prove for every transit
 //! packet. When something may move or mark transit packets ahead of the table and the gate (the
@@ -17,8 +23,9 @@
 //! so the check is a violation that changes no state. `vpc_route` changes none either (the
 //! table's drop stands in front of a route into a VPC).
 //!
-//! Invariants: nothing on the node changes (the persisted ruleset loads in a network namespace
-//! of its own); `nft`, `ip` and `tc` run only when
+//! Invariants: nothing on the node changes (the persisted ruleset, read once by the file
+//! policy, loads from nft's stdin in a network namespace of its own); `nft`, `ip` and `tc` run
+//! only when
 //! [`deevnet_runtime::file_policy::trusted_program`] trusts them, within the bounds of
 //! [`deevnet_runtime::bounded_command`]; files are read through
 //! [`deevnet_runtime::file_policy::read_trusted`], the kernel's `/proc` as
@@ -33,7 +40,6 @@ pub mod nft;
 pub mod node;
 pub mod params;
 pub mod persisted;
-pub mod ranges;
 pub mod report;
 pub mod routes;
 pub mod unit;

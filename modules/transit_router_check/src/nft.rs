@@ -1,72 +1,13 @@
-//! The ruleset as `nft -j list ruleset` prints it (libnftables-json), parsed into typed values:
-//! tables, chains (base chains with their hook, priority and policy), sets with their elements
-//! as IPv4 ranges, and rules, each read into the [`RuleFacts`] the checks ask about.
+//! What a rule means to this audit: each rule of the ruleset, read into the [`RuleFacts`] the
+//! checks ask about (its destination and source ranges, interface matches, verdict, mark
+//! writes, what it cannot read). Parsing lives in the house's one reader,
+//! [`deevnet_runtime::nft`]: the typed ruleset, its table flags, nft's interface patterns and
+//! the address ranges come from there; [`ReadFacts::facts`] adds this audit's reading.
 
-use crate::ranges::{self, Range};
+use deevnet_runtime::nft::ifname::{self, Pattern};
+use deevnet_runtime::nft::ranges::{self, Range};
+pub use deevnet_runtime::nft::{value_range, BaseChain, Chain, Owner, Rule, Ruleset};
 use serde_json::Value;
-
-/// A table, chain, set or rule belongs to a family and a table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Owner {
-    pub family: String,
-    pub table: String,
-}
-
-/// A chain; `base` when it is hooked into the packet path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chain {
-    pub owner: Owner,
-    pub name: String,
-    pub base: Option<BaseChain>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BaseChain {
-    /// `filter`, `nat` or `route`.
-    pub kind: String,
-    pub hook: String,
-    pub prio: i64,
-    pub policy: String,
-    /// The devices of an ingress or egress chain (`dev`).
-    pub devices: Vec<String>,
-}
-
-/// A flowtable: its flows skip the forward hook on its devices.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Flowtable {
-    pub owner: Owner,
-    pub name: String,
-    pub devices: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Set {
-    pub owner: Owner,
-    pub name: String,
-    pub elems: Vec<Value>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rule {
-    pub owner: Owner,
-    pub chain: String,
-    pub handle: i64,
-    pub expr: Vec<Value>,
-}
-
-/// The whole ruleset, in nft's order; `objects` keeps each listed object as printed.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ruleset {
-    pub version: String,
-    pub tables: Vec<Owner>,
-    /// The tables listed with `flags`, and the flags as printed.
-    pub table_flags: Vec<(Owner, Value)>,
-    pub chains: Vec<Chain>,
-    pub sets: Vec<Set>,
-    pub flowtables: Vec<Flowtable>,
-    pub rules: Vec<Rule>,
-    pub objects: Vec<Value>,
-}
 
 fn text(object: &Value, key: &str) -> String {
     object
@@ -76,166 +17,16 @@ fn text(object: &Value, key: &str) -> String {
         .to_string()
 }
 
-/// `"dev": "name"` or `"dev": ["a", "b"]` (a flowtable prints `devices`).
-fn devices(object: &Value) -> Vec<String> {
-    match object.get("dev").or_else(|| object.get("devices")) {
-        Some(Value::String(name)) => vec![name.clone()],
-        Some(Value::Array(names)) => names
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn owner(object: &Value, table_key: &str) -> Owner {
-    Owner {
-        family: text(object, "family"),
-        table: text(object, table_key),
-    }
-}
-
-impl Ruleset {
-    /// Parses nft's JSON; an error says what was not as libnftables-json documents it.
-    pub fn parse(json: &str) -> Result<Ruleset, String> {
-        let value: Value =
-            serde_json::from_str(json).map_err(|e| format!("JSON that does not parse: {e}"))?;
-        let Some(objects) = value.get("nftables").and_then(Value::as_array) else {
-            return Err("JSON without the `nftables` list".into());
-        };
-        let mut ruleset = Ruleset::default();
-        for object in objects {
-            let Some((kind, body)) = object.as_object().and_then(|o| o.iter().next()) else {
-                continue;
-            };
-            match kind.as_str() {
-                "metainfo" => ruleset.version = text(body, "version"),
-                "table" => {
-                    if let Some(flags) = body.get("flags") {
-                        ruleset
-                            .table_flags
-                            .push((owner(body, "name"), flags.clone()));
-                    }
-                    ruleset.tables.push(owner(body, "name"));
-                }
-                "chain" => ruleset.chains.push(Chain {
-                    owner: owner(body, "table"),
-                    name: text(body, "name"),
-                    base: body.get("hook").map(|_| BaseChain {
-                        kind: text(body, "type"),
-                        hook: text(body, "hook"),
-                        prio: body.get("prio").and_then(Value::as_i64).unwrap_or_default(),
-                        policy: body
-                            .get("policy")
-                            .and_then(Value::as_str)
-                            .unwrap_or("accept")
-                            .to_string(),
-                        devices: devices(body),
-                    }),
-                }),
-                "flowtable" => ruleset.flowtables.push(Flowtable {
-                    owner: owner(body, "table"),
-                    name: text(body, "name"),
-                    devices: devices(body),
-                }),
-                "set" => ruleset.sets.push(Set {
-                    owner: owner(body, "table"),
-                    name: text(body, "name"),
-                    elems: body
-                        .get("elem")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                }),
-                "rule" => ruleset.rules.push(Rule {
-                    owner: owner(body, "table"),
-                    chain: text(body, "chain"),
-                    handle: body
-                        .get("handle")
-                        .and_then(Value::as_i64)
-                        .unwrap_or_default(),
-                    expr: body
-                        .get("expr")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                }),
-                _ => {}
-            }
-            if kind != "metainfo" {
-                ruleset.objects.push(object.clone());
-            }
-        }
-        Ok(ruleset)
-    }
-
-    pub fn has_table(&self, owner: &Owner) -> bool {
-        self.tables.contains(owner)
-    }
-
-    pub fn chain(&self, owner: &Owner, name: &str) -> Option<&Chain> {
-        self.chains
-            .iter()
-            .find(|c| &c.owner == owner && c.name == name)
-    }
-
-    /// The rules of a chain, in order.
-    pub fn rules_of<'a>(&'a self, chain: &'a Chain) -> impl Iterator<Item = &'a Rule> + 'a {
-        self.rules
-            .iter()
-            .filter(move |r| r.owner == chain.owner && r.chain == chain.name)
-    }
-
-    /// Every base chain on `hook`, in nft's order.
-    pub fn base_chains<'a>(
-        &'a self,
-        hook: &'a str,
-    ) -> impl Iterator<Item = (&'a Chain, &'a BaseChain)> + 'a {
-        self.chains
-            .iter()
-            .filter_map(move |c| c.base.as_ref().filter(|b| b.hook == hook).map(|b| (c, b)))
-    }
-
-    /// The elements of the named set as ranges; `None` when the set is missing or holds
-    /// something that is not an IPv4 address, prefix or range.
-    pub fn set_ranges(&self, owner: &Owner, name: &str) -> Option<Vec<Range>> {
-        let set = self
-            .sets
-            .iter()
-            .find(|s| &s.owner == owner && s.name == name)?;
-        set.elems.iter().map(value_range).collect()
-    }
-
+/// This audit's reading of a ruleset's rules.
+pub trait ReadFacts {
     /// What a rule matches and does, its named sets resolved in its table.
-    pub fn facts(&self, rule: &Rule) -> RuleFacts {
+    fn facts(&self, rule: &Rule) -> RuleFacts;
+}
+
+impl ReadFacts for Ruleset {
+    fn facts(&self, rule: &Rule) -> RuleFacts {
         RuleFacts::read(self, rule)
     }
-}
-
-/// An IPv4 address, `{"prefix": {addr, len}}`, `{"range": [a, b]}` or a set element
-/// (`{"elem": {"val": ...}}`) as a range.
-pub fn value_range(value: &Value) -> Option<Range> {
-    if let Some(addr) = value.as_str() {
-        return Range::parse_cidr(addr);
-    }
-    if let Some(prefix) = value.get("prefix") {
-        let addr = prefix.get("addr")?.as_str()?;
-        let len = prefix.get("len")?.as_u64()?;
-        return Range::parse_cidr(&format!("{addr}/{len}"));
-    }
-    if let Some(range) = value.get("range").and_then(Value::as_array) {
-        let first = value_range(range.first()?)?;
-        let last = value_range(range.get(1)?)?;
-        return Some(Range {
-            first: first.first,
-            last: last.last,
-        });
-    }
-    value
-        .get("elem")
-        .and_then(|e| e.get("val"))
-        .and_then(value_range)
 }
 
 /// What the destination (or source) of a rule may be.
@@ -278,26 +69,48 @@ pub enum Verdict {
     Continue,
 }
 
-/// An interface-name match: equal (`true`) or not equal to one of the names.
+/// An interface-name match: equal (`true`) or not equal to one of the names, as nft prints
+/// them (patterns, [`ifname`]); `in_set` when they are a set's elements, which nft 1.0.6
+/// prints without the escape of a literal `*`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NameMatch {
     pub equal: bool,
     pub names: Vec<String>,
+    pub in_set: bool,
 }
 
 impl NameMatch {
-    /// Whether a packet on interface `name` can match.
-    pub fn admits(&self, name: &str) -> bool {
-        let listed = self.names.iter().any(|n| name_matches(n, name));
-        listed == self.equal
+    /// Whether a packet on interface `name` matches; `None` when nft's listing cannot say (a
+    /// set element ending in `*` that may be literal, and the two readings disagree). A caller
+    /// then takes the answer that proves less: an accept or a mark writer may see the packet, a
+    /// drop may not.
+    pub fn admits(&self, name: &str) -> Option<bool> {
+        let mut unsure = false;
+        for printed in &self.names {
+            let listed = if self.in_set {
+                ifname::set_element_matches(printed, name)
+            } else {
+                Some(ifname::matches(printed, name))
+            };
+            match listed {
+                Some(true) => return Some(self.equal),
+                Some(false) => {}
+                None => unsure = true,
+            }
+        }
+        (!unsure).then_some(!self.equal)
     }
-}
 
-/// nft's interface wildcard: a trailing `*`.
-fn name_matches(pattern: &str, name: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => name.starts_with(prefix),
-        None => pattern == name,
+    /// Whether the match is `== name` and nothing else: one name, no wildcard.
+    pub fn is_only(&self, name: &str) -> bool {
+        let exact = match self.names.as_slice() {
+            [printed] if self.in_set => {
+                !printed.ends_with('*') && Pattern::parse(printed) == Pattern::Name(name.into())
+            }
+            [printed] => Pattern::parse(printed) == Pattern::Name(name.into()),
+            _ => false,
+        };
+        self.equal && exact
     }
 }
 
@@ -389,10 +202,10 @@ impl RuleFacts {
             payload.as_ref().map(|(p, f)| (p.as_str(), f.as_str())),
         ) {
             (Some("iifname"), _) if self.iifname.is_none() => {
-                self.iifname = Some(name_match(equal, right));
+                self.iifname = Some(name_match(ruleset, &rule.owner, equal, right));
             }
             (Some("oifname"), _) if self.oifname.is_none() => {
-                self.oifname = Some(name_match(equal, right));
+                self.oifname = Some(name_match(ruleset, &rule.owner, equal, right));
             }
             (Some("nfproto"), _) if equal && right.as_str() == Some("ipv6") => {
                 self.ipv6_only = true;
@@ -471,8 +284,27 @@ fn describe_left(left: &Value, op: &str) -> String {
     }
 }
 
-fn name_match(equal: bool, right: &Value) -> NameMatch {
+/// An interface-name match's right side: a name, an anonymous set, or a named set `@name`
+/// (its elements; when it cannot be read, an element that matches every name or none, so that
+/// [`NameMatch::admits`] cannot say).
+fn name_match(ruleset: &Ruleset, owner: &Owner, equal: bool, right: &Value) -> NameMatch {
+    let in_set = !right.is_string();
     let names = match right {
+        Value::String(name) if name.starts_with('@') => {
+            let elems = ruleset.set(owner, &name[1..]).map(|s| &s.elems);
+            let names: Option<Vec<String>> = elems.and_then(|elems| {
+                elems
+                    .iter()
+                    .map(|e| e.as_str().map(str::to_string))
+                    .collect()
+            });
+            // A set's elements print as an anonymous set's do.
+            return NameMatch {
+                equal,
+                names: names.unwrap_or_else(|| vec!["*".into()]),
+                in_set: true,
+            };
+        }
         Value::String(name) => vec![name.clone()],
         other => other
             .get("set")
@@ -486,7 +318,11 @@ fn name_match(equal: bool, right: &Value) -> NameMatch {
             })
             .unwrap_or_default(),
     };
-    NameMatch { equal, names }
+    NameMatch {
+        equal,
+        names,
+        in_set,
+    }
 }
 
 fn numbers(right: &Value) -> Vec<u64> {

@@ -8,20 +8,19 @@
 use crate::checks::{Observed, UnitFiles, VpcLookups};
 use crate::interface::{self, Link};
 use crate::kernel::{ReversePathSysctls, TransitInterface};
-use crate::nft::Ruleset;
 use crate::persisted::Persisted;
-use crate::ranges::Range;
 use crate::report::Forwarding;
 use crate::{gate, routes, unit, Request};
 use deevnet_runtime::bounded_command;
 use deevnet_runtime::file_policy;
+use deevnet_runtime::nft::ranges::Range;
+use deevnet_runtime::nft::{self, Ruleset};
 use deevnet_runtime::sysctl::SysctlKey;
 use deevnet_runtime::Failure;
 use std::path::Path;
 use std::time::Duration;
 
-/// Debian's nft, ip and tc.
-pub const NFT: &str = "/usr/sbin/nft";
+/// Debian's ip and tc (nft is the runtime's [`nft::NFT`]).
 pub const IP: &str = "/usr/sbin/ip";
 pub const TC: &str = "/usr/sbin/tc";
 /// How long a listing may take, and how much it may print.
@@ -34,8 +33,7 @@ pub fn observe(request: &Request) -> Result<Observed, Failure> {
     let transit = interface_forwarding("transit_interface", &request.transit_interface)?;
     interface_forwarding("uplink", &request.uplink)?;
     let ip_forward = SysctlKey::new(&["net", "ipv4", "ip_forward"]).read()?;
-    let ruleset = Ruleset::parse(&listing(NFT, &["-j", "list", "ruleset"])?)
-        .map_err(|e| format!("{NFT} -j list ruleset printed {e}"))?;
+    let ruleset = nft::read_ruleset(Path::new(nft::NFT))?;
     let ipv4_rules = gate::parse(&listing(IP, &["-j", "-4", "rule", "show"])?)
         .map_err(|e| format!("{IP} -j -4 rule show printed {e}"))?;
     let ipv6_rules = gate::parse(&listing(IP, &["-j", "-6", "rule", "show"])?)
@@ -223,31 +221,25 @@ fn listing(program: &str, args: &[&str]) -> Result<String, Failure> {
         .map_err(Failure::new)
 }
 
-fn nft(args: &[&str]) -> Result<String, String> {
-    bounded_command::trusted_output(Path::new(NFT), args, TIME_LIMIT, MAX_OUTPUT)
-}
-
-/// The persisted file, read by the file policy, then loaded by nft in a network namespace
-/// of its own and listed there: the host's ruleset never changes.
+/// The persisted file, read once by the file policy, its content then loaded by nft (`nft -f
+/// -`, so that nft opens no path the policy did not check) in a network namespace of its own
+/// and listed there: the host's ruleset never changes.
 fn load_persisted(request: &Request) -> Persisted {
     let path = &request.ruleset_path;
-    match file_policy::read_trusted("ruleset_path", path) {
+    let content = match file_policy::read_trusted("ruleset_path", path) {
         Err(e) => return Persisted::Refused(format!("{e:#}")),
         Ok(None) => return Persisted::Missing,
-        Ok(Some(_)) => {}
-    }
-    let Some(file) = path.to_str() else {
-        return Persisted::Refused(format!("{} is not UTF-8", path.display()));
+        Ok(Some(content)) => content,
     };
     let table = request.table.clone();
-    let file = file.to_string();
     // A network namespace is a thread's own: this thread leaves the host's for a new, empty one,
     // and the nft it starts inherit it. The namespace goes away with the thread.
     let scratch = std::thread::spawn(move || {
         nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)
             .map_err(|e| format!("a scratch network namespace cannot be made: {e}"))?;
-        nft(&["-f", &file])?;
-        nft(&["-j", "list", "table", "inet", &table])
+        let nft_path = Path::new(nft::NFT);
+        nft::run_with_input(nft_path, &["-f", "-"], Some(content.as_bytes()))?;
+        nft::run(nft_path, &["-j", "list", "table", "inet", &table])
     });
     let loaded = scratch
         .join()

@@ -1,8 +1,8 @@
 //! What the operator asked for: the module's options, declared once ([`SPEC`], [`Params`]), and
 //! the validated [`Request`] ([`Request::from_params`]).
 
-use crate::ranges::{self, Range};
 use deevnet_runtime::ifname;
+use deevnet_runtime::nft::ranges::{self, Range};
 use deevnet_runtime::spec::{DefaultValue, IntRange};
 use deevnet_runtime::{Kind, OptionSpec};
 use serde::Deserialize;

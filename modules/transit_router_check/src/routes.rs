@@ -1,6 +1,6 @@
 //! The routes as `ip -j -4 route show table all` prints them, and the ones into a VPC range.
 
-use crate::ranges::{any_overlap, Range};
+use deevnet_runtime::nft::ranges::{any_overlap, Range};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -5,22 +5,21 @@
 //! private or VPC destination through, other than the declared allowances, is a finding, and so
 //! is every rule or chain the walk cannot read.
 //!
-//! Each chain is read once, into a summary that holds whatever came before it (memoized by
-//! chain): the walk is linear in rules, and past [`STEP_BUDGET`] rule visits it stops and says
-//! it cannot judge. Only a rule that holds for every packet to its destinations (no condition
-//! but the transit interface and the destination) decides them: a conditional drop, jump or
-//! goto, a `limit` or `quota`, a match the reader does not model, decides nothing.
+//! The walk is the house's one walker of jumps and gotos ([`deevnet_runtime::nft::Folder`]),
+//! with this audit's [`Fold`]: each chain is read once into a [`Summary`] that holds whatever
+//! came before it, and a caller applies what it decided before the jump to its callee's
+//! accepts; the walk is linear in rules, and past the walker's step budget it stops and says it
+//! cannot judge. Only a rule that holds for every packet to its destinations (no condition but
+//! the transit interface and the destination) decides them: a conditional drop, jump or goto,
+//! a `limit` or `quota`, a match the reader does not model, an interface set nft's listing
+//! leaves in doubt, decides nothing.
 
-use crate::nft::{Addresses, Chain, RuleFacts, Ruleset, Verdict};
-use crate::ranges::{self, any_overlap, covered, Range, ALL};
+use crate::nft::{Addresses, Chain, ReadFacts, RuleFacts, Ruleset, Verdict};
 use crate::Request;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use deevnet_runtime::nft::ranges::{self, any_overlap, covered, Range, ALL};
+use deevnet_runtime::nft::{Fault, Fold, Folder, Next, Rule, Unreadable};
+use std::collections::BTreeMap;
 use std::rc::Rc;
-
-/// How deep jumps are followed (the kernel allows 16).
-const MAX_DEPTH: usize = 16;
-/// Rule visits past which the walk stops, unable to judge.
-pub const STEP_BUDGET: usize = 200_000;
 
 /// What the walk found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -47,10 +46,10 @@ struct Accept {
 
 /// What a chain does to the packets that enter it, whatever came before it.
 #[derive(Debug, Clone, Default)]
-struct Summary {
+pub struct Summary {
     /// The destinations for which every packet that enters is decided when it leaves.
     decided: Vec<Range>,
-    /// The accepts it may reach (its own and its callees'), by rule index, in nft's order.
+    /// The accepts it may reach (its own and its callees'), by rule place, in nft's order.
     accepts: BTreeMap<usize, Accept>,
     /// What it cannot judge, named.
     unreadable: Vec<String>,
@@ -63,28 +62,43 @@ impl Summary {
         }
     }
 
-    fn add_accept(&mut self, index: usize, accept: Accept) {
+    fn add_accept(&mut self, place: usize, accept: Accept) {
         if accept.dests.is_empty() {
             return;
         }
-        match self.accepts.get_mut(&index) {
+        match self.accepts.get_mut(&place) {
             Some(known) => {
                 known.dests.extend(accept.dests);
                 known.dests = ranges::union(&known.dests);
             }
             None => {
-                self.accepts.insert(index, accept);
+                self.accepts.insert(place, accept);
             }
         }
     }
 }
 
-/// The walk through one chain: what is decided so far, and what may have left it undecided
-/// (by a return or a goto), which later rules then no longer decide.
+/// The jump or goto a rule makes: what the caller applies to the callee's summary.
+struct Call {
+    /// The rule, named.
+    at: String,
+    target: String,
+    /// The destinations the rule may match.
+    may: Vec<Range>,
+    /// The destinations it matches for every packet (none when it is conditional).
+    whole: Option<Vec<Range>>,
+    goto: bool,
+    /// Whether it matches every packet.
+    everything: bool,
+}
+
+/// The walk through one chain: what is decided so far, what may have left it undecided (by a
+/// return or a goto), which later rules then no longer decide, and the call being made.
 #[derive(Default)]
-struct Pass {
+pub struct Pass {
     summary: Summary,
     escaped: Vec<Range>,
+    call: Option<Call>,
 }
 
 impl Pass {
@@ -101,269 +115,162 @@ impl Pass {
     }
 }
 
-/// The destinations a rule may match, and those it matches for every packet (none when it is
-/// conditional).
-#[derive(Clone, Copy)]
-struct Reach<'r> {
-    may: &'r [Range],
-    whole: Option<&'r [Range]>,
-}
-
-pub struct Walker<'a> {
+/// This audit's reading of chains, for the house's walker.
+pub struct Transit<'a> {
     pub request: &'a Request,
     pub ruleset: &'a Ruleset,
-    /// The private and VPC ranges together.
-    guarded: Vec<Range>,
-    /// Each chain's index by family, table and name.
-    index: HashMap<(&'a str, &'a str, &'a str), usize>,
-    /// Each chain's rules (indexes into the ruleset's), in order.
-    rules: Vec<Vec<usize>>,
-    memo: HashMap<usize, Rc<Summary>>,
-    open: HashSet<usize>,
-    visits: usize,
-    /// The rule visits allowed ([`STEP_BUDGET`] unless [`Walker::with_budget`]).
-    budget: usize,
-    /// The chain where the walk ran out of its step budget.
-    stopped_in: Option<String>,
 }
 
-impl<'a> Walker<'a> {
-    pub fn new(request: &'a Request, ruleset: &'a Ruleset) -> Self {
-        let mut guarded = request.private_ranges.clone();
-        guarded.extend(request.vpc_ranges.iter().copied());
-        let index: HashMap<_, _> = ruleset
-            .chains
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let key = (
-                    c.owner.family.as_str(),
-                    c.owner.table.as_str(),
-                    c.name.as_str(),
-                );
-                (key, i)
-            })
-            .collect();
-        let mut rules = vec![Vec::new(); ruleset.chains.len()];
-        for (i, rule) in ruleset.rules.iter().enumerate() {
-            let key = (
-                rule.owner.family.as_str(),
-                rule.owner.table.as_str(),
-                rule.chain.as_str(),
-            );
-            if let Some(&chain) = index.get(&key) {
-                rules[chain].push(i);
-            }
-        }
-        Walker {
-            request,
-            ruleset,
-            guarded,
-            index,
-            rules,
-            memo: HashMap::new(),
-            open: HashSet::new(),
-            visits: 0,
-            budget: STEP_BUDGET,
-            stopped_in: None,
-        }
+impl Fold for Transit<'_> {
+    type Summary = Rc<Summary>;
+    type Pass = Pass;
+
+    fn begin(&mut self, _: &Chain) -> Pass {
+        Pass::default()
     }
 
-    /// The same walker with another step budget.
-    #[must_use]
-    pub fn with_budget(mut self, budget: usize) -> Self {
-        self.budget = budget;
-        self
-    }
-
-    /// Walks a base chain: its findings, and whether every private destination is dropped.
-    pub fn walk_base(&mut self, chain: &Chain) -> Walk {
-        let Some(index) = self.chain_index(chain, &chain.name) else {
-            return Walk::default();
-        };
-        let summary = self.summary(index, 0);
-        let mut findings = summary.unreadable.clone();
-        if let Some(chain) = &self.stopped_in {
-            findings.push(format!(
-                "the walk stopped in {chain} after {} rule visits: this audit cannot judge the rest",
-                self.budget
-            ));
-        }
-        findings.extend(summary.accepts.values().filter_map(|a| self.judge(a)));
-        // The policy decides whatever the chain leaves undecided.
-        let drops_rest = chain.base.as_ref().is_some_and(|b| b.policy == "drop");
-        let decided = if drops_rest {
-            vec![ALL]
-        } else {
-            summary.decided.clone()
-        };
-        Walk {
-            findings,
-            private_drop_reached: covered(&self.request.private_ranges, &decided),
-            rule_visits: self.visits,
-        }
-    }
-
-    fn chain_index(&self, from: &Chain, name: &str) -> Option<usize> {
-        let key = (from.owner.family.as_str(), from.owner.table.as_str(), name);
-        self.index.get(&key).copied()
-    }
-
-    fn summary(&mut self, index: usize, depth: usize) -> Rc<Summary> {
-        if let Some(done) = self.memo.get(&index) {
-            return Rc::clone(done);
-        }
-        let chain = &self.ruleset.chains[index];
-        if !self.open.insert(index) {
-            let mut looped = Summary::default();
-            looped.note(format!(
-                "{} {} {} is reached again from itself (a loop)",
-                chain.owner.family, chain.owner.table, chain.name
-            ));
-            return Rc::new(looped);
-        }
-        let summary = Rc::new(self.read_chain(index, depth));
-        self.open.remove(&index);
-        self.memo.insert(index, Rc::clone(&summary));
-        summary
-    }
-
-    fn read_chain(&mut self, chain_index: usize, depth: usize) -> Summary {
-        let ruleset = self.ruleset;
-        let chain = &ruleset.chains[chain_index];
-        let mut pass = Pass::default();
-        for index in self.rules[chain_index].clone() {
-            let rule = &ruleset.rules[index];
-            self.visits += 1;
-            if self.visits > self.budget {
-                self.stopped_in.get_or_insert_with(|| {
-                    format!(
-                        "{} {} {}",
-                        chain.owner.family, chain.owner.table, chain.name
-                    )
-                });
-                break;
-            }
-            let facts = self.ruleset.facts(rule);
-            if !self.applies_to_transit(&facts) {
-                continue;
-            }
-            let at = format!(
-                "{} {} {} (rule handle {})",
-                chain.owner.family, chain.owner.table, chain.name, rule.handle
-            );
-            if !self.read_rule(chain, depth, index, &at, &facts, &mut pass) {
-                break;
-            }
-        }
-        pass.summary
-    }
-
-    /// Reads one rule into the pass; `false` when no packet gets past it.
-    fn read_rule(
+    fn rule(
         &mut self,
-        chain: &'a Chain,
-        depth: usize,
-        index: usize,
-        at: &str,
-        facts: &RuleFacts,
         pass: &mut Pass,
-    ) -> bool {
-        if !facts.unknown.is_empty() {
-            pass.summary.note(format!(
-                "{at} holds statements this audit cannot read ({}), so it cannot judge what they do to transit packets",
-                facts.unknown.join(", ")
-            ));
-        }
-        let (may, exact) = scope(&facts.daddr);
-        // The destinations for which every packet matches the rule.
-        let whole = if conditional(facts) { None } else { exact };
-        let reach = Reach {
-            may: &may,
-            whole: whole.as_deref(),
+        chain: &Chain,
+        rule: &Rule,
+        place: usize,
+    ) -> Result<Next, String> {
+        let facts = self.ruleset.facts(rule);
+        let Some(sure) = self.sees_transit(&facts) else {
+            return Ok(Next::On);
         };
-        let everything = whole.as_deref() == Some(&[ALL][..]);
-        match &facts.verdict {
-            Verdict::Accept => {
-                let accept = Accept {
-                    at: at.to_string(),
-                    what: describe(&facts.daddr),
-                    ports: facts.udp_dport.clone(),
-                    dests: ranges::subtract(&may, &pass.summary.decided),
-                };
-                pass.summary.add_accept(index, accept);
-                pass.decide(whole.as_deref().unwrap_or_default());
-                !everything
-            }
-            Verdict::Drop => {
-                pass.decide(whole.as_deref().unwrap_or_default());
-                !everything
-            }
-            Verdict::Jump(target) | Verdict::Goto(target) => {
-                self.call(chain, target, depth, at, &reach, pass);
-                let goto = matches!(facts.verdict, Verdict::Goto(_));
-                if goto {
-                    pass.escape(&may);
-                }
-                !(goto && everything)
-            }
-            Verdict::Return => {
-                pass.escape(&may);
-                !everything
-            }
-            Verdict::Continue => true,
-        }
+        let at = format!("{} (rule handle {})", chain.path(), rule.handle);
+        Ok(read_rule(place, &at, &facts, sure, pass))
     }
 
-    /// A jump or goto: the callee's accepts, seen from here, and what it decides.
-    fn call(
-        &mut self,
-        from: &'a Chain,
-        target: &str,
-        depth: usize,
-        at: &str,
-        reach: &Reach,
-        pass: &mut Pass,
-    ) {
-        let Reach { may, whole } = *reach;
-        let Some(next) = self.chain_index(from, target) else {
-            pass.summary.note(format!(
-                "{at} jumps to a chain {target} that does not exist"
-            ));
-            return;
+    fn entered(&mut self, pass: &mut Pass, callee: &Rc<Summary>) -> bool {
+        let Some(call) = pass.call.take() else {
+            return true;
         };
-        if depth >= MAX_DEPTH {
-            pass.summary
-                .note(format!("{at} jumps deeper than {MAX_DEPTH} chains"));
-            return;
-        }
-        let callee = self.summary(next, depth + 1);
         for finding in &callee.unreadable {
             pass.summary.note(finding.clone());
         }
-        for (index, accept) in &callee.accepts {
-            let reach = ranges::intersect(&accept.dests, may);
+        for (place, accept) in &callee.accepts {
+            let reach = ranges::intersect(&accept.dests, &call.may);
             let accept = Accept {
                 dests: ranges::subtract(&reach, &pass.summary.decided),
                 ..accept.clone()
             };
-            pass.summary.add_accept(*index, accept);
+            pass.summary.add_accept(*place, accept);
         }
-        if let Some(whole) = whole {
+        if let Some(whole) = &call.whole {
             pass.decide(&ranges::intersect(&callee.decided, whole));
         }
+        call.end(pass)
     }
 
-    /// A rule can see a packet that arrived on the transit interface (IPv4).
-    fn applies_to_transit(&self, facts: &RuleFacts) -> bool {
+    fn fault(&mut self, pass: &mut Pass, fault: Unreadable) -> Result<(), Unreadable> {
+        let Some(call) = pass.call.take() else {
+            pass.summary.note(fault.to_string());
+            return Ok(());
+        };
+        pass.summary.note(match fault.kind {
+            Fault::MissingChain => format!(
+                "{} jumps to a chain {} that does not exist",
+                call.at, call.target
+            ),
+            _ => format!("{} cannot be followed: {fault}", call.at),
+        });
+        // What the chain it enters would have let through is unknown: the rule decides nothing.
+        call.end(pass);
+        Ok(())
+    }
+
+    fn finish(&mut self, pass: Pass) -> Rc<Summary> {
+        Rc::new(pass.summary)
+    }
+}
+
+impl Call {
+    /// Whether packets go on past the call: a goto matching every packet ends the chain.
+    fn end(self, pass: &mut Pass) -> bool {
+        if self.goto {
+            pass.escape(&self.may);
+        }
+        !(self.goto && self.everything)
+    }
+}
+
+/// Reads one rule into the pass: what comes next (the next rule, the chain's end, or the chain
+/// it enters, with the call kept in the pass).
+fn read_rule(place: usize, at: &str, facts: &RuleFacts, sure: bool, pass: &mut Pass) -> Next {
+    if !facts.unknown.is_empty() {
+        pass.summary.note(format!(
+            "{at} holds statements this audit cannot read ({}), so it cannot judge what they do to transit packets",
+            facts.unknown.join(", ")
+        ));
+    }
+    let (may, exact) = scope(&facts.daddr);
+    // The destinations for which every packet matches the rule.
+    let whole = if conditional(facts) || !sure {
+        None
+    } else {
+        exact
+    };
+    let everything = whole.as_deref() == Some(&[ALL][..]);
+    let go_on = |on: bool| if on { Next::On } else { Next::Stop };
+    match &facts.verdict {
+        Verdict::Accept => {
+            let accept = Accept {
+                at: at.to_string(),
+                what: describe(&facts.daddr),
+                ports: facts.udp_dport.clone(),
+                dests: ranges::subtract(&may, &pass.summary.decided),
+            };
+            pass.summary.add_accept(place, accept);
+            pass.decide(whole.as_deref().unwrap_or_default());
+            go_on(!everything)
+        }
+        Verdict::Drop => {
+            pass.decide(whole.as_deref().unwrap_or_default());
+            go_on(!everything)
+        }
+        Verdict::Jump(target) | Verdict::Goto(target) => {
+            pass.call = Some(Call {
+                at: at.to_string(),
+                target: target.clone(),
+                may,
+                whole,
+                goto: matches!(facts.verdict, Verdict::Goto(_)),
+                everything,
+            });
+            Next::Enter(target.clone())
+        }
+        Verdict::Return => {
+            pass.escape(&may);
+            go_on(!everything)
+        }
+        Verdict::Continue => Next::On,
+    }
+}
+
+impl Transit<'_> {
+    /// Whether a rule sees a packet that arrived on the transit interface (IPv4): `None` when
+    /// it cannot, `Some(true)` when it does, `Some(false)` when nft's listing leaves it in
+    /// doubt (an interface set; see [`crate::nft::NameMatch::admits`]): then it may accept,
+    /// and decides nothing.
+    fn sees_transit(&self, facts: &RuleFacts) -> Option<bool> {
+        if facts.ipv6_only {
+            return None;
+        }
         let transit = &self.request.transit_interface;
-        !facts.ipv6_only && facts.iifname.as_ref().is_none_or(|m| m.admits(transit))
+        match facts.iifname.as_ref().map(|m| m.admits(transit)) {
+            None | Some(Some(true)) => Some(true),
+            Some(None) => Some(false),
+            Some(Some(false)) => None,
+        }
     }
 
     /// A finding when the accept lets a private or VPC destination through, unless an
     /// allowance.
     fn judge(&self, accept: &Accept) -> Option<String> {
-        let reached = ranges::intersect(&accept.dests, &self.guarded);
+        let reached = ranges::intersect(&accept.dests, &self.guarded());
         if reached.is_empty() || self.allowed(accept) {
             return None;
         }
@@ -373,6 +280,13 @@ impl<'a> Walker<'a> {
             accept.what,
             list(&reached)
         ))
+    }
+
+    /// The private and VPC ranges together.
+    fn guarded(&self) -> Vec<Range> {
+        let mut guarded = self.request.private_ranges.clone();
+        guarded.extend(self.request.vpc_ranges.iter().copied());
+        guarded
     }
 
     /// LoadBalancer ranges; UDP 53 to `dns_servers`; UDP 123 to `ntp_servers`; never a VPC
@@ -392,6 +306,56 @@ impl<'a> Walker<'a> {
             && (covered(dests, &self.request.loadbalancer_ranges)
                 || udp_to(53, &self.request.dns_servers)
                 || udp_to(123, &self.request.ntp_servers))
+    }
+}
+
+/// The walk of the base chains that decide transit traffic, each chain read once across them.
+pub struct Walker<'a> {
+    folder: Folder<'a, Transit<'a>>,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(request: &'a Request, ruleset: &'a Ruleset) -> Self {
+        Walker {
+            folder: Folder::new(ruleset, Transit { request, ruleset }),
+        }
+    }
+
+    /// The same walker with another step budget (the walker's own by default).
+    #[must_use]
+    pub fn with_budget(self, budget: usize) -> Self {
+        Walker {
+            folder: self.folder.with_budget(budget),
+        }
+    }
+
+    /// Walks a base chain: its findings, and whether every private destination is dropped.
+    pub fn walk_base(&mut self, chain: &Chain) -> Walk {
+        let summary = match self.folder.summary(chain) {
+            Ok(summary) => summary,
+            Err(fault) => {
+                return Walk {
+                    findings: vec![format!("{fault}: this audit cannot judge the rest")],
+                    private_drop_reached: false,
+                    rule_visits: self.folder.rules_read(),
+                }
+            }
+        };
+        let transit = self.folder.fold();
+        let mut findings = summary.unreadable.clone();
+        findings.extend(summary.accepts.values().filter_map(|a| transit.judge(a)));
+        // The policy decides whatever the chain leaves undecided.
+        let drops_rest = chain.base.as_ref().is_some_and(|b| b.policy == "drop");
+        let decided = if drops_rest {
+            vec![ALL]
+        } else {
+            summary.decided.clone()
+        };
+        Walk {
+            findings,
+            private_drop_reached: covered(&transit.request.private_ranges, &decided),
+            rule_visits: self.folder.rules_read(),
+        }
     }
 }
 

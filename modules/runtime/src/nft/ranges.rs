@@ -1,6 +1,8 @@
 //! IPv4 address ranges: a prefix or an address (parsed and masked by `ipnet`), or `a-b` as nft
 //! prints a range, and what `ipnet` has no answer for: whether two lists of ranges share an
-//! address ([`any_overlap`]) and whether a union of ranges covers another ([`covered`]).
+//! address ([`any_overlap`]), whether a union of ranges covers another ([`covered`]), and the
+//! union, intersection and difference of lists of ranges ([`union`], [`intersect`],
+//! [`subtract`]).
 
 use ipnet::{Ipv4Net, Ipv4Subnets};
 use std::fmt;
@@ -140,4 +142,69 @@ pub fn parse_list(parameter: &str, items: &[String]) -> Result<Vec<Range>, Strin
             })
         })
         .collect()
+}
+
+/// Every IPv4 address.
+pub const ALL: Range = Range {
+    first: 0,
+    last: u32::MAX,
+};
+
+/// The union of `ranges` as sorted, disjoint, non-adjacent ranges.
+pub fn union(ranges: &[Range]) -> Vec<Range> {
+    let mut sorted = ranges.to_vec();
+    sorted.sort();
+    let mut out: Vec<Range> = Vec::with_capacity(sorted.len());
+    for range in sorted {
+        match out.last_mut() {
+            Some(last) if u64::from(range.first) <= u64::from(last.last) + 1 => {
+                last.last = last.last.max(range.last);
+            }
+            _ => out.push(range),
+        }
+    }
+    out
+}
+
+/// The addresses in both `a` and `b`, as [`union`] gives them.
+pub fn intersect(a: &[Range], b: &[Range]) -> Vec<Range> {
+    let pieces: Vec<Range> = a
+        .iter()
+        .flat_map(|x| {
+            b.iter().filter(|y| x.overlaps(y)).map(|y| Range {
+                first: x.first.max(y.first),
+                last: x.last.min(y.last),
+            })
+        })
+        .collect();
+    union(&pieces)
+}
+
+/// The addresses of `a` that are not in `b`, as [`union`] gives them.
+pub fn subtract(a: &[Range], b: &[Range]) -> Vec<Range> {
+    let holes = union(b);
+    let mut out = Vec::new();
+    for range in union(a) {
+        let mut next = u64::from(range.first);
+        let last = u64::from(range.last);
+        for hole in holes.iter().filter(|h| h.overlaps(&range)) {
+            if u64::from(hole.first) > next {
+                out.push(piece(next, u64::from(hole.first) - 1));
+            }
+            next = next.max(u64::from(hole.last) + 1);
+        }
+        if next <= last {
+            out.push(piece(next, last));
+        }
+    }
+    out
+}
+
+/// `first..=last`, both within u32 by construction.
+fn piece(first: u64, last: u64) -> Range {
+    let clamp = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    Range {
+        first: clamp(first),
+        last: clamp(last),
+    }
 }

@@ -370,7 +370,8 @@ impl Ruleset {
         self
     }
 
-    /// Chains by owner and name, and each chain's rules, for lookups in constant time.
+    /// Chains by owner and name, and each chain's rules (their places in `rules`), for lookups
+    /// in constant time.
     pub(crate) fn index(&self) -> Index<'_> {
         let mut chains = HashMap::new();
         for (i, chain) in self.chains.iter().enumerate() {
@@ -378,12 +379,12 @@ impl Ruleset {
                 .entry((&chain.owner, chain.name.as_str()))
                 .or_insert(i);
         }
-        let mut rules: HashMap<(&Owner, &str), Vec<&Rule>> = HashMap::new();
-        for rule in &self.rules {
+        let mut rules: HashMap<(&Owner, &str), Vec<usize>> = HashMap::new();
+        for (i, rule) in self.rules.iter().enumerate() {
             rules
                 .entry((&rule.owner, rule.chain.as_str()))
                 .or_default()
-                .push(rule);
+                .push(i);
         }
         Index { chains, rules }
     }
@@ -391,7 +392,7 @@ impl Ruleset {
 
 pub(crate) struct Index<'a> {
     pub chains: HashMap<(&'a Owner, &'a str), usize>,
-    pub rules: HashMap<(&'a Owner, &'a str), Vec<&'a Rule>>,
+    pub rules: HashMap<(&'a Owner, &'a str), Vec<usize>>,
 }
 
 /// An IPv4 address, `{"prefix": {addr, len}}`, `{"range": [a, b]}` or a set element

@@ -130,3 +130,29 @@ fn trusted_output_runs_roots_program_and_names_each_refusal() {
         "{refused:?}"
     );
 }
+
+/// Input goes to the program's stdin; a program that never reads a large input neither blocks
+/// the run nor fails it.
+#[test]
+fn trusted_output_with_input_hands_the_program_its_stdin() {
+    let limit = Duration::from_secs(10);
+    let cat = std::path::Path::new("/bin/cat");
+    let read = trusted_output_with_input(cat, &["-"], Some(b"flush ruleset\n"), limit, 100);
+    assert_eq!(read.as_deref(), Ok("flush ruleset\n"));
+    let unread = vec![b'x'; 4 << 20];
+    let started = Instant::now();
+    let done = trusted_output_with_input(
+        std::path::Path::new("/bin/true"),
+        &[],
+        Some(&unread),
+        limit,
+        100,
+    );
+    assert_eq!(done.as_deref(), Ok(""));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Without input, stdin is /dev/null: cat ends at once.
+    assert_eq!(
+        trusted_output_with_input(cat, &[], None, limit, 100).as_deref(),
+        Ok("")
+    );
+}

@@ -126,3 +126,39 @@ fn an_option_list_names_the_option_and_the_fix() {
         Err("vpc_ranges: '10.0.0.0/99' is not an IPv4 CIDR or address; write it as 10.202.0.0/16 or 192.0.2.53".into())
     );
 }
+
+#[test]
+fn union_intersection_and_difference_hold_at_the_ends_of_the_address_space() {
+    let cidrs = |texts: &[&str]| texts.iter().map(|t| r(t)).collect::<Vec<_>>();
+    let all = [ALL];
+    assert_eq!(
+        union(&cidrs(&["10.0.0.0/9", "10.128.0.0/9", "192.0.2.0/24"])),
+        cidrs(&["10.0.0.0/8", "192.0.2.0/24"])
+    );
+    assert_eq!(subtract(&all, &all), Vec::<Range>::new());
+    assert_eq!(
+        subtract(&all, &cidrs(&["0.0.0.0/1"])),
+        cidrs(&["128.0.0.0/1"])
+    );
+    assert_eq!(
+        subtract(
+            &cidrs(&["10.0.0.0/8"]),
+            &cidrs(&["10.0.0.0/9", "10.255.255.255"])
+        ),
+        vec![Range {
+            first: 0x0a80_0000,
+            last: 0x0aff_fffe
+        }]
+    );
+    assert_eq!(
+        intersect(
+            &cidrs(&["10.0.0.0/8", "172.16.0.0/12"]),
+            &cidrs(&["10.202.0.0/24", "172.0.0.0/8"])
+        ),
+        cidrs(&["10.202.0.0/24", "172.16.0.0/12"])
+    );
+    assert_eq!(
+        intersect(&all, &cidrs(&["255.255.255.255"])),
+        cidrs(&["255.255.255.255"])
+    );
+}

@@ -294,3 +294,67 @@ fn a_chain_deeper_than_the_kernels_16_levels_is_unreadable() {
     assert_eq!(err.chain, "ip t deep");
     assert!(err.why.contains("past the kernel's 16"), "{err}");
 }
+
+/// A fold's summary: the places of the rules a chain reads (its own and its callees'), and the
+/// faults it kept.
+#[derive(Default)]
+struct Places;
+
+impl Fold for Places {
+    type Summary = (Vec<usize>, Vec<Fault>);
+    type Pass = (Vec<usize>, Vec<Fault>);
+
+    fn begin(&mut self, _: &Chain) -> Self::Pass {
+        (Vec::new(), Vec::new())
+    }
+
+    fn rule(
+        &mut self,
+        pass: &mut Self::Pass,
+        _: &Chain,
+        rule: &Rule,
+        place: usize,
+    ) -> Result<Next, String> {
+        pass.0.push(place);
+        let target = rule.expr[0]["jump"]["target"].as_str();
+        Ok(target.map_or(Next::On, |t| Next::Enter(t.to_string())))
+    }
+
+    fn entered(&mut self, pass: &mut Self::Pass, callee: &Self::Summary) -> bool {
+        pass.0.extend(&callee.0);
+        pass.1.extend(&callee.1);
+        true
+    }
+
+    fn fault(&mut self, pass: &mut Self::Pass, fault: Unreadable) -> Result<(), Unreadable> {
+        pass.1.push(fault.kind);
+        Ok(())
+    }
+
+    fn finish(&mut self, pass: Self::Pass) -> Self::Summary {
+        pass
+    }
+}
+
+/// A fold reads each chain once into its summary, hands each caller its callees' summaries, and
+/// may keep a fault and go on; past the budget the walk ends whatever the fold says.
+#[test]
+fn a_fold_builds_each_chain_once_and_may_keep_its_faults() {
+    let ruleset = table(&[
+        (
+            "fwd",
+            vec![jump("a"), jump("nowhere"), jump("a"), verdict("drop")],
+        ),
+        ("a", vec![verdict("counter")]),
+    ]);
+    let mut folder = Folder::new(&ruleset, Places);
+    let (places, faults) = folder.summary(base(&ruleset)).unwrap();
+    assert_eq!(places, [0, 4, 1, 2, 4, 3]);
+    assert_eq!(faults, [Fault::MissingChain]);
+    assert_eq!(folder.rules_read(), ruleset.rules.len());
+    let err = Folder::new(&ruleset, Places)
+        .with_budget(3)
+        .summary(base(&ruleset))
+        .unwrap_err();
+    assert_eq!(err.kind, Fault::Budget);
+}

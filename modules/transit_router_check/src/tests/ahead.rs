@@ -141,3 +141,29 @@ fn tr11_a_masquerade_narrowed_to_tcp_is_named() {
     );
     assert!(check(&audit(ENFORCED), "uplink_snat").ok);
 }
+
+/// nft 1.0.6 prints `iifname != { "tr-\*", "x0" }` (which excludes only the literal name `tr-*`)
+/// as `!= { "tr-*", "x0" }`: such a rule may see transit packets, so its mark write counts; a
+/// rule on `iifname != "tr-*"` (a prefix, printed unambiguously) excludes them.
+#[test]
+fn a_writer_on_an_interface_set_nft_prints_ambiguously_is_named() {
+    let mark_on = |handle: i64, right: Value| {
+        json!({"rule": {"family": "ip", "table": "mangle", "chain": "PREROUTING", "handle": handle,
+            "expr": [{"match": {"op": "!=", "left": {"meta": {"key": "iifname"}}, "right": right}},
+                     {"mangle": {"key": {"meta": {"key": "mark"}}, "value": 4_194_304}}]}})
+    };
+    let chain = json!({"chain": {"family": "ip", "table": "mangle", "name": "PREROUTING", "handle": 1, "type": "filter", "hook": "prerouting", "prio": -150, "policy": "accept"}});
+    let table = json!({"table": {"family": "ip", "name": "mangle", "handle": 9}});
+    let set = mark_on(40, json!({"set": ["tr-*", "x0"]}));
+    let report = audit(&edited(ENFORCED, &[table.clone(), chain.clone(), set], &[]));
+    let message = gate_message(&report);
+    assert!(
+        message.contains("ip mangle PREROUTING (rule handle 40) sets the packet mark"),
+        "{message}"
+    );
+    assert_eq!(report.state, State::Open);
+    let prefix = mark_on(41, json!("tr-*"));
+    let report = audit(&edited(ENFORCED, &[table, chain, prefix], &[]));
+    assert!(check(&report, "routing_gate").ok, "{:#?}", report.checks);
+    assert_eq!(report.state, State::Enforced);
+}

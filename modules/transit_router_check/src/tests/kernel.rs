@@ -2,8 +2,8 @@ use super::*;
 use crate::evaluate;
 use crate::interface::{self, parse_links, parse_tc};
 use crate::kernel::ReversePathSysctls;
-use crate::ranges::Range;
 use crate::report::State;
+use deevnet_runtime::nft::ranges::Range;
 
 const STACKED: &str = include_str!("../../tests/data/ip-6.1/stacked-addr.json");
 const BRIDGED: &str = include_str!("../../tests/data/ip-6.1/bridged-addr.json");

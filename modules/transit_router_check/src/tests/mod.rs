@@ -7,7 +7,6 @@ mod kernel;
 mod nft;
 mod params;
 mod persisted;
-mod ranges;
 mod unit;
 mod vpc_lookups;
 mod walk;
@@ -28,6 +27,7 @@ pub const ACCEPT_AHEAD: &str = include_str!("../../tests/data/nft-1.0.6/accept-a
 pub const FOREIGN_AHEAD: &str = include_str!("../../tests/data/nft-1.0.6/foreign-ahead.json");
 pub const DNS_SET: &str = include_str!("../../tests/data/nft-1.0.6/dns-set.json");
 pub const DORMANT: &str = include_str!("../../tests/data/nft-1.0.6/dormant.json");
+pub const DORMANT_TEXT: &str = include_str!("../../tests/data/nft-1.0.6/dormant.txt");
 pub const FLUSHED: &str = include_str!("../../tests/data/nft-1.0.6/flushed.json");
 pub const GATE_4: &str = include_str!("../../tests/data/ip-6.1/gate-rules-4.json");
 pub const GATE_6: &str = include_str!("../../tests/data/ip-6.1/gate-rules-6.json");

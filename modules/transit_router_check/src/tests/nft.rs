@@ -1,6 +1,6 @@
 use super::*;
-use crate::nft::{Addresses, NameMatch, Owner, Verdict};
-use crate::ranges::Range;
+use crate::nft::{Addresses, NameMatch, Owner, ReadFacts, Verdict};
+use deevnet_runtime::nft::ranges::Range;
 
 fn from_transit_facts(json: &str) -> Vec<crate::nft::RuleFacts> {
     let ruleset = ruleset(json);
@@ -53,7 +53,8 @@ fn each_rule_of_from_transit_reads_as_its_match_and_verdict() {
         facts[1].oifname,
         Some(NameMatch {
             equal: true,
-            names: vec!["tr-transit".into()]
+            names: vec!["tr-transit".into()],
+            in_set: false,
         })
     );
     assert!(matches!(&facts[2].daddr, Addresses::In(r) if r.len() == 2));
@@ -92,7 +93,8 @@ fn the_gate_mark_the_jump_and_the_masquerade_are_read() {
         nat.1.oifname,
         Some(NameMatch {
             equal: false,
-            names: vec!["tr-transit".into()]
+            names: vec!["tr-transit".into()],
+            in_set: false,
         })
     );
 }
@@ -125,11 +127,40 @@ fn interface_wildcards_match_as_nft_does() {
     let m = NameMatch {
         equal: true,
         names: vec!["tr-*".into()],
+        in_set: false,
     };
-    assert!(m.admits("tr-transit"));
+    assert_eq!(m.admits("tr-transit"), Some(true));
+    let escaped = NameMatch {
+        equal: true,
+        names: vec!["tr-\\*".into()],
+        in_set: false,
+    };
+    assert_eq!(escaped.admits("tr-transit"), Some(false));
+    assert_eq!(escaped.admits("tr-*"), Some(true));
     let not = NameMatch {
         equal: false,
         names: vec!["tr-transit".into()],
+        in_set: false,
     };
-    assert!(!not.admits("tr-transit") && not.admits("eth0"));
+    assert_eq!(not.admits("tr-transit"), Some(false));
+    assert_eq!(not.admits("eth0"), Some(true));
+}
+
+#[test]
+fn a_set_element_ending_in_a_star_may_be_literal_so_it_cannot_say() {
+    // nft 1.0.6 prints `iifname { "tr-\*" }` and `iifname { "tr-*" }` alike.
+    let set = NameMatch {
+        equal: true,
+        names: vec!["eth0".into(), "tr-*".into()],
+        in_set: true,
+    };
+    assert_eq!(set.admits("tr-transit"), None);
+    assert_eq!(set.admits("eth0"), Some(true));
+    assert_eq!(set.admits("wg0"), Some(false));
+    let not = NameMatch {
+        equal: false,
+        ..set
+    };
+    assert_eq!(not.admits("tr-transit"), None);
+    assert_eq!(not.admits("wg0"), Some(true));
 }

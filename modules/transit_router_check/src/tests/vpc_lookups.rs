@@ -1,8 +1,8 @@
 use super::*;
 use crate::checks::VpcLookups;
 use crate::evaluate;
-use crate::ranges::Range;
 use crate::routes::{probe_points, read_lookup, Lookup};
+use deevnet_runtime::nft::ranges::Range;
 
 const VPC_POLICY: &str = include_str!("../../tests/data/ip-6.1/route-get-vpc-policy.json");
 const INTERNET: &str = include_str!("../../tests/data/ip-6.1/route-get-internet.json");

@@ -2,11 +2,11 @@
 //! statements), on listings recorded with nft 1.0.6.
 
 use super::*;
-use crate::nft::Addresses;
-use crate::ranges::Range;
+use crate::nft::{Addresses, ReadFacts};
 use crate::report::State;
 use crate::walk::Walker;
 use crate::{evaluate, Check, Report};
+use deevnet_runtime::nft::ranges::Range;
 use serde_json::Value;
 
 const CONDITIONAL_JUMP: &str = include_str!("../../tests/data/nft-1.0.6/conditional-jump.json");
@@ -217,19 +217,20 @@ fn tr8_each_chain_is_read_once_however_many_jumps_reach_it() {
     assert_eq!(walk.rule_visits, ruleset.rules.len());
     assert!(walk.findings.is_empty(), "{:?}", walk.findings);
     assert!(!walk.private_drop_reached, "every jump is conditional");
-    // A thousand rules, as deep as the kernel allows: still each read once.
-    let thousand = super::ruleset(&deep_jumps(15, 66));
+    // A thousand rules, as deep as the kernel allows (`bottom` 15 jumps below the base chain):
+    // still each read once.
+    let thousand = super::ruleset(&deep_jumps(14, 71));
     let chain = thousand.chains[0].clone();
     let walk = Walker::new(&request, &thousand).walk_base(&chain);
-    assert_eq!(thousand.rules.len(), 992);
+    assert_eq!(thousand.rules.len(), 996);
     assert_eq!(walk.rule_visits, thousand.rules.len());
     assert!(walk.findings.is_empty(), "{:?}", walk.findings);
-    // One level deeper than the kernel allows is named.
-    let deeper = super::ruleset(&deep_jumps(16, 1));
+    // A chain 16 jumps below the base chain, which the kernel refuses to load, is named.
+    let deeper = super::ruleset(&deep_jumps(15, 1));
     let walk = Walker::new(&request, &deeper).walk_base(&deeper.chains[0].clone());
     assert_eq!(
         walk.findings,
-        ["inet deevnet_transit level15 (rule handle 18) jumps deeper than 16 chains"]
+        ["inet deevnet_transit level14 (rule handle 17) cannot be followed: chain inet deevnet_transit bottom: it lies 16 jumps below its base chain, deeper than the kernel's 16 levels"]
     );
 }
 
@@ -244,7 +245,7 @@ fn tr8_past_its_step_budget_the_walk_names_where_it_stopped() {
         .walk_base(&chain);
     assert_eq!(
         walk.findings,
-        ["the walk stopped in inet deevnet_transit level10 after 20 rule visits: this audit cannot judge the rest"]
+        ["chain inet deevnet_transit level9: the walk took more than its budget of 20 steps here: this audit cannot judge the rest"]
     );
 }
 
@@ -276,4 +277,29 @@ fn a_chain_reached_twice_is_judged_by_what_each_caller_decided_before() {
         walk.findings,
         ["inet deevnet_transit services (rule handle 9) accepts any destination (no destination match) (reaching 10.0.0.0/8, 100.64.0.0/10, 169.254.0.0/16, 172.16.0.0/12, 192.0.2.0/24, 192.168.0.0/16)"]
     );
+}
+
+/// An accept on an interface set nft 1.0.6 prints ambiguously (`{ "tr-*", "x0" }` may hold the
+/// literal name `tr-*`) may see transit packets: it is judged. A drop on it decides nothing.
+#[test]
+fn an_interface_set_in_doubt_counts_for_accepts_and_not_for_drops() {
+    let in_doubt = json!({"match": {"op": "==", "left": {"meta": {"key": "iifname"}}, "right": {"set": ["tr-*", "x0"]}}});
+    let accept = handle_of(ENFORCED, "from_transit", "vpc_ranges");
+    let json = with_rule_expr(
+        ENFORCED,
+        "from_transit",
+        accept,
+        json!([in_doubt, {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "daddr"}}, "right": {"prefix": {"addr": "10.202.0.0", "len": 24}}}}, {"accept": null}]),
+    );
+    not_enforced_by(&audit(&json), "accepts 10.202.0.0/24");
+    let drop = handle_of(ENFORCED, "from_transit", "private_ranges");
+    let json = with_rule_expr(
+        ENFORCED,
+        "from_transit",
+        drop,
+        json!([in_doubt, {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "daddr"}}, "right": "@private_ranges"}}, {"drop": null}]),
+    );
+    let report = audit(&json);
+    assert_ne!(report.state, State::Enforced, "{:#?}", report.checks);
+    assert!(!check(&report, "private_accept_ahead").ok);
 }

@@ -21,7 +21,7 @@ in_ns "nft -f $here/enforced.nft
        nft replace rule inet deevnet_transit from_transit handle \$(nft -a list chain inet deevnet_transit from_transit | sed -n 's/.*udp dport 53 accept # handle //p') udp dport 53 ip daddr @dns_servers accept
        nft -j list ruleset > nft-1.0.6/dns-set.json"
 in_ns "nft -f $here/enforced.nft; nft add table inet deevnet_transit '{ flags dormant; }'
-       nft -j list ruleset > nft-1.0.6/dormant.json"
+       nft -j list ruleset > nft-1.0.6/dormant.json; nft -t list ruleset > nft-1.0.6/dormant.txt"
 in_ns "nft -f $here/enforced.nft; nft flush ruleset; nft -j list ruleset > nft-1.0.6/flushed.json"
 in_ns "nft -f $here/enforced.nft
        nft add table ip mangle

@@ -153,6 +153,8 @@ fn a_broken_persisted_file_is_named_with_nfts_error() {
         msg.contains("does not load in a scratch network namespace"),
         "{msg}"
     );
+    // nft was handed the content the file policy read (on stdin), not the path to open again.
+    assert!(msg.contains("/usr/sbin/nft -f - failed"), "{msg}");
 }
 
 #[test]

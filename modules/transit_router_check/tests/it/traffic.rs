@@ -230,6 +230,33 @@ fn tr2_a_private_drop_narrowed_by_a_second_destination_match_is_not_enforced() {
     assert_ne!(state_of(&result), "enforced", "{result:#}");
 }
 
+/// nft 1.0.6 prints a set element `"tr-\\*"` (the literal name `tr-*`) as `"tr-*"`, a prefix
+/// of `tr-transit`: a private drop narrowed to that set lets transit packets through, and the
+/// audit, unable to tell the two apart, does not count it. The same drop on the match
+/// `iifname "tr-*"` (a prefix, printed unambiguously) holds, and the audit says `enforced`.
+#[test]
+fn a_drop_on_an_interface_set_nft_prints_ambiguously_is_not_counted() {
+    let lab = Lab::new();
+    replace(
+        &lab,
+        "from_transit",
+        PRIVATE_DROP,
+        r#"iifname '{ "tr-\*", "x0" }' ip daddr @private_ranges counter drop"#,
+    );
+    assert_eq!(lab.send(PRIVATE, 9), SENT as u64);
+    let result = lab.state();
+    assert_ne!(state_of(&result), "enforced", "{result:#}");
+    replace(
+        &lab,
+        "from_transit",
+        r#"iifname { "x0", "tr-*" } ip daddr @private_ranges counter packets 0 bytes 0 drop"#,
+        r#"iifname '"tr-*"' ip daddr @private_ranges counter drop"#,
+    );
+    assert_eq!(lab.send(PRIVATE, 9), 0);
+    let result = lab.state();
+    assert_eq!(state_of(&result), "enforced", "{result:#}");
+}
+
 #[test]
 fn tr3_dns_any_ahead_of_the_vpc_drop_is_not_enforced() {
     let lab = Lab::new();
