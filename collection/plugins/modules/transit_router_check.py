@@ -48,7 +48,8 @@ description:
     to O(ntp_servers), never to a VPC range (C(any) is any server outside the VPC ranges, as the
     role's ruleset has it: its DNS and NTP accepts follow the VPC drop); a rule with no
     destination match accepts everything; a statement the module cannot read, such as C(xt), a
-    loop, a missing chain, or a walk past 200000 rule visits is named and fails the check);
+    loop, a missing chain, a chain 16 jumps below its base chain, or a walk past 2000000 steps
+    (a rule read or a chain entered) is named and fails the check);
     C(vpc_route) (no unicast route, in any table, into a VPC range - blackhole, unreachable and
     prohibit routes are fine - and the kernel forwards no packet from the transit network, marked
     as the table marks it, to a VPC address by any route but the one an Internet address takes,
