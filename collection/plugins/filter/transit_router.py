@@ -243,6 +243,11 @@ def transit_router_ruleset(variables) -> str:
         "\tchain prerouting {",
         "\t\ttype filter hook prerouting priority mangle; policy accept;",
         f"\t\tiifname \"{transit}\" meta mark set meta mark | {value['gate_mark']:#010x}",
+        # A reply to the transit network is checked for its reverse path (rp_filter 1 or 2) by
+        # a lookup as if it came in on the transit interface: without the mark (and
+        # src_valid_mark), the gate refuses that lookup and the reply is dropped.
+        f"\t\tct direction reply ct original ip saddr {value['transit_network']} "
+        f"meta mark set meta mark | {value['gate_mark']:#010x}",
         "\t}",
         "",
         "\tchain forward {",
@@ -318,9 +323,11 @@ def transit_router_unit(variables) -> str:
 
 
 class FilterModule:
-    """deevnet.net.transit_router_refusal, transit_router_ruleset, transit_router_unit."""
+    """deevnet.net.transit_router_refusal, transit_router_ruleset, transit_router_unit,
+    transit_router_gate_commands."""
 
     def filters(self):
         return {"transit_router_refusal": transit_router_refusal,
                 "transit_router_ruleset": transit_router_ruleset,
-                "transit_router_unit": transit_router_unit}
+                "transit_router_unit": transit_router_unit,
+                "transit_router_gate_commands": transit_router_gate_commands}
