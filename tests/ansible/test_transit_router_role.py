@@ -171,6 +171,9 @@ REFUSALS = [
     ({"vpc_ranges": "10.202.0.0/24"}, "transit_router_vpc_ranges: '10.202.0.0/24' is not a list"),
     ({"transit_interface": "eth0.40.199.1234"}, "transit_router_transit_interface: 'eth0.40.199.1234' is a name the kernel refuses"),
     ({"uplink": "eth 1"}, "transit_router_uplink: 'eth 1' is a name the kernel refuses"),
+    # 15 characters, 16 bytes: the kernel (and the runtime) count bytes.
+    ({"uplink": "eth\u00e9" + "x" * 11}, "transit_router_uplink: 'eth\u00e9xxxxxxxxxxx' is a name the kernel refuses (it is "
+                                        "longer than the 15 bytes"),
     ({"uplink": "eth1/2"}, "transit_router_uplink: 'eth1/2' is a name the kernel refuses"),
     ({"uplink": ""}, "transit_router_uplink: '' is not an interface name"),
     ({"uplink": "eth1;reboot"}, "transit_router_uplink: 'eth1;reboot' holds characters the unit's shell lines"),

@@ -89,6 +89,9 @@ fn role_default_private_ranges() -> Vec<String> {
 #[test]
 fn the_default_private_ranges_are_the_roles() {
     let role = role_default_private_ranges();
-    assert!(!role.is_empty(), "no transit_router_private_ranges list in the role's defaults");
+    assert!(
+        !role.is_empty(),
+        "no transit_router_private_ranges list in the role's defaults"
+    );
     assert_eq!(DEFAULT_PRIVATE_RANGES, role.as_slice());
 }
