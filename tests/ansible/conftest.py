@@ -178,8 +178,23 @@ def compare_options(spec: dict, documented: dict, where: str) -> None:
             assert "suboptions" not in doc, f"{at}: suboptions documented, none declared"
 
 
+def _source_collection_importable() -> None:
+    """Plugins import the collection's plugin_utils as ansible loads them
+    (`ansible_collections.deevnet.net.plugins.plugin_utils...`). Loaded from the source tree, they
+    find it through build/source-collections, whose ansible_collections/deevnet/net is a link to
+    the source's collection/ folder (namespace packages, as ansible's own loader sees them)."""
+    base = ROOT / "build" / "source-collections"
+    link = base / "ansible_collections" / "deevnet" / "net"
+    if not link.is_symlink():
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(ROOT / "collection", target_is_directory=True)
+    if str(base) not in sys.path:
+        sys.path.insert(0, str(base))
+
+
 def _from_source(path: str, name: str):
     import importlib.util
+    _source_collection_importable()
     spec = importlib.util.spec_from_file_location(name, ROOT / path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -7,7 +7,6 @@ with ansible's templar, the same inputs), except that a tenant's `probe` now car
 (its default applied once, here, instead of in the task)."""
 from __future__ import annotations
 
-import importlib.util
 import ipaddress
 import json
 import re
@@ -18,12 +17,10 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, VENV_BIN
+from conftest import ROOT, VENV_BIN, filter_plugin
 
 ROLE = ROOT / "roles" / "proxmox_node_network"
-_spec = importlib.util.spec_from_file_location("node_plan", ROOT / "collection" / "plugins" / "filter" / "node_plan.py")
-node_plan = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(node_plan)
+node_plan = filter_plugin("node_plan")
 
 ROLE_DEFAULTS = yaml.safe_load((ROLE / "defaults" / "main.yml").read_text())
 DEFAULTS = ROLE_DEFAULTS["__proxmox_node_network_tenant_egress_defaults"]
@@ -557,7 +554,7 @@ def test_every_value_written_to_a_file_is_checked_before_the_plan_naming_it():
         "proxmox_node_network_tenant_egress.transit_interface: 'vmbr0 50' contains whitespace or a control "
         "character, which no interface name holds; give the name as `ip link` shows it, e.g. vmbr0.50",
         "proxmox_node_network_tenant_egress.management_interfaces[0]: 'aaaaaaaaaaaaaaaa' is longer than the 15 "
-        "characters of an interface name (the kernel's IFNAMSIZ); give the name as `ip link` shows it, e.g. vmbr0.50",
+        "bytes of an interface name (UTF-8; the kernel's IFNAMSIZ); give the name as `ip link` shows it, e.g. vmbr0.50",
         "proxmox_node_network_tenant_egress.management_probes[1]: 'mgmt' is not an IP address; give an address on "
         "the management segment, e.g. 10.20.99.5",
         "proxmox_node_network_tenant_egress.core_peer: 'bgp v6' is not one word of letters, digits, '.', ':', '-' "
@@ -569,10 +566,10 @@ def test_every_value_written_to_a_file_is_checked_before_the_plan_naming_it():
         "proxmox_node_network_tenant_egress.tenants[0] (tdemo).gateway6: 'x' is not an IP address; set it to the "
         "tenant's IPv6 transit gateway, e.g. 2001:db8:50::1",
         "proxmox_node_network_tenant_egress.tenants[1] (averylongname).name: 'averylongname' makes the vrf "
-        "'vrf_averylongname', which is longer than the 15 characters of an interface name (the kernel's IFNAMSIZ); "
+        "'vrf_averylongname', which is longer than the 15 bytes of an interface name (UTF-8; the kernel's IFNAMSIZ); "
         "give a shorter name, or set vrf",
         "proxmox_node_network_tenant_egress.tenants[1] (averylongname).name: 'averylongname' makes the l3vni_bridge "
-        "'vrfbr_averylongname', which is longer than the 15 characters of an interface name (the kernel's IFNAMSIZ); "
+        "'vrfbr_averylongname', which is longer than the 15 bytes of an interface name (UTF-8; the kernel's IFNAMSIZ); "
         "give a shorter name, or set l3vni_bridge",
         "proxmox_node_network_tenant_egress.tenants[2] (acme).vrf: 'vrf acme' contains whitespace or a control "
         "character, which no interface name holds; give the device's name as `ip link` shows it",
@@ -580,6 +577,21 @@ def test_every_value_written_to_a_file_is_checked_before_the_plan_naming_it():
         "which contains whitespace or a control character, which no interface name holds; fix the vrf, or set "
         "l3vni_bridge",
     ]
+
+
+# 15 characters, 16 bytes in UTF-8: the kernel counts bytes (IFNAMSIZ), and so does the runtime
+# (modules/runtime/src/ifname.rs).
+FIFTEEN_CHARACTERS_SIXTEEN_BYTES = "vmbr\u00e9" + "x" * 10
+
+
+def test_an_interface_name_is_counted_in_bytes_like_the_kernel():
+    name = FIFTEEN_CHARACTERS_SIXTEEN_BYTES
+    assert (len(name), len(name.encode())) == (15, 16)
+    assert shape_error({**EXIT, "management_interfaces": [name]}) == [
+        f"proxmox_node_network_tenant_egress.management_interfaces[0]: {name!r} is longer than the 15 bytes of an "
+        f"interface name (UTF-8; the kernel's IFNAMSIZ); give the name as `ip link` shows it, e.g. vmbr0.50"]
+    # 15 bytes, with the same two-byte letter, is a name.
+    assert node_plan.interface_name_problem(name) and not node_plan.interface_name_problem(name[:-1])
 
 
 def test_a_tenant_without_a_name_is_refused_naming_its_index():

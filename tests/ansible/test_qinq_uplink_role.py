@@ -250,6 +250,22 @@ def test_a_result_whose_checks_pass_is_not_refused():
                     "checks": [check("stack", True), check("bridge_ipv6", True)]}) == ""
 
 
+@pytest.mark.parametrize("role_fixes", [[], ["bridge_ipv6"]])
+def test_a_failed_result_whose_checks_all_pass_is_refused(role_fixes):
+    # The failure is the module's, not a check's: it is not a pass.
+    result = {"failed": True, "msg": "guest_vlan_guard: nft took the guard's table, but the ruleset read back does "
+                                     "not show it", "checks": [check("stack", True), check("bridge_ipv6", True)]}
+    assert refusal(result, role_fixes=role_fixes) == f"{qinq_uplink.REFUSAL}:\n{result['msg']}"
+    # The same result not marked failed passes, and a failure a role-fixed check explains too.
+    assert refusal({**result, "failed": False}, role_fixes=role_fixes) == ""
+    assert refusal({**result, "checks": [check("stack", True), check("bridge_ipv6", False)]},
+                   role_fixes=["bridge_ipv6"]) == ""
+
+
+def test_a_malformed_check_blocks():
+    assert refusal({"failed": True, "msg": "x", "checks": ["stack"]}) == f"{qinq_uplink.REFUSAL}:\nx"
+
+
 @pytest.mark.parametrize("result, role_fixes, named", [
     ("skipped", [], "the input must be the registered result of deevnet.net.qinq_check, not str"),
     ({"checks": []}, "bridge_ipv6", "role_fixes must be a list of check names, not 'bridge_ipv6'"),

@@ -57,6 +57,7 @@ EXPECTED_RULESET = (
     "\tchain prerouting {\n"
     "\t\ttype filter hook prerouting priority mangle; policy accept;\n"
     "\t\tiifname \"eth0.40.199\" meta mark set meta mark | 0x00400000\n"
+    "\t\tct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark | 0x00400000\n"
     "\t}\n"
     "\n"
     "\tchain forward {\n"
@@ -170,6 +171,9 @@ REFUSALS = [
     ({"vpc_ranges": "10.202.0.0/24"}, "transit_router_vpc_ranges: '10.202.0.0/24' is not a list"),
     ({"transit_interface": "eth0.40.199.1234"}, "transit_router_transit_interface: 'eth0.40.199.1234' is a name the kernel refuses"),
     ({"uplink": "eth 1"}, "transit_router_uplink: 'eth 1' is a name the kernel refuses"),
+    # 15 characters, 16 bytes: the kernel (and the runtime) count bytes.
+    ({"uplink": "eth\u00e9" + "x" * 11}, "transit_router_uplink: 'eth\u00e9xxxxxxxxxxx' is a name the kernel refuses (it is "
+                                        "longer than the 15 bytes"),
     ({"uplink": "eth1/2"}, "transit_router_uplink: 'eth1/2' is a name the kernel refuses"),
     ({"uplink": ""}, "transit_router_uplink: '' is not an interface name"),
     ({"uplink": "eth1;reboot"}, "transit_router_uplink: 'eth1;reboot' holds characters the unit's shell lines"),
@@ -251,7 +255,7 @@ def test_the_ruleset_loads_twice(tmp_path):
     rules = [item["rule"] for item in items if "rule" in item]
     # Loaded twice, still one table with each rule once.
     assert tables == ["deevnet_transit"]
-    assert len(rules) == 1 + 2 + 9 + 2 + 1, rules
+    assert len(rules) == 2 + 2 + 9 + 2 + 1, rules
 
 
 def test_gate_lines_add_one_rule_each():
@@ -306,15 +310,27 @@ PING = textwrap.dedent("""\
     """)
 
 
+def role_src_valid_mark() -> list[str]:
+    """The names the role gives deevnet.net.sysctl_forwarding's src_valid_mark (tasks/main.yml)."""
+    tasks = yaml.safe_load((ROLE_DIR / "tasks" / "main.yml").read_text())
+    forwarding = next(task["deevnet.net.sysctl_forwarding"] for task in tasks if "deevnet.net.sysctl_forwarding" in task)
+    return forwarding.get("src_valid_mark", [])
+
+
 class Lab:
     """Three namespaces: a client on the transit network, the router, an upstream behind the
-    uplink holding the Internet, LoadBalancer, DNS, private and VPC addresses."""
+    uplink holding the Internet, LoadBalancer, DNS, private and VPC addresses.
 
-    def __init__(self, tmp_path):
+    The router's rp_filter is `rp_filter` on every interface, `all` and `default` (systemd's
+    50-default.conf sets 2, Ubuntu's 10-network-security.conf 1); src_valid_mark is 1 on the
+    names the role sets it on, or on `src_valid_mark` when given."""
+
+    def __init__(self, tmp_path, rp_filter: int = 0, src_valid_mark: list[str] | None = None,
+                 ruleset: str | None = None):
         tag = f"{next(_names)}-{id(self) % 10000}"
         self.client, self.router, self.upstream = (f"trc-{tag}", f"trr-{tag}", f"tru-{tag}")
         self.ruleset = tmp_path / "transit.nft"
-        self.ruleset.write_text(transit_router.transit_router_ruleset(TRAFFIC))
+        self.ruleset.write_text(ruleset or transit_router.transit_router_ruleset(TRAFFIC))
         for ns in (self.client, self.router, self.upstream):
             subprocess.run(["ip", "netns", "add", ns], check=True)
         self.ip(self.router, "link add tr-transit type veth peer name c0")
@@ -331,7 +347,11 @@ class Lab:
                                  *(f"addr add {a}/32 dev lo" for a in (INTERNET, LOADBALANCER, DNS, PRIVATE, VPC))])):
             for command in commands:
                 self.ip(ns, command)
-        self.sh(self.router, "sysctl -qw net.ipv4.ip_forward=1")
+        self.sh(self.router, "sysctl -qw net.ipv4.ip_forward=1 " + " ".join(
+            f"net.ipv4.conf.{name}.rp_filter={rp_filter}" for name in ("all", "default", "tr-transit", "tr-up")))
+        marks = role_src_valid_mark() if src_valid_mark is None else src_valid_mark
+        for name in ("all", "default", "tr-transit", "tr-up"):
+            self.sh(self.router, f"sysctl -qw net.ipv4.conf.{name}.src_valid_mark={int(name in marks)}")
         rules = "\n".join(f'\t\t{match} counter comment "{name}"' for name, match in COUNTERS.items())
         self.sh(self.upstream, "nft -f -", stdin=f"table inet arrivals {{\n\tchain input {{\n\t\ttype filter hook "
                                                 f"input priority 0; policy accept;\n{rules}\n\t}}\n}}\n")
@@ -387,10 +407,14 @@ class Lab:
 
 
 @pytest.fixture
-def lab(tmp_path):
-    made = Lab(tmp_path)
+def lab(tmp_path, request):
+    """The Lab as the role leaves it; an indirect parameter is the router's rp_filter."""
+    made = Lab(tmp_path, rp_filter=getattr(request, "param", 0))
     yield made
     made.close()
+
+
+RP_FILTER = [0, 1, 2]
 
 
 ALLOWED = {"answered": {"internet": True, "loadbalancer": True, "private": False, "vpc": False},
@@ -398,6 +422,7 @@ ALLOWED = {"answered": {"internet": True, "loadbalancer": True, "private": False
 CLOSED = {"answered": {"internet": False, "loadbalancer": False, "private": False, "vpc": False}, "arrived": set()}
 
 
+@pytest.mark.parametrize("lab", RP_FILTER, indirect=True, ids=[f"rp_filter={m}" for m in RP_FILTER])
 def test_traffic_allowed_flush_closes_load_reopens(lab):
     # Replies come back only masqueraded: the upstream has no route to the transit network.
     assert lab.probe() == ALLOWED
@@ -409,6 +434,35 @@ def test_traffic_allowed_flush_closes_load_reopens(lab):
     # The file loaded again: open to the same targets.
     lab.load()
     assert lab.probe() == ALLOWED
+
+
+ANSWERLESS = {**ALLOWED, "answered": {name: False for name in ALLOWED["answered"]}}
+
+
+@pytest.mark.parametrize("rp_filter", [1, 2])
+def test_reverse_path_check_needs_the_replys_mark_and_src_valid_mark(tmp_path, rp_filter):
+    # What the role's two halves prevent, each missing in turn under rp_filter 1 or 2: the
+    # allowed targets receive, but no reply comes back. A reply's reverse-path check looks its
+    # source up as if it came in on the transit interface, where the gate refuses what lacks the
+    # mark: without src_valid_mark the check drops the mark, without the table's reply rule the
+    # reply has none.
+    assert role_src_valid_mark() == ["all"]
+    unmarked = "".join(line for line in transit_router.transit_router_ruleset(TRAFFIC).splitlines(keepends=True)
+                       if "ct direction reply" not in line)
+    for lab in (Lab(tmp_path, rp_filter, src_valid_mark=[]), Lab(tmp_path, rp_filter, ruleset=unmarked)):
+        try:
+            assert lab.probe() == ANSWERLESS
+        finally:
+            lab.close()
+    # The transit interface's own src_valid_mark is not the one the check reads.
+    lab = Lab(tmp_path, rp_filter, src_valid_mark=["tr-transit"])
+    try:
+        assert lab.probe() == ANSWERLESS
+        # Both halves: answered.
+        lab.sh(lab.router, "sysctl -qw net.ipv4.conf.all.src_valid_mark=1")
+        assert lab.probe() == ALLOWED
+    finally:
+        lab.close()
 
 
 def test_without_the_gate_a_flush_forwards_all(lab):
@@ -500,7 +554,8 @@ def test_ansible_doc_documents_the_role(ansible_env):
 def test_tasks_tagged_ordered_from_filters():
     tasks = yaml.safe_load((ROLE_DIR / "tasks" / "main.yml").read_text())
     audit = yaml.safe_load((ROLE_DIR / "tasks" / "audit.yml").read_text())
-    assert all("transit-router" in task.get("tags", []) for task in tasks), [t["name"] for t in tasks]
+    for path in sorted((ROLE_DIR / "tasks").glob("*.yml")):
+        assert all("transit-router" in task.get("tags", []) for task in yaml.safe_load(path.read_text())), path
     copies = [task["ansible.builtin.copy"] for task in tasks if "ansible.builtin.copy" in task]
     assert [copy["content"] for copy in copies] == [
         "{{ __transit_router_variables | deevnet.net.transit_router_ruleset }}",
@@ -512,14 +567,32 @@ def test_tasks_tagged_ordered_from_filters():
     assert modules.index("deevnet.net.sysctl_forwarding") > max(
         index for index, module in enumerate(modules) if module == "ansible.builtin.systemd_service")
     assert modules[-1] == "ansible.builtin.include_tasks" and tasks[-1]["ansible.builtin.include_tasks"]["file"] == "audit.yml"
+    # The running table and gate brought to the files after the unit, before forwarding; no
+    # reload keyed on a file change (the audit's reading decides).
+    included = [task["ansible.builtin.include_tasks"]["file"] for task in tasks if "ansible.builtin.include_tasks" in task]
+    assert included == ["running.yml", "audit.yml"]
+    running_at = next(i for i, task in enumerate(tasks) if task.get("ansible.builtin.include_tasks", {}).get("file") == "running.yml")
+    assert max(i for i, m in enumerate(modules) if m == "ansible.builtin.systemd_service") < running_at < modules.index(
+        "deevnet.net.sysctl_forwarding")
+    assert all(task["ansible.builtin.systemd_service"].get("state") != "reloaded"
+               for task in tasks if "ansible.builtin.systemd_service" in task)
+    read = yaml.safe_load((ROLE_DIR / "tasks" / "read.yml").read_text())
+    running = yaml.safe_load((ROLE_DIR / "tasks" / "running.yml").read_text())
     assert [next(key for key in task if "." in key) for task in audit] == [
-        "deevnet.net.transit_router_check", "ansible.builtin.debug", "ansible.builtin.fail"]
-    options = audit[0]["deevnet.net.transit_router_check"]
+        "ansible.builtin.include_tasks", "ansible.builtin.debug", "ansible.builtin.fail"]
+    assert [next(key for key in task if "." in key) for task in running] == [
+        "ansible.builtin.include_tasks", "ansible.builtin.command", "ansible.builtin.command"]
+    assert audit[0]["ansible.builtin.include_tasks"] == running[0]["ansible.builtin.include_tasks"] == "read.yml"
+    # The running table's commands are the unit's own lines.
+    assert running[1]["loop"] == "{{ __transit_router_variables | deevnet.net.transit_router_gate_commands }}"
+    assert running[2]["ansible.builtin.command"]["argv"] == ["/usr/sbin/nft", "-f", "{{ transit_router_ruleset_path }}"]
+    assert [next(key for key in task if "." in key) for task in read] == ["deevnet.net.transit_router_check"]
+    options = read[0]["deevnet.net.transit_router_check"]
     assert options == {option: "{{ transit_router_%s }}" % option for option in (
         "transit_interface", "transit_network", "uplink", "loadbalancer_ranges", "dns_servers", "ntp_servers",
         "vpc_ranges", "private_ranges", "table", "forward_priority", "gate_mark", "gate_priority", "ruleset_path",
         "unit_path")}
-    assert audit[0]["register"] == "transit_router_audit" and audit[0]["failed_when"] is False
+    assert read[0]["register"] == "transit_router_audit" and read[0]["failed_when"] is False
 
 
 def test_check_run_diffs_writes_nothing(node, ansible_env, tmp_path):
@@ -572,3 +645,86 @@ def test_real_run_files_then_none_changed(node, ansible_env, tmp_path):
     second = tasks_reported(node.run(ansible_env, str(VENV_BIN / "ansible-playbook"), str(playbook)).stdout)
     assert (second[RULESET_TASK], second[UNIT_TASK]) == ("ok", "ok"), second
 
+
+
+# --- a run of the role again, on what the audit reads (the router in its namespace) ------------
+
+RUNNING_TASKS = {"gate": "The routing gate added again, a rule missing (the unit's ExecStartPre lines)",
+                 "table": "The table loaded from its file, absent or not what the file says (the unit's ExecReload)"}
+
+
+class Rerun:
+    """The role's running.yml, then its audit (audit.yml, which fails the run on anything but a
+    clean `enforced`), run in the Lab's router namespace: the part of the role that decides from
+    what the audit reads. The namespace has no systemd: the unit file is written and enabled the
+    way `systemctl enable` does (its link in sysinit.target.wants), and the Lab put the gate and
+    the table in place as the unit's start does."""
+
+    def __init__(self, lab: Lab, tmp_path, env):
+        self.lab, self.env = lab, env
+        unit = tmp_path / "deevnet-transit-router.service"
+        variables = {**TRAFFIC, "transit_router_ruleset_path": str(lab.ruleset),
+                     "transit_router_unit_path": str(unit)}
+        unit.write_text(transit_router.transit_router_unit(variables))
+        (tmp_path / "sysinit.target.wants").mkdir()
+        (tmp_path / "sysinit.target.wants" / unit.name).symlink_to(unit)
+        self.playbook = tmp_path / "rerun.yml"
+        self.playbook.write_text(yaml.safe_dump([{
+            "hosts": "localhost", "connection": "local", "gather_facts": False, "vars": variables,
+            "tasks": [{"ansible.builtin.include_role": {"name": ROLE, "tasks_from": part}}
+                      for part in ("running", "audit")]}], sort_keys=False))
+
+    def run(self, *options: str) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+        proc = subprocess.run(["ip", "netns", "exec", self.lab.router, str(VENV_BIN / "ansible-playbook"),
+                               str(self.playbook), *options], env=self.env, capture_output=True, text=True)
+        reported = tasks_reported(proc.stdout)
+        return proc, {key: reported.get(name, "absent") for key, name in RUNNING_TASKS.items()}
+
+    def unchanged(self):
+        proc, reported = self.run()
+        assert proc.returncode == 0 and reported == {"gate": "skipping", "table": "skipping"}, proc.stdout
+        assert re.search(r"localhost\s*: ok=\d+\s+changed=0 ", proc.stdout), proc.stdout
+
+
+@pytest.fixture
+def rerun(tmp_path, ansible_env, request):
+    lab = Lab(tmp_path, rp_filter=getattr(request, "param", 2))
+    yield Rerun(lab, tmp_path, ansible_env)
+    lab.close()
+
+
+def test_rerun_after_a_flush_loads_the_table_then_changes_nothing(rerun):
+    # A healthy router: nothing to do (the audit says enforced).
+    rerun.unchanged()
+    rerun.lab.sh(rerun.lab.router, "nft flush ruleset")
+    assert rerun.lab.probe() == CLOSED
+    # The unit would still be active and no file changed: the audit's reading reloads the table.
+    proc, reported = rerun.run()
+    assert proc.returncode == 0 and reported == {"gate": "skipping", "table": "changed"}, proc.stdout
+    assert rerun.lab.probe() == ALLOWED
+    rerun.unchanged()
+
+
+def test_rerun_puts_back_a_missing_gate_and_a_changed_table(rerun):
+    lab = rerun.lab
+    lab.sh(lab.router, "ip -4 rule del priority 100")
+    proc, reported = rerun.run()
+    assert proc.returncode == 0 and reported == {"gate": "changed", "table": "skipping"}, proc.stdout
+    gates = lab.sh(lab.router, "ip -4 rule show priority 100; ip -6 rule show priority 100").stdout.splitlines()
+    assert len(gates) == 2 and all("prohibit" in line for line in gates), gates
+    # A table that differs from its file (an accept ahead of every drop): reloaded from the file.
+    lab.sh(lab.router, "nft insert rule inet deevnet_transit from_transit accept")
+    assert {"private-icmp", "vpc-icmp"} <= lab.probe()["arrived"]
+    proc, reported = rerun.run()
+    assert proc.returncode == 0 and reported == {"gate": "skipping", "table": "changed"}, proc.stdout
+    assert lab.probe() == ALLOWED
+    rerun.unchanged()
+
+
+def test_check_mode_after_a_flush_says_so_and_changes_nothing(rerun):
+    rerun.lab.sh(rerun.lab.router, "nft flush ruleset")
+    proc, reported = rerun.run("--check")
+    assert proc.returncode == 0 and reported == {"gate": "skipping", "table": "skipping"}, proc.stdout
+    assert "A real run would change the running table, then audit the router again" in proc.stdout, proc.stdout
+    assert rerun.lab.sh(rerun.lab.router, "nft list ruleset").stdout.strip() == ""
+    assert rerun.lab.probe() == CLOSED

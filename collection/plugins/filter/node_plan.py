@@ -35,6 +35,7 @@ from ansible.module_utils.common.yaml import yaml_load
 from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.utils.display import Display
+from ansible_collections.deevnet.net.plugins.plugin_utils.ifname import interface_name_problem, too_long
 
 VARIABLE = "proxmox_node_network_tenant_egress"
 SDN_VARIABLE = "proxmox_node_network_sdn"
@@ -291,25 +292,7 @@ def shape_problems(node: dict, tenants: list[dict], ipv6: bool) -> list[str]:
 # or a peer group); an ASN fits BGP's 32 bits.
 TENANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 BGP_PEER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*")
-IFNAMSIZ = 15
 MAX_ASN = 4294967295
-
-
-def interface_name_problem(name) -> str:
-    """Why `name` is not a Linux interface name (the kernel's dev_valid_name, as the modules check
-    it), or "" when it is one."""
-    if not isinstance(name, str) or not name:
-        return "is not a name"
-    if len(name) > IFNAMSIZ:
-        return f"is longer than the {IFNAMSIZ} characters of an interface name (the kernel's IFNAMSIZ)"
-    if name in (".", ".."):
-        return "is . or .., which the kernel refuses"
-    for character, why in (("/", "'/'"), (":", "':' (an alias label, not an interface)")):
-        if character in name:
-            return f"contains {why}, which the kernel refuses in an interface name"
-    if any(character.isspace() or not character.isprintable() for character in name):
-        return "contains whitespace or a control character, which no interface name holds"
-    return ""
 
 
 def _address_problem(value, version: int) -> str:
@@ -373,7 +356,7 @@ def value_problems(node: dict, tenants: list[dict], given: list[dict], where: li
                 continue
             # Not set: made from the tenant's VRF (l3vni_bridge) or its name (both).
             source = "vrf" if key == "l3vni_bridge" and _given(own.get("vrf")) else "name"
-            fix = f"give a shorter {source}" if len(value) > IFNAMSIZ else f"fix the {source}"
+            fix = f"give a shorter {source}" if too_long(value) else f"fix the {source}"
             problems.append(f"{at}.{source}: {own.get(source)!r} makes the {key} {value!r}, which {problem}; {fix}, "
                             f"or set {key}")
     return problems

@@ -24,8 +24,9 @@ def qinq_uplink_refusal(result, role_fixes=()) -> str:
     backwards, a zone MTU no hop accepts): its message is the refusal. A result with checks is
     refused for each failed check the role does not fix itself (`role_fixes`, the checks' names),
     one line each as the module wrote it (its `msg` holds one line per failed check, starting
-    with the check's name). Read from the checks alone: a task's failed_when replaces the
-    registered `failed`."""
+    with the check's name). A result marked failed whose every check passed is refused with its
+    message: the failure is not the checks'. Otherwise read from the checks (a task's failed_when
+    replaces the registered `failed`)."""
     if not isinstance(result, Mapping):
         raise AnsibleFilterError(f"qinq_uplink_refusal: the input must be the registered result of "
                                  f"deevnet.net.qinq_check, not {type(result).__name__} {result!r}")
@@ -35,8 +36,12 @@ def qinq_uplink_refusal(result, role_fixes=()) -> str:
     checks = result.get("checks")
     if not isinstance(checks, list):
         return f"{REFUSAL}:\n{msg}"
-    blocking = [check for check in checks
-                if isinstance(check, Mapping) and not check.get("ok") and check.get("name") not in role_fixes]
+    failing = [check for check in checks if not isinstance(check, Mapping) or not check.get("ok")]
+    # A failure that no failed check explains (every reported check passed) is the module's own.
+    if result.get("failed") is True and not failing:
+        return f"{REFUSAL}:\n{msg}"
+    blocking = [check for check in failing
+                if not isinstance(check, Mapping) or check.get("name") not in role_fixes]
     if not blocking:
         return ""
     fixed_prefixes = tuple(f"{name}: " for name in role_fixes)

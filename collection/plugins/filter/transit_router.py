@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.deevnet.net.plugins.plugin_utils.ifname import MAX_BYTES, interface_name_problem
 
 PREFIX = "transit_router_"
 # The variables every filter reads, named as the role names them (the role's defaults fill the
@@ -22,10 +23,6 @@ PREFIX = "transit_router_"
 VARIABLES = ("transit_interface", "transit_network", "uplink", "loadbalancer_ranges", "dns_servers",
              "ntp_servers", "vpc_ranges", "private_ranges", "table", "forward_priority", "gate_mark",
              "gate_priority", "ruleset_path")
-# The kernel's rules for an interface name (dev_valid_name): 1 to 15 bytes, not `.` or `..`, no
-# `/`, `:` or whitespace.
-IFNAME_MAX = 15
-IFNAME_FORBIDDEN = re.compile(r"[/:\s]")
 # The name goes into the nft file's quotes and, unquoted, into the unit's shell lines: of what the
 # kernel allows, only these characters are safe in both (no quote, `$`, `%`, `;`, `|` ...).
 IFNAME_SAFE = re.compile(r"[A-Za-z0-9_.@+=-]+")
@@ -45,9 +42,10 @@ def _name(key: str) -> str:
 def _interface_problem(key: str, value) -> str | None:
     if not isinstance(value, str) or not value:
         return f"{_name(key)}: {value!r} is not an interface name; set it to the device's name, e.g. eth1"
-    if len(value.encode()) > IFNAME_MAX or value in (".", "..") or IFNAME_FORBIDDEN.search(value):
-        return (f"{_name(key)}: {value!r} is a name the kernel refuses (1 to {IFNAME_MAX} bytes, not . or .., "
-                f"no /, : or whitespace); set it to the device's name as `ip link` shows it")
+    problem = interface_name_problem(value)
+    if problem:
+        return (f"{_name(key)}: {value!r} is a name the kernel refuses (it {problem}; 1 to {MAX_BYTES} bytes, "
+                f"not . or .., no /, : or whitespace); set it to the device's name as `ip link` shows it")
     if not IFNAME_SAFE.fullmatch(value):
         return (f"{_name(key)}: {value!r} holds characters the unit's shell lines and the nft file cannot carry "
                 f"safely (only letters, digits and _ . @ + = - are taken); rename the device (`ip link set "
@@ -243,6 +241,11 @@ def transit_router_ruleset(variables) -> str:
         "\tchain prerouting {",
         "\t\ttype filter hook prerouting priority mangle; policy accept;",
         f"\t\tiifname \"{transit}\" meta mark set meta mark | {value['gate_mark']:#010x}",
+        # A reply to the transit network is checked for its reverse path (rp_filter 1 or 2) by
+        # a lookup as if it came in on the transit interface: without the mark (and
+        # src_valid_mark), the gate refuses that lookup and the reply is dropped.
+        f"\t\tct direction reply ct original ip saddr {value['transit_network']} "
+        f"meta mark set meta mark | {value['gate_mark']:#010x}",
         "\t}",
         "",
         "\tchain forward {",
@@ -318,9 +321,11 @@ def transit_router_unit(variables) -> str:
 
 
 class FilterModule:
-    """deevnet.net.transit_router_refusal, transit_router_ruleset, transit_router_unit."""
+    """deevnet.net.transit_router_refusal, transit_router_ruleset, transit_router_unit,
+    transit_router_gate_commands."""
 
     def filters(self):
         return {"transit_router_refusal": transit_router_refusal,
                 "transit_router_ruleset": transit_router_ruleset,
-                "transit_router_unit": transit_router_unit}
+                "transit_router_unit": transit_router_unit,
+                "transit_router_gate_commands": transit_router_gate_commands}

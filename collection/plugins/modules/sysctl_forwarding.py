@@ -81,6 +81,18 @@ options:
         per-interface value has no effect while C(all) is higher; the module warns about that.
     type: dict
     default: {}
+  src_valid_mark:
+    description:
+      - Interfaces (or C(all), C(default)) whose reverse-path check looks the source up with the
+        packet's mark, set to 1 (C(net.ipv4.conf.<name>.src_valid_mark)). Persisted and applied like
+        forwarding; an interface's key has the leading C(-) and udev applies it when the device appears.
+      - The kernel uses the mark when C(all) or the interface's value is 1. A router whose
+        policy-routing rules depend on a mark needs it under C(rp_filter) 1 or 2, or the check meets
+        those rules without the mark and drops the packet.
+      - Names are checked as in O(interfaces); a missing interface fails the task.
+    type: list
+    elements: str
+    default: []
   apply:
     description:
       - Write the runtime values under C(/proc/sys) as well as the file.
@@ -136,6 +148,11 @@ EXAMPLES = r'''
     rp_filter:
       all: 0
       vmbr0.50: 2
+
+- name: Reverse-path checks with the packet's mark (policy routing by mark under rp_filter)
+  deevnet.net.sysctl_forwarding:
+    interfaces: [vmbr0.50]
+    src_valid_mark: [all]
 
 - name: Persist only; the values apply at the next boot
   deevnet.net.sysctl_forwarding:

@@ -147,8 +147,7 @@ options:
   private_ranges:
     description:
       - The private ranges the table must drop (IPv4 CIDRs, at least one). The role
-        C(deevnet.net.transit_router) holds the default - C(10.0.0.0/8), C(172.16.0.0/12),
-        C(192.168.0.0/16), C(100.64.0.0/10), C(169.254.0.0/16).
+        C(deevnet.net.transit_router) holds the default, its variable C(transit_router_private_ranges).
     type: list
     elements: str
     required: true

@@ -81,11 +81,13 @@ pub fn render_invariants(ipv6: bool, rp_filter: &BTreeMap<String, u8>) {
         .filter(|name| !matches!(name.as_str(), "all" | "default"))
         .cloned()
         .collect();
-    let settings = desired_settings(ipv6, &interfaces, rp_filter);
+    // And every name (`all` and `default` too) as a src_valid_mark key.
+    let marks: Vec<String> = rp_filter.keys().cloned().collect();
+    let settings = desired_settings(ipv6, &interfaces, rp_filter, &marks);
     let text = render(&settings);
     assert_eq!(
         text,
-        render(&desired_settings(ipv6, &interfaces, rp_filter))
+        render(&desired_settings(ipv6, &interfaces, rp_filter, &marks))
     );
     parse_invariants(&text);
     let read: Vec<(Target, Option<String>)> = parse(&text)

@@ -14,8 +14,8 @@ pub struct Setting {
 }
 
 /// What the file holds for the given options: IPv4 forwarding on `all` and `default`, the same
-/// for IPv6 when asked, each listed interface's forwarding under its own key, and each
-/// rp_filter entry.
+/// for IPv6 when asked, each listed interface's forwarding under its own key, each rp_filter
+/// entry, and `src_valid_mark = 1` for each name of `src_valid_mark`.
 ///
 /// The interfaces' own keys are what makes a re-created device forward again without this
 /// module: `ifreload -a` (a Proxmox SDN apply) deletes and re-creates a VLAN device such as
@@ -25,6 +25,7 @@ pub fn desired_settings(
     ipv6: bool,
     interfaces: &[String],
     rp_filter: &BTreeMap<String, u8>,
+    src_valid_mark: &[String],
 ) -> Vec<Setting> {
     let global = |key: SysctlKey| Setting {
         key,
@@ -57,8 +58,18 @@ pub fn desired_settings(
             per_interface: !is_global_conf(target),
         });
     }
+    for target in src_valid_mark {
+        settings.push(Setting {
+            key: SysctlKey::ipv4_conf(target, SRC_VALID_MARK),
+            value: "1".into(),
+            per_interface: !is_global_conf(target),
+        });
+    }
     settings
 }
+
+/// The leaf of `net.ipv4.conf.<name>.src_valid_mark`.
+pub const SRC_VALID_MARK: &str = "src_valid_mark";
 
 /// An interface name this module can persist: valid to the kernel, and without a character
 /// that would change the meaning of its sysctl.d line (a glob character makes systemd-sysctl
@@ -92,20 +103,23 @@ const HEADER: &str = "\
 /// Renders the file; the same settings always give the same bytes.
 pub fn render(settings: &[Setting]) -> String {
     let mut out = String::from(HEADER);
-    let mut rp_filter_comment_written = false;
+    let mut commented: Vec<&str> = Vec::new();
     for setting in settings {
-        if setting
-            .key
-            .components()
-            .last()
-            .is_some_and(|leaf| leaf == "rp_filter")
-            && !rp_filter_comment_written
-        {
-            out.push_str(
+        let leaf = setting.key.components().last().map_or("", String::as_str);
+        let comment = match leaf {
+            "rp_filter" => Some(
                 "\n# Reverse-path filtering: the kernel applies the larger of `all` and the interface's\n\
                  # value; a strict filter on a transit interface drops replies to leaked routes.\n",
-            );
-            rp_filter_comment_written = true;
+            ),
+            SRC_VALID_MARK => Some(
+                "\n# The reverse-path check looks the source up with the packet's mark (`all` or the\n\
+                 # interface's value turns it on): policy-routing rules keyed on a mark see it there too.\n",
+            ),
+            _ => None,
+        };
+        if let Some(comment) = comment.filter(|_| !commented.contains(&leaf)) {
+            out.push_str(comment);
+            commented.push(leaf);
         }
         let optional = if setting.per_interface { "-" } else { "" };
         out.push_str(&format!("{optional}{} = {}\n", setting.key, setting.value));

@@ -39,8 +39,12 @@ impl Plan {
 /// The desired file, its boot-time precedence and the runtime values to set. Fails on a boot
 /// conflict (unless boot_conflict=warn) or a missing interface, before anything changes.
 pub fn plan(ctx: &mut Context, options: &Options) -> Result<Plan, Failure> {
-    let settings =
-        managed_file::desired_settings(options.ipv6, &options.interfaces, &options.rp_filter);
+    let settings = managed_file::desired_settings(
+        options.ipv6,
+        &options.interfaces,
+        &options.rp_filter,
+        &options.src_valid_mark,
+    );
     let after_file = match options.state {
         State::Present => {
             boot::check_read_at_boot("path", &options.path)?;
@@ -135,10 +139,10 @@ fn runtime_targets(options: &Options, settings: &[Setting]) -> Result<Vec<Runtim
         .iter()
         .map(|s| {
             let leaf = s.key.components().last().cloned().unwrap_or_default();
-            let parameter = if leaf == "forwarding" {
-                "interfaces"
-            } else {
-                "rp_filter"
+            let parameter = match leaf.as_str() {
+                "forwarding" => "interfaces",
+                managed_file::SRC_VALID_MARK => "src_valid_mark",
+                _ => "rp_filter",
             };
             (s.key.clone(), s.value.clone(), parameter)
         })

@@ -18,7 +18,7 @@ static RP_FILTER_MODE: OptionSpec = OptionSpec::new("mode", Kind::Int).choices(&
 
 /// Every option of the module, in the order `--argument-spec` prints them; serde builds
 /// [`Params`] from the validated arguments.
-pub static SPEC: [OptionSpec; 12] = [
+pub static SPEC: [OptionSpec; 13] = [
     OptionSpec::new("path", Kind::Path).default(DefaultValue::Str(
         "/etc/sysctl.d/90-deevnet-tenant-fabric.conf",
     )),
@@ -32,6 +32,7 @@ pub static SPEC: [OptionSpec; 12] = [
         .default(DefaultValue::EmptyList)
         .aliases(&["interface"]),
     OptionSpec::new("rp_filter", Kind::Map(&RP_FILTER_MODE)).default(DefaultValue::EmptyMap),
+    OptionSpec::new("src_valid_mark", Kind::List(&INTERFACE_NAME)).default(DefaultValue::EmptyList),
     OptionSpec::new("apply", Kind::Bool).default(DefaultValue::Bool(true)),
     file_policy::BACKUP,
     OptionSpec::new("boot_conflict", Kind::Str)
@@ -70,6 +71,8 @@ pub struct Options {
     pub ipv6_switch_name: String,
     pub interfaces: Vec<String>,
     pub rp_filter: BTreeMap<String, u8>,
+    /// Interfaces (or `all`, `default`) whose reverse-path lookup carries the packet's mark.
+    pub src_valid_mark: Vec<String>,
     pub apply: bool,
     pub backup: bool,
     pub boot_conflict: BootConflict,
@@ -94,6 +97,9 @@ impl Request {
         }
         for name in options.rp_filter.keys() {
             managed_file::check_interface_name("rp_filter", name)?;
+        }
+        for name in &options.src_valid_mark {
+            managed_file::check_interface_name("src_valid_mark", name)?;
         }
         let lock_timeout = file_policy::lock_timeout(params.lock_timeout)?;
         Ok(Request {

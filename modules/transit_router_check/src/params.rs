@@ -11,7 +11,8 @@ use std::path::PathBuf;
 
 static CIDR: OptionSpec = OptionSpec::new("cidr", Kind::Str);
 
-/// The private ranges the role drops by default (RFC 1918, shared address space, link-local).
+/// The private ranges the role drops by default (RFC 1918, shared address space, link-local):
+/// its defaults/main.yml, which a test holds this list to.
 pub const DEFAULT_PRIVATE_RANGES: &[&str] = &[
     "10.0.0.0/8",
     "172.16.0.0/12",

@@ -285,6 +285,65 @@ fn rp_filter_on_a_dotted_interface_is_persisted_with_slashes_and_applied() {
 }
 
 #[test]
+fn src_valid_mark_is_persisted_applied_then_unchanged() {
+    let node = Node::new();
+    node.set_proc("net/ipv4/conf/all/src_valid_mark", "0");
+    node.set_proc("net/ipv4/conf/vmbr0.50/src_valid_mark", "0");
+    let args = node.args(json!({"src_valid_mark": ["all", TRANSIT]}));
+    let (code, result) = node.module(&args);
+    assert_eq!(code, 0, "{result}");
+    let text = fs::read_to_string(node.conf()).unwrap();
+    assert!(
+        text.contains(
+            "\nnet.ipv4.conf.all.src_valid_mark = 1\n-net.ipv4.conf.vmbr0/50.src_valid_mark = 1\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(node.proc("net/ipv4/conf/all/src_valid_mark"), "1");
+    assert_eq!(node.proc("net/ipv4/conf/vmbr0.50/src_valid_mark"), "1");
+    assert_eq!(
+        result["runtime"]["net.ipv4.conf.all.src_valid_mark"],
+        json!({"before": "0", "after": "1"})
+    );
+    assert_eq!(
+        result["boot"]["net.ipv4.conf.vmbr0/50.src_valid_mark"]["value"],
+        json!("1")
+    );
+    let (code, again) = node.module(&args);
+    assert_eq!((code, &again["changed"]), (0, &json!(false)), "{again}");
+}
+
+#[test]
+fn src_valid_mark_undone_at_boot_fails_before_any_change() {
+    let node = Node::new();
+    node.set_proc("net/ipv4/conf/all/src_valid_mark", "0");
+    fs::write(
+        node.usr().join("99-later.conf"),
+        "net.ipv4.conf.all.src_valid_mark = 0\n",
+    )
+    .unwrap();
+    assert_failed_without_change(
+        &node,
+        node.args(json!({"src_valid_mark": ["all"]})),
+        &[
+            "net.ipv4.conf.all.src_valid_mark = 0 from",
+            "99-later.conf:1 wins at boot over 1",
+        ],
+    );
+    assert_eq!(node.proc("net/ipv4/conf/all/src_valid_mark"), "0");
+}
+
+#[test]
+fn a_missing_src_valid_mark_interface_is_named_by_its_option() {
+    let node = Node::new();
+    assert_failed_without_change(
+        &node,
+        node.args(json!({"src_valid_mark": ["vmbr0.99"]})),
+        &["src_valid_mark: interface 'vmbr0.99' does not exist"],
+    );
+}
+
+#[test]
 fn a_missing_interface_fails_naming_it_and_changes_nothing() {
     let node = Node::new();
     let args = node.args(json!({"interfaces": [TRANSIT, "vmbr0.99"]}));
@@ -441,6 +500,14 @@ fn bad_inputs_fail_clearly_and_change_nothing() {
         (
             json!({"rp_filter": {"a b": 1}}),
             vec!["rp_filter: 'a b' is not a valid interface name"],
+        ),
+        (
+            json!({"src_valid_mark": ["a:b"]}),
+            vec!["src_valid_mark: 'a:b' is not a valid interface name"],
+        ),
+        (
+            json!({"src_valid_mark": ["eth*"]}),
+            vec!["src_valid_mark: 'eth*' holds '*'"],
         ),
         (
             json!({"state": "gone"}),

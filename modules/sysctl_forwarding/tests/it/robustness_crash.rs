@@ -27,7 +27,7 @@ fn crash_setup(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, &'static 
     // The new content: the module's own rendering of the same options.
     let rp = std::collections::BTreeMap::from([("vmbr0.50".to_string(), 2u8)]);
     let new = sysctl_forwarding::managed_file::render(
-        &sysctl_forwarding::managed_file::desired_settings(false, &[], &rp),
+        &sysctl_forwarding::managed_file::desired_settings(false, &[], &rp, &[]),
     );
     (args_file, target, old, new)
 }

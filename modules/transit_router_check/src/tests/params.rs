@@ -72,3 +72,26 @@ fn the_transit_network_cidr_with_host_bits_is_its_prefix() {
         Request::from_params(params(json!({"transit_network": "198.51.100.1/24"}))).expect("valid");
     assert_eq!(request.transit_network.to_string(), "198.51.100.0/24");
 }
+
+/// The list `transit_router_private_ranges` in the role's defaults, the one place the default
+/// lives (the role's argument spec is held to it by tests/ansible/test_transit_router_role.py).
+fn role_default_private_ranges() -> Vec<String> {
+    let defaults = include_str!("../../../../roles/transit_router/defaults/main.yml");
+    defaults
+        .lines()
+        .skip_while(|line| *line != "transit_router_private_ranges:")
+        .skip(1)
+        .map_while(|line| line.strip_prefix("  - "))
+        .map(|item| item.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn the_default_private_ranges_are_the_roles() {
+    let role = role_default_private_ranges();
+    assert!(
+        !role.is_empty(),
+        "no transit_router_private_ranges list in the role's defaults"
+    );
+    assert_eq!(DEFAULT_PRIVATE_RANGES, role.as_slice());
+}
