@@ -57,7 +57,7 @@ EXPECTED_RULESET = (
     "\tchain prerouting {\n"
     "\t\ttype filter hook prerouting priority mangle; policy accept;\n"
     "\t\tiifname \"eth0.40.199\" meta mark set meta mark | 0x00400000\n"
-    "\t\tct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark | 0x00400000\n"
+    "\t\tiifname != \"eth0.40.199\" ct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark | 0x00400000\n"
     "\t}\n"
     "\n"
     "\tchain forward {\n"

@@ -243,8 +243,9 @@ def transit_router_ruleset(variables) -> str:
         f"\t\tiifname \"{transit}\" meta mark set meta mark | {value['gate_mark']:#010x}",
         # A reply to the transit network is checked for its reverse path (rp_filter 1 or 2) by
         # a lookup as if it came in on the transit interface: without the mark (and
-        # src_valid_mark), the gate refuses that lookup and the reply is dropped.
-        f"\t\tct direction reply ct original ip saddr {value['transit_network']} "
+        # src_valid_mark), the gate refuses that lookup and the reply is dropped. Never on the
+        # transit interface itself, so the gate's bit is set there by the rule above alone.
+        f"\t\tiifname != \"{transit}\" ct direction reply ct original ip saddr {value['transit_network']} "
         f"meta mark set meta mark | {value['gate_mark']:#010x}",
         "\t}",
         "",

@@ -214,8 +214,8 @@ pub fn reverse_path(request: &Request, ruleset: &Ruleset, input: ReversePathInpu
             missing.join(" and ")
         ),
         format!(
-            "`sysctl -w net.ipv4.conf.all.src_valid_mark=1` and a prerouting rule in the table that marks the replies to the transit network, `iifname \"{}\" ct direction reply ct original ip saddr {} meta mark set meta mark | {:#010x}` (the deevnet.net.transit_router role does both); or `sysctl -w {rp_key}=0` with conf.all's 0; persist it in /etc/sysctl.d",
-            request.uplink, request.transit_network, request.gate_mark
+            "`sysctl -w net.ipv4.conf.all.src_valid_mark=1` and a prerouting rule in the table that marks the replies to the transit network, `iifname != \"{}\" ct direction reply ct original ip saddr {} meta mark set meta mark | {:#010x}` (the deevnet.net.transit_router role does both); or `sysctl -w {rp_key}=0` with conf.all's 0; persist it in /etc/sysctl.d",
+            request.transit_interface, request.transit_network, request.gate_mark
         ),
     )
 }

@@ -174,7 +174,7 @@ fn the_reverse_path_filter_that_meets_the_gate_is_a_violation_of_availability() 
             found.message
         );
         assert!(
-            found.fix.contains("`sysctl -w net.ipv4.conf.all.src_valid_mark=1` and a prerouting rule in the table that marks the replies to the transit network, `iifname \"tr-up\" ct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark | 0x00400000`"),
+            found.fix.contains("`sysctl -w net.ipv4.conf.all.src_valid_mark=1` and a prerouting rule in the table that marks the replies to the transit network, `iifname != \"tr-transit\" ct direction reply ct original ip saddr 198.51.100.0/24 meta mark set meta mark | 0x00400000`"),
             "{}",
             found.fix
         );
