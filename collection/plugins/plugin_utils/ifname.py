@@ -2,8 +2,8 @@
 # Copyright (c) 2026 deevnet.net contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Linux interface names by the kernel's rules (dev_valid_name), as the modules check them
-(modules/runtime/src/ifname.rs): the one check the collection's filters share.
+"""Linux interface names by the kernel's rules (dev_valid_name), as the modules check them: the
+one check the collection's filters share.
 
 The limit is in bytes, as the kernel counts it: IFNAMSIZ (16) less the terminating NUL, of the
 name's UTF-8 encoding. A name of 15 characters can be longer than that."""
