@@ -24,7 +24,9 @@ pub mod walk;
 
 pub use flags::TableFlags;
 pub use ranges::{any_overlap, covered, Range};
-pub use ruleset::{value_range, BaseChain, Chain, Flowtable, Owner, Rule, Ruleset, Set, Table};
+pub use ruleset::{
+    text as json_text, value_range, BaseChain, Chain, Flowtable, Owner, Rule, Ruleset, Set, Table,
+};
 pub use walk::{Fault, Fold, Folder, Meaning, Next, Outcome, Step, Unreadable, Walker};
 
 use crate::bounded_command;

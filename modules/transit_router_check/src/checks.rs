@@ -5,7 +5,7 @@
 use crate::ahead;
 use crate::gate::{self as gate_rules, IpRule};
 use crate::kernel::{self, ReversePathSysctls, TransitInterface};
-use crate::nft::{Addresses, BaseChain, Chain, Owner, ReadFacts, Ruleset};
+use crate::nft::{Addresses, BaseChain, Chain, Owner, ReadFacts, RuleFacts, Ruleset};
 use crate::persisted::{self, Persisted};
 use crate::report::{Check, ForwardChain, Forwarding, Gate, Report, State};
 use crate::routes::{self, IpRoute, Lookup};
@@ -78,6 +78,19 @@ pub fn our_forward<'a>(
     ruleset
         .base_chains("forward")
         .find(|(c, b)| c.owner == owner && b.kind == "filter")
+}
+
+/// What each rule of the table's prerouting chains matches and does, in order.
+pub fn our_prerouting_facts<'a>(
+    request: &Request,
+    ruleset: &'a Ruleset,
+) -> impl Iterator<Item = RuleFacts> + 'a {
+    let owner = our_table(request);
+    ruleset
+        .base_chains("prerouting")
+        .filter(move |(c, _)| c.owner == owner)
+        .flat_map(move |(c, _)| ruleset.rules_of(c))
+        .map(move |r| ruleset.facts(r))
 }
 
 /// Runs every check and adds up the state.
@@ -220,17 +233,12 @@ pub fn table_present(request: &Request, ruleset: &Ruleset) -> Check {
             load_fix(request),
         );
     }
-    let marks = ruleset
-        .base_chains("prerouting")
-        .filter(|(c, _)| c.owner == owner)
-        .flat_map(|(c, _)| ruleset.rules_of(c))
-        .map(|r| ruleset.facts(r))
-        .any(|f| {
-            f.mark_or == Some(u64::from(request.gate_mark))
-                && f.iifname
-                    .as_ref()
-                    .is_some_and(|m| m.is_only(&request.transit_interface))
-        });
+    let marks = our_prerouting_facts(request, ruleset).any(|f| {
+        f.mark_or == Some(u64::from(request.gate_mark))
+            && f.iifname
+                .as_ref()
+                .is_some_and(|m| m.is_only(&request.transit_interface))
+    });
     if !marks {
         return Check::fail(
             NAME,

@@ -3,9 +3,9 @@
 //! interface in the transit network), rules nft cannot list ([`legacy_tables`]), and the
 //! reverse-path filter that meets the gate ([`reverse_path`]).
 
-use crate::checks::our_table;
+use crate::checks::our_prerouting_facts;
 use crate::gate::IpRule;
-use crate::nft::{ReadFacts, Ruleset};
+use crate::nft::Ruleset;
 use crate::report::Check;
 use crate::Request;
 use deevnet_runtime::sysctl::SysctlKey;
@@ -123,18 +123,12 @@ pub struct ReversePathSysctls {
 /// Whether the table's prerouting chain ORs the gate's bit into what arrives on `ifname` (a rule
 /// naming it, or naming no interface).
 fn marks(request: &Request, ruleset: &Ruleset, ifname: &str) -> bool {
-    let owner = our_table(request);
-    ruleset
-        .base_chains("prerouting")
-        .filter(|(c, _)| c.owner == owner)
-        .flat_map(|(c, _)| ruleset.rules_of(c))
-        .map(|r| ruleset.facts(r))
-        .any(|f| {
-            f.mark_or == Some(u64::from(request.gate_mark))
-                && f.iifname
-                    .as_ref()
-                    .is_none_or(|m| m.admits(ifname) == Some(true))
-        })
+    our_prerouting_facts(request, ruleset).any(|f| {
+        f.mark_or == Some(u64::from(request.gate_mark))
+            && f.iifname
+                .as_ref()
+                .is_none_or(|m| m.admits(ifname) == Some(true))
+    })
 }
 
 /// Whether some IPv4 rule refuses a lookup from the transit interface that carries no mark: the

@@ -5,17 +5,10 @@
 //! the address ranges come from there; [`ReadFacts::facts`] adds this audit's reading.
 
 use deevnet_runtime::nft::ifname::{self, Pattern};
+use deevnet_runtime::nft::json_text as text;
 use deevnet_runtime::nft::ranges::{self, Range};
 pub use deevnet_runtime::nft::{value_range, BaseChain, Chain, Owner, Rule, Ruleset};
 use serde_json::Value;
-
-fn text(object: &Value, key: &str) -> String {
-    object
-        .get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
 
 /// This audit's reading of a ruleset's rules.
 pub trait ReadFacts {

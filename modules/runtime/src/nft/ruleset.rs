@@ -110,7 +110,8 @@ pub struct Ruleset {
     pub objects: Vec<Value>,
 }
 
-fn text(object: &Value, key: &str) -> String {
+/// A string field of an nft JSON object, empty when absent or not a string.
+pub fn text(object: &Value, key: &str) -> String {
     object
         .get(key)
         .and_then(Value::as_str)
