@@ -7,6 +7,7 @@ use crate::params::{
     AddressFamily, Advertises, DefaultFamily, PeerExpectation, Request, VniExpectation, DEFAULT_VRF,
 };
 use crate::report::{DefaultReceived, Finding, PeerReport, Report, VniReport};
+use deevnet_runtime::advice;
 use ipnet::IpNet;
 use std::net::IpAddr;
 
@@ -461,8 +462,9 @@ fn check_vni(expected: &VniExpectation, observation: &Observation) -> (VniReport
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
             ),
             fix: format!(
-                "the node lacks the VXLAN device of VNI {}, or it is down or not in its bridge, or `advertise-all-vni` is missing under `address-family l2vpn evpn`: check `ip -d link show type vxlan` and reload the node's network (`ifreload -a`)",
-                expected.vni
+                "the node lacks the VXLAN device of VNI {}, or it is down or not in its bridge, or `advertise-all-vni` is missing under `address-family l2vpn evpn`: check `ip -d link show type vxlan`, then reload the node's network: {}",
+                expected.vni,
+                advice::reload_interfaces(advice::THIS_NODE)
             ),
         };
         return (report, vec![finding]);

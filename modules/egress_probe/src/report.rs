@@ -4,6 +4,7 @@
 
 use crate::frame::{classify, Direction, Frame, Markers, Packet};
 use crate::params::{Expect, Proto, Size, Target};
+use deevnet_runtime::advice;
 use serde::Serialize;
 use std::net::IpAddr;
 
@@ -411,8 +412,9 @@ fn judge_reply(
         // Every interface of the node is captured: one that is not, the node does not have.
         Some(format!(
             "{}: via {via} does not exist on this node, so nothing of it can cross there: \
-             re-create the VNet's port toward the other nodes (Proxmox: `ifreload -a`)",
-            target.label()
+             re-create the VNet's port toward the other nodes: {}",
+            target.label(),
+            advice::reload_interfaces(advice::THIS_NODE)
         ))
     } else if target.size.is_some() && outcome.frag_needed.is_some() {
         // The path's MTU is smaller and says so: what a full-size probe asks of it.

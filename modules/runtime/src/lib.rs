@@ -9,6 +9,9 @@
 //! lock ([`file_policy`]), atomic file writes ([`atomic_file`]), sysctl keys and `/proc/sys` access ([`sysctl`]), interface-name rules
 //! ([`ifname`]).
 //!
+//! The advice every fix gives for reloading a node's interfaces is [`advice`]: the words of a
+//! file of the collection that its Python filters read too.
+//!
 //! Also: the argument types and their coercion ([`spec`], [`choice`] for choice options), tools
 //! run within a time limit and an output cap ([`bounded_command`]), and what an assertion module
 //! does with its findings in check mode ([`findings`]).
@@ -25,6 +28,7 @@
 //! planted ([`file_policy::trusted_program`]). Neighbours: every module crate depends on this
 //! one, and this one on none of them.
 
+pub mod advice;
 pub mod atomic_file;
 pub mod bounded_command;
 pub mod choice;

@@ -41,37 +41,43 @@ pub const DEFAULT_VXLAN_PORT: u16 = 4789;
 pub(crate) mod fix {
     use super::CATCH_ALL_METRIC;
 
-    pub use crate::finding::RELOAD;
+    use crate::finding::reload_advice;
     pub const APPLY: &str = "apply the SDN: `pvesh set /cluster/sdn`";
 
     /// A device the kernel lacks.
     pub fn create() -> String {
-        format!("create it: {RELOAD} (if /etc/network/interfaces.d/sdn lacks it, {APPLY} first)")
+        let reload = reload_advice();
+        format!("create it (if /etc/network/interfaces.d/sdn lacks it, {APPLY} first): {reload}")
     }
 
     /// A device whose name another kind of device holds.
     pub fn replace(name: &str) -> String {
-        format!("remove the device that holds the name (`ip link del {name}`), then {RELOAD}")
+        let reload = reload_advice();
+        format!("remove the device that holds the name (`ip link del {name}`), then {reload}")
     }
 
     /// VXLAN settings the kernel cannot change in place: the device must be made again.
     pub fn recreate() -> String {
-        format!("re-create it: {RELOAD}")
+        let reload = reload_advice();
+        format!("re-create it: {reload}")
     }
 
     /// A setting a reload sets on the existing device (MTU, controller, address, forwarding).
     pub fn reload(what: &str) -> String {
-        format!("{what}: {RELOAD}")
+        let reload = reload_advice();
+        format!("{what}: {reload}")
     }
 
     /// A device that is administratively down.
     pub fn bring_up(name: &str) -> String {
-        format!("bring it up: `ip link set {name} up`, or {RELOAD}")
+        let reload = reload_advice();
+        format!("bring it up: `ip link set {name} up`, or {reload}")
     }
 
     /// An address whose DAD failed: the kernel keeps it unused until it is added again.
     pub fn duplicate(address: &str, device: &str) -> String {
-        format!("remove {address} from the other holder on the segment, then add it again: `ip address del {address} dev {device}` and {RELOAD}")
+        let reload = reload_advice();
+        format!("remove {address} from the other holder on the segment, then add it again: `ip address del {address} dev {device}` and {reload}")
     }
 
     fn ip(vrf: &str, verb: &str) -> String {
@@ -79,15 +85,17 @@ pub(crate) mod fix {
     }
 
     pub fn add_catch_all(vrf: &str) -> String {
+        let reload = reload_advice();
         format!(
-            "add it: {RELOAD} (the VRF's post-up runs {} on member nodes)",
+            "add it (the VRF's post-up runs {} on member nodes): {reload}",
             ip(vrf, "add")
         )
     }
 
     pub fn remove_catch_all(vrf: &str) -> String {
+        let reload = reload_advice();
         format!(
-            "remove it: {} (what the VRF's post-up does on exit nodes), or {RELOAD}",
+            "remove it: {} (what the VRF's post-up does on exit nodes), or {reload}",
             ip(vrf, "del")
         )
     }

@@ -10,10 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The fix of every pending change.
 pub const APPLY_FIX: &str = "apply the SDN: `pvesh set /cluster/sdn`";
 /// The fix of a node that has not reloaded (Proxmox's own status words in parentheses).
-pub const RELOAD_FIX: &str = concat!(
-    "reload this node's network (Proxmox: local sdn network configuration is too old, please reload): ",
-    crate::finding::reload_after_preview!()
-);
+pub fn reload_fix() -> String {
+    format!(
+        "reload this node's network (Proxmox: local sdn network configuration is too old, please reload): {}",
+        crate::finding::reload_advice()
+    )
+}
 
 /// One SDN object whose `.cfg` section differs from the running configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -144,6 +146,6 @@ pub fn not_reloaded(
         object: interfaces_sdn.to_string(),
         declared: format!("#version:{running} (the running SDN configuration)"),
         found,
-        fix: RELOAD_FIX.into(),
+        fix: reload_fix(),
     })
 }

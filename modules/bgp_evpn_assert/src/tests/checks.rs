@@ -300,6 +300,13 @@ fn a_missing_vni_and_a_wrong_vtep_set_are_findings() {
     let lines = lines(&report);
     assert_eq!(lines.len(), 2, "{lines:#?}");
     assert!(lines[0].starts_with("VNI 10200: expected present in FRR's EVPN, found absent (FRR's VNIs: 4001, 10100); the node lacks the VXLAN device of VNI 10200"), "{}", lines[0]);
+    // The reload it asks for is the collection's one advice, whole and last.
+    let reload = deevnet_runtime::advice::reload_interfaces(deevnet_runtime::advice::THIS_NODE);
+    assert!(
+        lines[0].ends_with(&format!("then reload the node's network: {reload}")),
+        "{}",
+        lines[0]
+    );
     assert_eq!(
         lines[1],
         "VNI 10100: expected remote VTEPs fd00:51::22, fd00:51::24, found remote VTEPs fd00:51::22, fd00:51::23; fd00:51::24 missing: check that those nodes have VNI 10100 and their EVPN session with this node; fd00:51::23 not expected: a node that should not have VNI 10100, or a VTEP whose VXLAN device still has an old source address (compare `ip -d link show` on it)"

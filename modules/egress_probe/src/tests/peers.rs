@@ -347,9 +347,13 @@ fn a_peer_answered_on_the_nodes_side_of_its_via_fails_naming_it() {
         &markers,
     );
     assert_eq!(gone.verdict, Verdict::Failed);
+    // The reload it asks for is the collection's one advice.
+    let reload = deevnet_runtime::advice::reload_interfaces(deevnet_runtime::advice::THIS_NODE);
     assert_eq!(
         gone.problems,
-        ["10.20.129.251 icmp: via vxlan_tdemo0 does not exist on this node, so nothing of it can \
-          cross there: re-create the VNet's port toward the other nodes (Proxmox: `ifreload -a`)"]
+        [format!(
+            "10.20.129.251 icmp: via vxlan_tdemo0 does not exist on this node, so nothing of it can \
+             cross there: re-create the VNet's port toward the other nodes: {reload}"
+        )]
     );
 }

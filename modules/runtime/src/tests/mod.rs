@@ -1,6 +1,7 @@
 //! The unit tests, one file per module of the crate (`netlink_bridge` for `netlink::bridge`),
 //! each reaching its module's items through `crate::<module>`.
 
+mod advice;
 mod atomic_file;
 mod bounded_command;
 mod file_policy;

@@ -11,10 +11,8 @@ use std::net::IpAddr;
 
 const VTEP_V4: &str = "10.20.51.22";
 const VTEP_V6: &str = "2001:db8:51::22";
-/// The reload as every fix gives it: the preview first (the Cozystack guide: no bare `ifreload -a`
-/// on a host whose interfaces file has stale entries).
-const RELOAD: &str = "first see what a reload would change: `ifquery --check -a` (where the interfaces differ from the files) \
-                      and `ifreload -a --no-act` (what it would run); then, if it touches nothing stale, `ifreload -a` on this node";
+/// The reload as every fix gives it: the collection's one advice, for this node.
+use crate::finding::reload_advice;
 
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
@@ -215,6 +213,7 @@ fn nothing_on_an_exit_node_without_the_catch_all() {
 
 #[test]
 fn an_ipv4_vtep_device_under_an_ipv6_intent_is_re_created() {
+    let reload = reload_advice();
     let findings = kernel_drift(&intent(VTEP_V6), &agreeing(VTEP_V4));
     assert_eq!(
         findings,
@@ -223,7 +222,7 @@ fn an_ipv4_vtep_device_under_an_ipv6_intent_is_re_created() {
                 object,
                 "local 2001:db8:51::22 (IPv6)",
                 "local 10.20.51.22 (IPv4)",
-                &format!("re-create it: {RELOAD}"),
+                &format!("re-create it: {reload}"),
             ))
             .to_vec()
     );
@@ -231,6 +230,7 @@ fn an_ipv4_vtep_device_under_an_ipv6_intent_is_re_created() {
 
 #[test]
 fn a_missing_local_address_and_another_address_of_the_family() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "vxlan_tdemo0")
@@ -244,7 +244,7 @@ fn a_missing_local_address_and_another_address_of_the_family() {
             "vxlan_tdemo0",
             "local 10.20.51.22 (IPv4)",
             "no local address",
-            &format!("re-create it: {RELOAD}")
+            &format!("re-create it: {reload}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -258,6 +258,7 @@ fn a_missing_local_address_and_another_address_of_the_family() {
 
 #[test]
 fn a_missing_vrf_is_one_finding_and_its_members_are_not_compared() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     view.devices.remove("vrf_tdemo");
@@ -269,8 +270,8 @@ fn a_missing_vrf_is_one_finding_and_its_members_are_not_compared() {
             "a vrf device: the VRF of zone tdemo",
             "no such device",
             &format!(
-                "create it: {RELOAD} (if /etc/network/interfaces.d/sdn lacks it, \
-                 apply the SDN: `pvesh set /cluster/sdn` first)"
+                "create it (if /etc/network/interfaces.d/sdn lacks it, \
+                 apply the SDN: `pvesh set /cluster/sdn` first): {reload}"
             )
         )
     );
@@ -278,6 +279,7 @@ fn a_missing_vrf_is_one_finding_and_its_members_are_not_compared() {
 
 #[test]
 fn a_device_of_another_kind_under_a_declared_name() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "vrf_tdemo").kind = Some("bridge".into());
@@ -289,7 +291,7 @@ fn a_device_of_another_kind_under_a_declared_name() {
             "a vrf device: the VRF of zone tdemo",
             "a device of kind bridge",
             &format!(
-                "remove the device that holds the name (`ip link del vrf_tdemo`), then {RELOAD}"
+                "remove the device that holds the name (`ip link del vrf_tdemo`), then {reload}"
             )
         )
     );
@@ -346,6 +348,7 @@ fn each_missing_device_is_named_with_its_role() {
 
 #[test]
 fn a_wrong_vni_is_re_created() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "vxlan_tdemo0")
@@ -359,7 +362,7 @@ fn a_wrong_vni_is_re_created() {
             "vxlan_tdemo0",
             "VNI 11000",
             "VNI 11001",
-            &format!("re-create it: {RELOAD}")
+            &format!("re-create it: {reload}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -373,6 +376,7 @@ fn a_wrong_vni_is_re_created() {
 
 #[test]
 fn the_port_is_the_zones_or_4789() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     // Made without dstport: the kernel's own default.
@@ -387,7 +391,7 @@ fn the_port_is_the_zones_or_4789() {
             "vrfvx_tdemo",
             "port 4789 (the default: the zone sets no vxlan-port)",
             "port 8472",
-            &format!("re-create it: {RELOAD}")
+            &format!("re-create it: {reload}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -404,13 +408,14 @@ fn the_port_is_the_zones_or_4789() {
 
 #[test]
 fn mtus_that_differ_from_the_zones() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     for name in ["vrfvx_tdemo", "vrfbr_tdemo", "vxlan_tdemo0", "tdemo0"] {
         let mut view = agreeing(VTEP_V4);
         device_mut(&mut view, name).mtu = Some(1500);
         assert_eq!(
             only(&intent, &view),
-            finding(name, "MTU 1450", "MTU 1500", &format!("set it: {RELOAD}"))
+            finding(name, "MTU 1450", "MTU 1500", &format!("set it: {reload}"))
         );
     }
     let mut view = agreeing(VTEP_V4);
@@ -432,6 +437,7 @@ fn mtus_that_differ_from_the_zones() {
 
 #[test]
 fn bridges_outside_the_zones_vrf() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "tdemo0").controller = None;
@@ -441,7 +447,7 @@ fn bridges_outside_the_zones_vrf() {
             "tdemo0",
             "in VRF vrf_tdemo",
             "enslaved to nothing",
-            &format!("enslave it: {RELOAD}")
+            &format!("enslave it: {reload}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -454,6 +460,7 @@ fn bridges_outside_the_zones_vrf() {
 
 #[test]
 fn vxlan_devices_outside_their_bridge() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "vrfvx_tdemo").controller = None;
@@ -463,13 +470,14 @@ fn vxlan_devices_outside_their_bridge() {
             "vrfvx_tdemo",
             "a port of bridge vrfbr_tdemo",
             "enslaved to nothing",
-            &format!("enslave it: {RELOAD}")
+            &format!("enslave it: {reload}")
         )
     );
 }
 
 #[test]
 fn a_bridge_without_its_gateway_address() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "tdemo0")
@@ -481,7 +489,7 @@ fn a_bridge_without_its_gateway_address() {
             "tdemo0",
             "gateway address 10.20.129.1/24 (subnet 10.20.129.0/24)",
             "no IPv4 address",
-            &format!("add it: {RELOAD}")
+            &format!("add it: {reload}")
         )
     );
     // The IPv6 one, with another IPv6 address left; and the simple zone's.
@@ -503,6 +511,7 @@ fn a_bridge_without_its_gateway_address() {
 
 #[test]
 fn forwarding_off_on_a_bridge_with_a_gateway() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "tdemo0").forwarding_v4 = Some(false);
@@ -512,7 +521,7 @@ fn forwarding_off_on_a_bridge_with_a_gateway() {
             "tdemo0",
             "IPv4 forwarding on (net.ipv4.conf.tdemo0.forwarding = 1)",
             "net.ipv4.conf.tdemo0.forwarding = 0",
-            &format!("turn it on: {RELOAD}")
+            &format!("turn it on: {reload}")
         )
     );
     let mut view = agreeing(VTEP_V4);
@@ -530,6 +539,7 @@ fn forwarding_off_on_a_bridge_with_a_gateway() {
 
 #[test]
 fn the_catch_all_missing_on_a_member() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     view.vrf_tables.get_mut("vrf_tdemo").unwrap().catch_all_v4 = false;
@@ -541,8 +551,8 @@ fn the_catch_all_missing_on_a_member() {
              is a member of zone tdemo, not an exit node",
             "no catch-all: lookups fall through to the main table",
             &format!(
-                "add it: {RELOAD} (the VRF's post-up runs `ip route add vrf \
-                 vrf_tdemo unreachable default metric 4278198272` on member nodes)"
+                "add it (the VRF's post-up runs `ip route add vrf \
+                 vrf_tdemo unreachable default metric 4278198272` on member nodes): {reload}"
             )
         )
     );
@@ -550,6 +560,7 @@ fn the_catch_all_missing_on_a_member() {
 
 #[test]
 fn the_catch_all_present_on_an_exit_node() {
+    let reload = reload_advice();
     let mut intent = intent(VTEP_V4);
     intent.zones[0].exit_node = true;
     assert_eq!(
@@ -560,7 +571,7 @@ fn the_catch_all_present_on_an_exit_node() {
             "the catch-all (unreachable default metric 4278198272 in table 1001)",
             &format!(
                 "remove it: `ip route del vrf vrf_tdemo unreachable default metric 4278198272` \
-                 (what the VRF's post-up does on exit nodes), or {RELOAD}"
+                 (what the VRF's post-up does on exit nodes), or {reload}"
             )
         )
     );
@@ -589,6 +600,7 @@ const DAD_FAILED: AddressState = AddressState {
 
 #[test]
 fn a_bridge_set_down_is_drift_and_names_the_gateway_that_waits_on_it() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     let tdemo0 = device_mut(&mut view, "tdemo0");
@@ -603,7 +615,7 @@ fn a_bridge_set_down_is_drift_and_names_the_gateway_that_waits_on_it() {
             "tdemo0",
             "administratively up",
             "administratively down; DAD cannot finish, so fd20:129::1/64 stay tentative (unusable)",
-            &format!("bring it up: `ip link set tdemo0 up`, or {RELOAD}")
+            &format!("bring it up: `ip link set tdemo0 up`, or {reload}")
         )
     );
 }
@@ -634,6 +646,7 @@ fn every_kind_of_device_set_down_is_drift() {
 
 #[test]
 fn a_dad_failed_gateway_is_drift() {
+    let reload = reload_advice();
     let intent = intent(VTEP_V4);
     let mut view = agreeing(VTEP_V4);
     device_mut(&mut view, "tdemo0")
@@ -645,7 +658,7 @@ fn a_dad_failed_gateway_is_drift() {
             "tdemo0",
             "gateway address fd20:129::1/64 (subnet fd20:129::/64)",
             "address fd20:129::1/64, DAD failed (`dadfailed`): another holder on the segment has it; the kernel does not use it",
-            &format!("remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and {RELOAD}")
+            &format!("remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and {reload}")
         )
     );
 }
@@ -672,11 +685,12 @@ fn a_bridge_without_carrier_is_not_drift_of_its_own() {
     }
 }
 
-/// No fix text recommends a bare `ifreload -a`: each says first how to see what the reload would
-/// change (the Cozystack guide: "Do not run ifreload -a on a host whose interfaces file has stale
-/// entries"), and only then the reload.
+/// Every fix that reloads gives the collection's one advice (the preview, no reload over stale
+/// entries, the guarded change), whole and last, and names no reload of its own (the Cozystack
+/// guide: "Do not run ifreload -a on a host whose interfaces file has stale entries").
 #[test]
-fn no_fix_reloads_without_showing_first_what_the_reload_would_change() {
+fn every_fix_that_reloads_ends_with_the_one_advice() {
+    let advice = reload_advice();
     let texts = [
         fix::create(),
         fix::replace("vrf_tdemo"),
@@ -686,22 +700,14 @@ fn no_fix_reloads_without_showing_first_what_the_reload_would_change() {
         fix::duplicate("fd20:129::1/64", "tdemo0"),
         fix::add_catch_all("vrf_tdemo"),
         fix::remove_catch_all("vrf_tdemo"),
-        crate::pending::RELOAD_FIX.to_string(),
+        crate::pending::reload_fix(),
         crate::interfaces::applied_version("auto vrf_x\n", "interfaces_sdn=/s").unwrap_err(),
     ];
     for text in texts {
-        let reloads: Vec<usize> = text
-            .match_indices("`ifreload -a`")
-            .map(|(at, _)| at)
-            .collect();
-        assert!(!reloads.is_empty(), "{text}");
-        for at in reloads {
-            let before = &text[..at];
-            assert!(
-                before.contains("`ifquery --check -a`")
-                    && before.contains("`ifreload -a --no-act`"),
-                "a bare `ifreload -a` without the preview before it: {text}"
-            );
-        }
+        let (own, _) = text
+            .split_once(&advice)
+            .unwrap_or_else(|| panic!("without the advice: {text}"));
+        assert!(!own.contains("ifreload"), "a reload of its own: {text}");
+        assert_eq!(text.matches("ifreload").count(), 1, "{text}");
     }
 }

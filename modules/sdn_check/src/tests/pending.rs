@@ -2,7 +2,8 @@
 
 use super::{sources, sources_with};
 use crate::finding::Finding;
-use crate::pending::{not_reloaded, pending_changes, PendingChange, APPLY_FIX, RELOAD_FIX};
+use crate::pending::reload_fix;
+use crate::pending::{not_reloaded, pending_changes, PendingChange, APPLY_FIX};
 use crate::report::evaluate;
 
 fn change(kind: &'static str, id: &str, change: &'static str) -> PendingChange {
@@ -60,15 +61,16 @@ fn pending_changes_and_a_node_not_reloaded_are_drift() {
             object: "/etc/network/interfaces.d/sdn".into(),
             declared: "#version:7 (the running SDN configuration)".into(),
             found: "#version:6".into(),
-            fix: RELOAD_FIX.into(),
+            fix: reload_fix(),
         }
     );
     assert_eq!(APPLY_FIX, "apply the SDN: `pvesh set /cluster/sdn`");
     assert_eq!(
-        RELOAD_FIX,
-        "reload this node's network (Proxmox: local sdn network configuration is too old, please reload): first see what \
-         a reload would change: `ifquery --check -a` (where the interfaces differ from the files) and `ifreload -a --no-act` \
-         (what it would run); then, if it touches nothing stale, `ifreload -a` on this node"
+        reload_fix(),
+        format!(
+            "reload this node's network (Proxmox: local sdn network configuration is too old, please reload): {}",
+            crate::finding::reload_advice()
+        )
     );
 }
 
@@ -80,5 +82,5 @@ fn a_node_that_never_generated_its_sdn() {
     assert_eq!(not_reloaded("sdn", 7, None, false), None);
     let finding = not_reloaded("sdn", 7, None, true).unwrap();
     assert_eq!(finding.found, "no generated file");
-    assert_eq!(finding.fix, RELOAD_FIX);
+    assert_eq!(finding.fix, reload_fix());
 }

@@ -118,7 +118,12 @@ fn the_kernel_as_declared_has_no_drift_and_a_changed_vni_is_named_with_its_fix()
     assert_eq!(drift.len(), 1, "{result:#}");
     assert_eq!(drift[0]["object"], json!("vxlan_vx0"));
     assert!(
-        drift[0]["fix"].as_str().unwrap().contains("ifreload -a"),
+        drift[0]["fix"]
+            .as_str()
+            .unwrap()
+            .ends_with(&deevnet_runtime::advice::reload_interfaces(
+                deevnet_runtime::advice::THIS_NODE
+            )),
         "{result:#}"
     );
     let msg = result["msg"].as_str().unwrap();

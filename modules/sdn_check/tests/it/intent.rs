@@ -196,8 +196,9 @@ fn pending_changes_and_a_node_not_reloaded_fail_unless_drift_warn() {
     );
     assert!(msg.contains("zone tnew: declared added in zones.cfg, found not in the running configuration (.running-config) yet; apply the SDN: `pvesh set /cluster/sdn`"), "{msg}");
     assert!(msg.contains(&format!(
-        "{}: declared #version:7 (the running SDN configuration), found #version:6; reload this node's network (Proxmox: local sdn network configuration is too old, please reload): first see what a reload would change: `ifquery --check -a` (where the interfaces differ from the files) and `ifreload -a --no-act` (what it would run); then, if it touches nothing stale, `ifreload -a` on this node",
-        node.path("interfaces.d/sdn").display()
+        "{}: declared #version:7 (the running SDN configuration), found #version:6; reload this node's network (Proxmox: local sdn network configuration is too old, please reload): {}",
+        node.path("interfaces.d/sdn").display(),
+        deevnet_runtime::advice::reload_interfaces(deevnet_runtime::advice::THIS_NODE)
     )), "{msg}");
 
     let warned = node.run(json!({"drift": "warn"}));

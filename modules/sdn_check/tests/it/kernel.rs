@@ -17,9 +17,10 @@ use sdn_check::{Finding, NodeIntent, SubnetIntent, VnetIntent, ZoneIntent, ZoneT
 
 const VTEP_V4: &str = "10.20.51.22";
 const VTEP_V6: &str = "2001:db8:51::22";
-/// The reload as every fix gives it, the preview first (no bare `ifreload -a`).
-const RELOAD: &str = "first see what a reload would change: `ifquery --check -a` (where the interfaces differ from the files) \
-                      and `ifreload -a --no-act` (what it would run); then, if it touches nothing stale, `ifreload -a` on this node";
+/// The reload as every fix gives it: the collection's one advice, for this node.
+fn reload_advice() -> String {
+    deevnet_runtime::advice::reload_interfaces(deevnet_runtime::advice::THIS_NODE)
+}
 
 fn zone(name: &str, zone_type: ZoneType, vnets: Vec<VnetIntent>) -> ZoneIntent {
     ZoneIntent {
@@ -205,6 +206,7 @@ fn observe_reads_the_namespace_devices() {
 
 #[test]
 fn an_ipv4_vxlan_device_after_the_vtep_moved_to_ipv6() {
+    let reload = reload_advice();
     let ns = node("family", VTEP_V4);
     assert_eq!(
         only(&ns, intent(VTEP_V6)),
@@ -212,7 +214,7 @@ fn an_ipv4_vxlan_device_after_the_vtep_moved_to_ipv6() {
             object: "vxlan_tdemo0".into(),
             declared: "local 2001:db8:51::22 (IPv6)".into(),
             found: "local 10.20.51.22 (IPv4)".into(),
-            fix: format!("re-create it: {RELOAD}"),
+            fix: format!("re-create it: {reload}"),
         }
     );
 }
@@ -251,6 +253,7 @@ fn a_device_made_without_a_port_has_the_kernels_8472() {
 
 #[test]
 fn a_wrong_mtu() {
+    let reload = reload_advice();
     let ns = node("mtu", VTEP_V4);
     ns.ip("link set vx0 mtu 1300");
     assert_eq!(
@@ -259,13 +262,14 @@ fn a_wrong_mtu() {
             object: "vx0".into(),
             declared: "MTU 1400".into(),
             found: "MTU 1300".into(),
-            fix: format!("set it: {RELOAD}"),
+            fix: format!("set it: {reload}"),
         }
     );
 }
 
 #[test]
 fn a_bridge_without_its_gateway_address() {
+    let reload = reload_advice();
     let ns = node("gateway", VTEP_V4);
     ns.ip("-6 addr del fd20:129::1/64 dev tdemo0");
     let finding = only(&ns, intent(VTEP_V4));
@@ -278,7 +282,7 @@ fn a_bridge_without_its_gateway_address() {
         (
             "tdemo0",
             "gateway address fd20:129::1/64 (subnet fd20:129::/64)",
-            format!("add it: {RELOAD}").as_str()
+            format!("add it: {reload}").as_str()
         )
     );
     // The bridge's link-local address is there, the gateway is not.
@@ -292,6 +296,7 @@ fn a_bridge_without_its_gateway_address() {
 
 #[test]
 fn forwarding_off_on_a_gateway_bridge() {
+    let reload = reload_advice();
     let ns = node("forward", VTEP_V4);
     sysctl(&ns, "net.ipv4.conf.simple0.forwarding=0");
     assert_eq!(
@@ -300,7 +305,7 @@ fn forwarding_off_on_a_gateway_bridge() {
             object: "simple0".into(),
             declared: "IPv4 forwarding on (net.ipv4.conf.simple0.forwarding = 1)".into(),
             found: "net.ipv4.conf.simple0.forwarding = 0".into(),
-            fix: format!("turn it on: {RELOAD}"),
+            fix: format!("turn it on: {reload}"),
         }
     );
 }
@@ -335,6 +340,7 @@ fn a_vxlan_device_outside_its_bridge() {
 
 #[test]
 fn a_bridge_set_down() {
+    let reload = reload_advice();
     let ns = node("down", VTEP_V4);
     ns.ip("link set simple0 down");
     assert_eq!(
@@ -343,7 +349,7 @@ fn a_bridge_set_down() {
             object: "simple0".into(),
             declared: "administratively up".into(),
             found: "administratively down".into(),
-            fix: format!("bring it up: `ip link set simple0 up`, or {RELOAD}"),
+            fix: format!("bring it up: `ip link set simple0 up`, or {reload}"),
         }
     );
 }
@@ -371,6 +377,7 @@ fn dad_failed(ns: &TestNamespace, device: &str, address: &str) -> bool {
 
 #[test]
 fn a_gateway_another_host_on_the_segment_holds() {
+    let reload = reload_advice();
     let ns = node("dad", VTEP_V4);
     // A guest on the VNet that already holds the gateway's address answers the bridge's
     // duplicate address detection: the kernel marks the gateway `dadfailed` and never uses it.
@@ -394,7 +401,7 @@ fn a_gateway_another_host_on_the_segment_holds() {
             object: "tdemo0".into(),
             declared: "gateway address fd20:129::1/64 (subnet fd20:129::/64)".into(),
             found: "address fd20:129::1/64, DAD failed (`dadfailed`): another holder on the segment has it; the kernel does not use it".into(),
-            fix: format!("remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and {RELOAD}"),
+            fix: format!("remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and {reload}"),
         }
     );
 }
