@@ -12,9 +12,11 @@ import time
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, filter_plugin
+from conftest import ROOT, filter_plugin, plugin_utils
 
 fleet_proof = filter_plugin("fleet_proof")
+# The collection's one advice for reloading a node's interfaces (plugin_utils/reload_advice.txt).
+reload_advice = plugin_utils("reload_advice").reload_interfaces
 plan = fleet_proof.fleet_proof_plan
 reconcile = fleet_proof.fleet_proof_reconcile
 
@@ -245,12 +247,16 @@ def test_a_node_not_reloaded_is_named_by_the_version_and_its_drift():
     facts = fleet()
     facts["hv01"]["sdn"]["version"] = {"running": 7, "applied": 6}
     facts["hv01"]["sdn"]["drift"] = [{"object": "tother0", "declared": "bridge in vrf_tother", "found": "absent",
-                                      "fix": "`ifreload -a` on this node"}]
+                                      "fix": f"re-create it: {reload_advice('this node')}"}]
     report = reconcile(facts, NODES, settings(), None)
     assert failing(report) == []
     failed = {check["id"]: check for check in report["checks"] if not check["ok"]}
     assert sorted(failed) == ["sdn_drift", "sdn_version"]
     assert failed["sdn_version"]["text"] == "hv01 applied SDN version 6, the cluster runs 7"
+    # The fix names the node and gives the one advice: the preview, then the guarded change.
+    (version,) = [report["findings"][int(ident[1:]) - 1] for ident in failed["sdn_version"]["findings"]]
+    assert version["fix"] == f"apply the SDN on hv01: {reload_advice('hv01')}"
+    assert "first see what a reload of hv01's network would change" in version["fix"]
     assert "declared bridge in vrf_tother, found absent" in failed["sdn_drift"]["text"]
 
 
@@ -269,11 +275,23 @@ def test_a_vni_missing_on_one_node_fails_the_vtep_cross_check_where_it_is_seen()
     assert texts == ["hv01's VNI 11001 does not know hv02's VTEP 198.51.100.132",
                      "VNI 11001 of tdemo is missing on hv02",
                      "hv03's VNI 11001 does not know hv02's VTEP 198.51.100.132"]
+    missing = [finding["fix"] for finding in report["findings"] if finding["text"] == "VNI 11001 of tdemo is missing on hv02"]
+    assert missing == [f"re-create its devices: {reload_advice('hv02')}"]
     # The peers toward hv02 are predicted lost: the observation (still passing here) disagrees.
     assert ("tdemo", "hv01", "peer:hv02") in failing(report)
     # No other node learns where hv02's workloads are: their returns through hv01 and hv03 are lost.
     assert {("tdemo", "hv02", "return:hv01"), ("tdemo", "hv02", "return:hv03")} <= set(failing(report))
     assert not {("tdemo", "hv01", "return:hv02"), ("tdemo", "hv03", "return:hv02")} & set(failing(report))
+
+
+def test_a_return_landing_without_the_workload_s_vni_asks_for_the_one_advice():
+    tenant = {"name": "tdemo", "vni": 11001}
+    node = {"name": "hv02", "evpn": {"vnis": [{"vni": 11001, "type": None}]}}
+    ((where, verdict, text, problem),) = fleet_proof._advertised(tenant, node)
+    assert (where, verdict, text) == ("hv02", "blocked", "VNI 11001 of tdemo is missing on hv02")
+    assert problem == ("VNI 11001", text, f"re-create its devices: {reload_advice('hv02')}")
+    node["evpn"]["vnis"][0]["type"] = "L2"
+    assert fleet_proof._advertised(tenant, node)[0][3] is None
 
 
 def test_prediction_and_observation_disagreeing_is_a_finding():
@@ -486,6 +504,8 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
     (node, subject, text), = findings_text(report)
     assert (node, subject) == ("hv03", "nat nic5")
     assert "does not source-translate 192.0.2.0/24 leaving by nic5" in text
+    assert report["findings"][0]["fix"] == (
+        f"apply the SDN again so that Proxmox's SNAT rule for 192.0.2.0/24 matches: {reload_advice('hv03')}")
     internet = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
         "tdemo", "hv01", "internet"))
     assert internet["verdict"] == "pass" and internet["prediction"]["nat"] is True

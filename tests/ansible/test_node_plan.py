@@ -17,7 +17,7 @@ import pytest
 import yaml
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, VENV_BIN, filter_plugin
+from conftest import ROOT, VENV_BIN, filter_plugin, plugin_utils
 
 ROLE = ROOT / "roles" / "proxmox_node_network"
 node_plan = filter_plugin("node_plan")
@@ -864,8 +864,10 @@ def test_each_mode_decides_what_a_disagreement_does():
     assert ignored == NO_SDN
 
 
+# What sdn_check gives as the fix of a device to re-create: the collection's one reload advice.
+RELOAD = plugin_utils("reload_advice").reload_interfaces("this node")
 DRIFT = [{"object": "vrfvx_tdemo", "declared": "local 2001:db8:51::22 (IPv6)", "found": "local 10.20.51.22 (IPv4)",
-          "fix": "re-create it: `ifreload -a` on this node"},
+          "fix": f"re-create it: {RELOAD}"},
          {"object": "zone tdemo2", "declared": "added (not applied)", "found": "running config version 7",
           "fix": "apply the SDN: `pvesh set /cluster/sdn`"}]
 
@@ -877,7 +879,7 @@ def test_drift_fails_naming_each_finding_and_its_fix_unless_warn():
         "node hv02: 0 disagreement(s) between the inventory and the cluster's SDN, 2 drift finding(s) of the node from "
         "the SDN (proxmox_node_network_sdn: warn reports them without failing, ignore skips the SDN):",
         "drift: vrfvx_tdemo: the SDN declares local 2001:db8:51::22 (IPv6), the node has local 10.20.51.22 (IPv4); "
-        "fix: re-create it: `ifreload -a` on this node",
+        f"fix: re-create it: {RELOAD}",
         "drift: zone tdemo2: the SDN declares added (not applied), the node has running config version 7; fix: apply "
         "the SDN: `pvesh set /cluster/sdn`"]
     # warn: the module itself warned of each finding (drift: warn); the plan adds no duplicate.

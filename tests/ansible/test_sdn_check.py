@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from conftest import ROOT, VENV_BIN, assert_documentation_matches_binary, oneline_result
+from conftest import ROOT, VENV_BIN, assert_documentation_matches_binary, oneline_result, plugin_utils
 from test_return_keys import assert_keys_match_return, local, run_keys
 
 MODULE = "deevnet.net.sdn_check"
@@ -55,7 +55,9 @@ def test_pending_changes_fail_and_warn_with_drift_warn(ansible_env, tmp_path):
     proc, (status, result) = adhoc(ansible_env, args)
     assert status == "FAILED!", proc.stdout
     assert "zone tnew: declared added in zones.cfg" in result["msg"], result["msg"]
-    assert "`ifreload -a`" in result["msg"], result["msg"]
+    # The node not reloaded: the binary's fix is the collection's one advice, word for word.
+    reload_advice = plugin_utils("reload_advice").reload_interfaces("this node")
+    assert f"please reload): {reload_advice}" in result["msg"], result["msg"]
     assert len(result["drift"]) == 5 and len(result["pending"]) == 4, result
     # Without -o, as an operator reads it: each finding a warning, the task a success.
     proc = local(ansible_env, str(VENV_BIN / "ansible"), "localhost", "-m", MODULE, "-a", f"{args} drift=warn")

@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.deevnet.net.plugins.plugin_utils.reload_advice import reload_interfaces
 
 FORMAT = "deevnet.net.fabric_proof/1"
 # The destination classes given as targets, in the matrix's order, each with what the tenant's
@@ -439,7 +440,7 @@ def _version_check(gathered: Mapping, reached: list, findings: Findings) -> dict
         if target is not None and applied != target:
             problems.append((node, "/etc/network/interfaces.d/sdn",
                              f"{node} applied SDN version {applied}, the cluster runs {target}",
-                             f"apply the SDN on {node}: `ifreload -a` there (or Apply in the SDN panel)"))
+                             f"apply the SDN on {node}: {reload_interfaces(node)}"))
     return _check("sdn_version", "one SDN version", problems, findings,
                   f"every node applied SDN version {target}" if target is not None else "no SDN version read")
 
@@ -466,7 +467,7 @@ def _vtep_check(fleet: Mapping, gathered: Mapping, reached: list, findings: Find
                 entry = vnis.get(vni) or {}
                 if not entry.get("type"):
                     problems.append((node, f"VNI {vni}", f"VNI {vni} of {tenant['name']} is missing on {node}",
-                                     f"re-create its devices: `ifreload -a` on {node}"))
+                                     f"re-create its devices: {reload_interfaces(node)}"))
                     continue
                 known = set(entry.get("remote_vteps") or [])
                 for other, vtep in sorted(members.items()):
@@ -578,7 +579,8 @@ def predict_reply(answer, tenant: Mapping, node: Mapping, dst: str):
         return "blocked", dev, nat, text, (
             f"nat {dev}", f"the ruleset {said} {tenant['subnet']} leaving by {dev}, but the subnet's snat is "
                           f"{'on' if tenant['snat'] else 'off'}",
-            f"apply the SDN again (`ifreload -a`) so that Proxmox's SNAT rule for {tenant['subnet']} matches")
+            f"apply the SDN again so that Proxmox's SNAT rule for {tenant['subnet']} matches: "
+            f"{reload_interfaces(node['name'])}")
     return "reply", dev, nat, text, None
 
 
@@ -811,7 +813,7 @@ def _advertised(tenant: Mapping, node: Mapping) -> list:
         return [(node["name"], "reply", f"{node['name']}: VNI {tenant['vni']} advertises its workloads", None)]
     text = f"VNI {tenant['vni']} of {tenant['name']} is missing on {node['name']}"
     return [(node["name"], "blocked", text, (f"VNI {tenant['vni']}", text,
-                                             f"re-create its devices: `ifreload -a` on {node['name']}"))]
+                                             f"re-create its devices: {reload_interfaces(node['name'])}"))]
 
 
 def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Findings) -> list:

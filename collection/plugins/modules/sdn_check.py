@@ -34,8 +34,10 @@ description:
   - "Drift, each a finding with the object, what Proxmox declares, what the node has and the fix:
     an SDN object whose C(.cfg) section differs from the running configuration (pending, fix:
     C(pvesh set /cluster/sdn)); a node whose O(interfaces_sdn) is older than the running
-    configuration, or missing while zones apply (fix: C(ifquery --check -a) and C(ifreload -a --no-act) to see
-    what a reload would change, then C(ifreload -a)); and, with O(kernel=true),
+    configuration, or missing while zones apply (fix: the collection's one advice for a reload:
+    C(ifquery --check -a) and C(ifreload -a --no-act) to see what a reload would change, no reload
+    that would touch stale entries, then the guarded change, the playbook
+    C(deevnet.net.fabric_change)); and, with O(kernel=true),
     what the kernel has that differs (VRFs, VXLAN devices, bridges, addresses, the unreachable
     catch-all, MTUs), and what it has but cannot use (a device administratively down, a gateway
     address whose duplicate address detection failed). Drift fails the task unless O(drift=warn)."
@@ -221,7 +223,11 @@ drift:
   elements: dict
   sample:
     - {"object": "vrfvx_tdemo", "declared": "local 2001:db8:51::22 (IPv6)", "found": "local 10.20.51.22 (IPv4)",
-       "fix": "re-create it: `ifreload -a` on this node"}
+       "fix": "re-create it: first see what a reload of this node's network would change: `ifquery --check -a`
+         (where the interfaces differ from the files) and `ifreload -a --no-act` (what it would run); if
+         it would touch stale entries (interfaces outside the change), do not reload; otherwise reload as
+         a guarded change: the playbook `deevnet.net.fabric_change` (canary first, rolled back on a
+         regression)"}
 kernel:
   description: Whether the kernel was compared (O(kernel)).
   returned: when the files were read

@@ -18,7 +18,7 @@ pub struct Setting {
 /// entry, and `src_valid_mark = 1` for each name of `src_valid_mark`.
 ///
 /// The interfaces' own keys are what makes a re-created device forward again without this
-/// module: `ifreload -a` (a Proxmox SDN apply) deletes and re-creates a VLAN device such as
+/// module: a Proxmox SDN apply's `ifreload -a` deletes and re-creates a VLAN device such as
 /// vmbr0.50, and udev runs systemd-sysctl for the new device with its prefix
 /// (`--prefix=/net/ipv4/conf/vmbr0.50`), which applies only keys naming it.
 pub fn desired_settings(
