@@ -6,7 +6,10 @@ descriptive forms below."""
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -206,3 +209,27 @@ def test_every_module_documentation_example_of_a_reload_gives_the_advice():
                     seen.append(path.name)
                     assert this_node in value, f"{path.name}: {value}"
     assert "sdn_check.py" in seen
+
+
+INSTALLED = """
+import json, sys
+from ansible.utils.collection_loader._collection_finder import _AnsibleCollectionFinder
+_AnsibleCollectionFinder(paths=[sys.argv[1]])._install()
+from ansible_collections.deevnet.net.plugins.plugin_utils import reload_advice
+from ansible_collections.deevnet.net.plugins.filter import fleet_proof
+tenant, node = {"name": "tdemo", "vni": 11001}, {"name": "hv02", "evpn": {"vnis": []}}
+print(json.dumps({"file": str(reload_advice.ADVICE_FILE), "fix": fleet_proof._advertised(tenant, node)[0][3][2]}))
+"""
+
+
+def test_the_installed_collection_carries_the_advice_its_filters_read(ansible_env):
+    """The tarball holds the file, and the filters, loaded by Ansible's collection loader from the
+    installed collection, read it there."""
+    collections = ansible_env["ANSIBLE_COLLECTIONS_PATH"]
+    out = subprocess.run([sys.executable, "-c", INSTALLED, collections], env=ansible_env,
+                         capture_output=True, text=True, check=True).stdout
+    got = json.loads(out)
+    assert Path(got["file"]).is_relative_to(collections), got
+    words = ADVICE_FILE.read_text(encoding="utf-8").strip()
+    assert Path(got["file"]).read_text(encoding="utf-8").strip() == words
+    assert got["fix"] == "re-create its devices: " + words.replace("{node}", "hv02")
