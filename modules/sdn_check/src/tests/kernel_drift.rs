@@ -1,7 +1,7 @@
 //! The kernel comparison on constructed intents and views: nothing when all agrees (IPv4 and
 //! IPv6 underlays, member and exit nodes), exactly one finding per difference otherwise.
 
-use crate::finding::Finding;
+use crate::finding::{reload_advice, Finding};
 use crate::intent::{NodeIntent, SubnetIntent, Tenant, VnetIntent, ZoneIntent, ZoneType};
 use crate::kernel_drift::*;
 use crate::observation::{Controller, Device, KernelView, VrfTable};
@@ -11,8 +11,6 @@ use std::net::IpAddr;
 
 const VTEP_V4: &str = "10.20.51.22";
 const VTEP_V6: &str = "2001:db8:51::22";
-/// The reload as every fix gives it: the collection's one advice, for this node.
-use crate::finding::reload_advice;
 
 fn ip(text: &str) -> IpAddr {
     text.parse().unwrap()
