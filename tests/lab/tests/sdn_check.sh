@@ -3,14 +3,16 @@
 # (guest/sdn/ -> /etc/pve/sdn, /etc/network/interfaces, interfaces.d/sdn by lab-sdn-ifaces) and
 # whose kernel has real VRFs: the node as provisioned gives its zone, its tenant and no drift;
 # each form of drift is made, named with its fix, then cleared by that fix:
-#   A  the catch-all on an exit node            fix: ifreload -a (the VRF's post-up deletes it)
-#   B  a VNet bridge without its gateway        fix: ifreload -a
+#   A  the catch-all on an exit node            fix: the reload advice (the VRF's post-up deletes it)
+#   B  a VNet bridge without its gateway        fix: the reload advice
 #   C  a pending change (a zone in zones.cfg, not applied)   fix: pvesh set /cluster/sdn
-#   D  a node not reloaded (.running-config newer than interfaces.d/sdn #version)  fix: ifreload -a
+#   D  a node not reloaded (.running-config newer than interfaces.d/sdn #version)  fix: the reload advice
 #      and, once reloaded, the added zone is up in the kernel with no drift (VRF table auto: 1002)
 #   E  IPv4 VXLAN devices after the VTEP moved to IPv6 (interfaces.d/sdn regenerated, the
-#      kernel not re-created)                    fix: ifreload -a
-# In the lab, `pvesh set /cluster/sdn` is `lab-sdn-ifaces commit` and `ifreload -a` is
+#      kernel not re-created)                    fix: the reload advice
+# The reload advice (collection/plugins/plugin_utils/reload_advice.txt) previews with
+# `ifreload -a --no-act`: the checks below find that in each fix. In the lab, `pvesh set
+# /cluster/sdn` is `lab-sdn-ifaces commit` and Proxmox's interface reload is
 # `lab-sdn-ifaces apply` (or `reload`: write + apply); see guest/lab-sdn-ifaces. The runner's
 # lab-reset-faults puts the SDN files back and reloads; the IPv6 address E adds, this test removes.
 . "$LAB_DIR/lib/testlib.sh"
@@ -107,7 +109,7 @@ check "A: the catch-all on the exit node fails, named, fix removes it" \
 check "A: cleared by the fix (the VRF's post-up on reload)" test "$(f catchall_fixed_rc):$(f catchall_fixed_drift_objects)" = "0:none"
 
 check "B: the gateway missing on tdemo0 fails, named with its fix" \
-  bash -c '[ "$1" = 1:true ] && [[ $2 == tdemo0*"10.20.129.1/24"*"ifreload -a"* ]]' _ \
+  bash -c '[ "$1" = 1:true ] && [[ $2 == tdemo0*"10.20.129.1/24"*"ifreload -a --no-act"*"deevnet.net.fabric_change"* ]]' _ \
   "$(f gateway_rc):$(f gateway_failed)" "$(f gateway_drift0)"
 check "B: cleared by ifreload" test "$(f gateway_fixed_rc):$(f gateway_fixed_drift_objects)" = "0:none"
 
@@ -115,8 +117,8 @@ check "C: the zone added in zones.cfg, not applied, is pending: zone, vnet, subn
   test "$(f pending_rc):$(f pending_pending)" = "1:zone:tdemo2:added,vnet:tdemo2v0:added,subnet:tdemo2-10.20.130.0-24:added"
 check "C: its finding names the fix pvesh set /cluster/sdn" grep -q 'pvesh set /cluster/sdn' <<<"$(grep '^pending_drift' <<<"$out")"
 
-check "D: after the apply, the node not reloaded (running 2, applied 1) fails with ifreload -a" \
-  bash -c '[ "$1" = 1:2/1:none ] && grep -q "ifreload -a" <<<"$2"' _ \
+check "D: after the apply, the node not reloaded (running 2, applied 1) fails with the reload advice" \
+  bash -c '[ "$1" = 1:2/1:none ] && grep -q "ifreload -a --no-act.*deevnet.net.fabric_change" <<<"$2"' _ \
   "$(f not_reloaded_rc):$(f not_reloaded_version):$(f not_reloaded_pending)" "$(grep '^not_reloaded_drift' <<<"$out")"
 check "D: cleared by the reload: two zones, two tenants, no drift" \
   test "$(f reloaded_rc)|$(f reloaded_version)|$(f reloaded_tenants)|$(f reloaded_drift_objects)" = \
@@ -126,8 +128,8 @@ check "D: the added zone is up in the kernel: vrf_tdemo2 table 1002 (vrf-table a
 
 check "E: IPv4 VXLAN devices under an IPv6 VTEP fail: vrfvx/vxlan devices of both zones named" \
   test "$(f ipv6_vtep_rc):$(f ipv6_vtep_drift_objects)" = "1:vrfvx_tdemo,vrfvx_tdemo2,vxlan_tdemo0,vxlan_tdemo2v0"
-check "E: each says IPv6 declared, IPv4 found, re-create with ifreload -a" \
-  bash -c '[[ $1 == *"2001:db8:51::22"*"(IPv6)"*"10.20.51.22"*"(IPv4)"*"ifreload -a"* ]]' _ "$(f ipv6_vtep_drift0)"
+check "E: each says IPv6 declared, IPv4 found, re-create with the reload advice" \
+  bash -c '[[ $1 == *"2001:db8:51::22"*"(IPv6)"*"10.20.51.22"*"(IPv4)"*"ifreload -a --no-act"*"deevnet.net.fabric_change"* ]]' _ "$(f ipv6_vtep_drift0)"
 check "E: cleared by ifreload (the devices re-created with the IPv6 local address)" \
   test "$(f ipv6_vtep_fixed_rc):$(f ipv6_vtep_fixed_drift_objects):$(f vxlan_local)" = "0:none:local 2001:db8:51::22"
 
