@@ -123,7 +123,7 @@ pub fn check_run_id(run_id: &str) -> Result<(), String> {
     ))
 }
 
-/// An absolute path without `.` or `..` steps: what the snapshot records is what is restored.
+/// An absolute path without `..` steps: what the snapshot records is what is restored.
 pub fn check_absolute(name: &str, path: &Path) -> Result<(), String> {
     let plain = path
         .components()
@@ -132,7 +132,7 @@ pub fn check_absolute(name: &str, path: &Path) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "{name}={} is not an absolute path to a file or folder; give one from / without `.` or `..` steps (such as /etc/network/interfaces)",
+        "{name}={} is not an absolute path to a file or folder; give one from / without `..` steps (such as /etc/network/interfaces)",
         path.display()
     ))
 }
