@@ -143,10 +143,10 @@ fn check_reload(index: usize, reload: &Reload) -> Result<(), String> {
     }
     match reload.argv.first() {
         None => Err(format!(
-            "reload[{index}].argv=[] names no program; give the program's absolute path and its arguments (such as [/usr/sbin/ifreload, -a])"
+            "reload[{index}].argv=[] names no program; give the program's absolute path and its arguments (such as [/usr/bin/systemctl, reload, frr])"
         )),
         Some(program) if !Path::new(program).is_absolute() => Err(format!(
-            "reload[{index}].argv[0]={program:?} is not an absolute path; give the program's absolute path (such as /usr/sbin/ifreload): it runs as root, found by no PATH"
+            "reload[{index}].argv[0]={program:?} is not an absolute path; give the program's absolute path (such as /usr/bin/systemctl): it runs as root, found by no PATH"
         )),
         Some(_) => Ok(()),
     }

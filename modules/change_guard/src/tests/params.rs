@@ -77,10 +77,10 @@ fn the_request_refuses_each_bad_option_naming_it() {
     let mut relative = params(State::Armed);
     relative.reload = vec![Reload {
         paths: vec![PathBuf::from("/etc/network")],
-        argv: vec!["ifreload".into(), "-a".into()],
+        argv: vec!["systemctl".into(), "reload".into()],
     }];
     let msg = Request::from_params(relative).unwrap_err();
-    assert!(msg.starts_with("reload[0].argv[0]=\"ifreload\""), "{msg}");
+    assert!(msg.starts_with("reload[0].argv[0]=\"systemctl\""), "{msg}");
     let mut empty = params(State::Armed);
     empty.reload = vec![Reload {
         paths: vec![PathBuf::from("/etc/network")],

@@ -12,7 +12,7 @@ fn reload(paths: &[&str], argv: &[&str]) -> Reload {
 #[test]
 fn a_restore_runs_the_reloads_whose_paths_hold_a_restored_file_in_order_each_once() {
     let list = [
-        reload(&["/etc/network"], &["/usr/sbin/ifreload", "-a"]),
+        reload(&["/etc/network"], &["/usr/sbin/ifup", "vmbr0"]),
         reload(
             &["/etc/frr/frr.conf"],
             &["/usr/bin/systemctl", "reload", "frr"],
@@ -23,7 +23,7 @@ fn a_restore_runs_the_reloads_whose_paths_hold_a_restored_file_in_order_each_onc
         ),
         reload(
             &["/etc/network/interfaces.d"],
-            &["/usr/sbin/ifreload", "-a"],
+            &["/usr/sbin/ifup", "vmbr0"],
         ),
     ];
     let restored = [

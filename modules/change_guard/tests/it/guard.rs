@@ -97,8 +97,8 @@ fn bad_input_is_refused_naming_the_parameter_the_value_and_the_fix_and_nothing_c
         ),
         (
             json!({"state": "armed", "run_id": "r1", "paths": ["/etc/x"],
-                   "reload": [{"paths": ["/etc/x"], "argv": ["ifreload", "-a"]}]}),
-            ["reload[0].argv[0]", "ifreload", "absolute path"],
+                   "reload": [{"paths": ["/etc/x"], "argv": ["systemctl", "reload", "frr"]}]}),
+            ["reload[0].argv[0]", "systemctl", "absolute path"],
         ),
         (
             json!({"state": "locked", "run_id": "r1", "state_dir": "var/lib/x"}),
