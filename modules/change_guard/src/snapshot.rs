@@ -177,11 +177,16 @@ pub fn observe(path: &Path) -> Result<Current, String> {
 /// A target that is the path itself: a link there is never followed (the policy's open
 /// refuses it), so a restore replaces the path, not what a link leads to.
 pub fn exact_target(parameter: &str, path: &Path) -> Target {
+    // The lock's key as other modules make it: the real folder, the name in it.
+    let key = fs::canonicalize(file_policy::parent_of(path))
+        .ok()
+        .zip(path.file_name())
+        .map_or_else(|| path.to_path_buf(), |(folder, name)| folder.join(name));
     Target {
         parameter: parameter.into(),
         given: path.to_path_buf(),
         real: path.to_path_buf(),
-        key: path.to_path_buf(),
+        key,
     }
 }
 

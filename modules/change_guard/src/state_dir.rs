@@ -37,13 +37,41 @@ impl StateDir {
     /// with `create`, a missing folder is created (0700) once its parent passes.
     pub fn open(path: &Path, create: bool) -> Result<StateDir, String> {
         let parent = file_policy::parent_of(path);
-        let parent = fs::canonicalize(&parent).map_err(|e| {
+        // The nearest folder above that exists is checked; what is missing below it is
+        // created (root's, 0755) only for a run that writes.
+        let existing = parent
+            .ancestors()
+            .find(|a| a.is_dir())
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let existing = fs::canonicalize(&existing).map_err(|e| {
             format!(
-                "state_dir={}: its folder {} cannot be used ({e}); create it (owned by root, mode 0755) or give another state_dir",
+                "state_dir={}: {} cannot be used ({e})",
                 path.display(),
-                parent.display()
+                existing.display()
             )
         })?;
+        if let Some(why) = file_policy::untrusted_folders(&existing) {
+            return Err(refused(path, &why));
+        }
+        if !parent.is_dir() && !create {
+            return Ok(StateDir {
+                root: path.to_path_buf(),
+                exists: false,
+            });
+        }
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o755)
+            .create(&parent)
+            .map_err(|e| {
+                format!(
+                    "state_dir={}: cannot create {}: {e}",
+                    path.display(),
+                    parent.display()
+                )
+            })?;
+        let parent =
+            fs::canonicalize(&parent).map_err(|e| format!("state_dir={}: {e}", path.display()))?;
         if let Some(why) = file_policy::untrusted_folders(&parent) {
             return Err(refused(path, &why));
         }

@@ -21,10 +21,7 @@ fn a_restore_runs_the_reloads_whose_paths_hold_a_restored_file_in_order_each_onc
             &["/etc/nftables.conf"],
             &["/usr/sbin/nft", "-f", "/etc/nftables.conf"],
         ),
-        reload(
-            &["/etc/network/interfaces.d"],
-            &["/usr/sbin/ifup", "vmbr0"],
-        ),
+        reload(&["/etc/network/interfaces.d"], &["/usr/sbin/ifup", "vmbr0"]),
     ];
     let restored = [
         PathBuf::from("/etc/network/interfaces.d/vmbr0"),

@@ -386,3 +386,29 @@ fn idempotence_a_second_armed_and_a_second_confirmed_change_nothing() {
     assert_eq!(status["switch"]["state"], "confirmed", "{status}");
     assert_eq!(status["lock"]["run_id"], "r1", "{status}");
 }
+
+#[test]
+fn a_missing_state_dir_and_its_missing_parents_are_created_for_a_run_that_writes() {
+    let lab = Lab::new();
+    let nested = lab.path("var/lib/deevnet/fabric-change");
+    let mut args = json!({"state": "status", "run_id": "r1"});
+    args["state_dir"] = json!(nested);
+    let run = |args: &Value| {
+        deevnet_runtime::test_support::module_run::run_for(
+            crate::support::binary(),
+            args,
+            Duration::from_secs(30),
+        )
+        .unwrap()
+    };
+    let status = run(&args);
+    assert_eq!(status["changed"], json!(false), "{status}");
+    assert_eq!(status["lock"], json!(null), "{status}");
+    assert!(!lab.path("var").exists(), "a read-only run created folders");
+    args["state"] = json!("locked");
+    let locked = run(&args);
+    assert_eq!(locked["changed"], json!(true), "{locked}");
+    let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&nested), 0o700);
+    assert_eq!(mode(&lab.path("var/lib/deevnet")), 0o755);
+}
