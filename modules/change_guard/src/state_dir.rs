@@ -21,8 +21,12 @@ pub const PRIVATE_FILE: NewFile = NewFile {
     group: None,
 };
 
-/// How long a run waits for another run on the same node to finish with the guard's files.
-pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+/// How long a module run waits for another run on the same node (or the switch restoring, its
+/// reloads included) to finish with the guard's records.
+pub const GUARD_WAIT: Duration = Duration::from_secs(300);
+
+/// How long a restore waits for another module writing one of the files it puts back.
+pub const FILE_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// The checked `state_dir`.
 #[derive(Debug, Clone)]
@@ -119,9 +123,13 @@ impl StateDir {
             return Ok(None);
         }
         let target = self.target(&self.lock_file())?;
-        FileLock::acquire(&target, LOCK_WAIT)
-            .map(Some)
-            .map_err(|e| format!("{e:#}"))
+        FileLock::acquire(&target, GUARD_WAIT).map(Some).map_err(|_| {
+            format!(
+                "another run of the guard on this node (a task, or the switch restoring and reloading) has been busy with {} for more than {} s; run again once it is done",
+                self.root.display(),
+                GUARD_WAIT.as_secs()
+            )
+        })
     }
 
     /// A file of the guard, by the file policy (no link followed).

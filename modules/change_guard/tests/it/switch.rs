@@ -222,6 +222,8 @@ fn the_switch_survives_the_controller_s_death_and_its_process_group_killed() {
         std::thread::sleep(Duration::from_millis(50));
     };
     fs::write(&conf, "new\n").unwrap();
+    // The SSH session's hangup, sent to the switch itself.
+    kill(pid, libc::SIGHUP);
     let group = controller.id() as i32;
     kill(-group, libc::SIGHUP);
     kill(-group, libc::SIGKILL);
