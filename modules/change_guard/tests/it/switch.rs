@@ -303,3 +303,56 @@ fn the_switch_and_the_boot_refuse_a_planted_state_dir() {
         assert!(said.contains("65534"), "{said}");
     }
 }
+
+#[test]
+fn confirm_and_restore_never_signal_another_process_that_took_the_switch_s_pid() {
+    let lab = Lab::new();
+    let conf = lab.path("etc/a.conf");
+    fs::write(&conf, "old\n").unwrap();
+    lab.lock("r1");
+    for (round, state) in ["confirmed", "restored"].into_iter().enumerate() {
+        let run_id = format!("r{}", round + 1);
+        if round > 0 {
+            lab.run(json!({"state": "unlocked", "run_id": "r1"}));
+            lab.lock(&run_id);
+            // An older copy of the program: arming replaces it.
+            fs::write(lab.state().join("bin/change_guard"), "#!/bin/sh\n").unwrap();
+        }
+        let armed =
+            lab.run(json!({"state": "armed", "run_id": run_id, "timeout": 300, "paths": [conf]}));
+        assert!(armed["switch"]["pid"].is_i64(), "round {round}: {armed}");
+        let copy = fs::read(lab.state().join("bin/change_guard")).unwrap();
+        assert_eq!(copy, fs::read(binary()).unwrap(), "round {round}");
+        let pid = pid_of(&armed["switch"]);
+        kill(pid, libc::SIGKILL);
+        assert!(gone_within(pid, Duration::from_secs(5)));
+        // Another process takes the switch's number: round 0 with another start time, round 1
+        // with its own start time recorded too (only the command line differs).
+        let mut stranger = Command::new("sleep").arg("60").spawn().unwrap();
+        let stranger_pid = stranger.id() as i32;
+        let record_path = lab.state().join("runs").join(&run_id).join("switch.json");
+        let mut record = lab.switch_record(&run_id);
+        record["pid"] = json!(stranger_pid);
+        if round == 1 {
+            let stat = fs::read_to_string(format!("/proc/{stranger_pid}/stat")).unwrap();
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .unwrap()
+                .1
+                .split_whitespace()
+                .collect();
+            record["start_time"] = json!(fields[19].parse::<u64>().unwrap());
+        }
+        fs::write(&record_path, record.to_string()).unwrap();
+        let result = lab.run(json!({"state": state, "run_id": run_id}));
+        assert_eq!(result["changed"], json!(true), "{result}");
+        std::thread::sleep(Duration::from_millis(300));
+        let survived = alive(stranger_pid);
+        stranger.kill().unwrap();
+        stranger.wait().unwrap();
+        assert!(
+            survived,
+            "{state} signalled a process that was not the switch"
+        );
+    }
+}
