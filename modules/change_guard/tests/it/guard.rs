@@ -281,6 +281,7 @@ fn restored_rolls_back_now_runs_the_touched_reloads_and_reports_it_once() {
     let lab = Lab::new();
     let conf = lab.path("etc/a.conf");
     fs::write(&conf, "old\n").unwrap();
+    fs::set_permissions(&conf, fs::Permissions::from_mode(0o644)).unwrap();
     let touched = lab.reload_script("touched");
     let untouched = lab.reload_script("untouched");
     lab.lock("r1");
@@ -291,6 +292,9 @@ fn restored_rolls_back_now_runs_the_touched_reloads_and_reports_it_once() {
     );
     let pid = pid_of(&armed["switch"]);
     fs::write(&conf, "new\n").unwrap();
+    // Same content, another owner and mode: put back too.
+    std::os::unix::fs::chown(&conf, Some(65534), Some(65534)).unwrap();
+    fs::set_permissions(&conf, fs::Permissions::from_mode(0o666)).unwrap();
     let started = Instant::now();
     let restored = lab.run(json!({"state": "restored", "run_id": "r1", "_ansible_diff": true}));
     assert!(
@@ -299,6 +303,9 @@ fn restored_rolls_back_now_runs_the_touched_reloads_and_reports_it_once() {
     );
     assert_eq!(restored["changed"], json!(true), "{restored}");
     assert_eq!(fs::read_to_string(&conf).unwrap(), "old\n");
+    let meta = fs::metadata(&conf).unwrap();
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!((meta.uid(), meta.gid(), meta.mode() & 0o777), (0, 0, 0o644));
     assert_eq!(restored["restored"], json!([conf]));
     assert_eq!(restored["switch"]["state"], "restored");
     assert_eq!(restored["reloads"][0]["rc"], 0, "{restored}");
