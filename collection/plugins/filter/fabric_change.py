@@ -6,13 +6,16 @@
 settings refused before anything changes (``fabric_change_refusal``), the waves from the canary
 and the counts or percentages (``fabric_change_waves``), the proof held against the baseline
 (``fabric_change_compare``), the interfaces an interface reload would touch outside the change
-(``fabric_change_stanzas``, ``fabric_change_stale_interfaces``) and the report of the whole
-change (``fabric_change_report``, ``fabric_change_summary``). Nothing here reads a host.
+(``fabric_change_stanzas``, ``fabric_change_stale_interfaces``), the results a step's nodes
+wrote (``fabric_change_step_results``, ``fabric_change_changes``,
+``fabric_change_switch_state``) and the report of the whole change
+(``fabric_change_report``, ``fabric_change_summary``). Nothing here reads a host.
 
 The documentation of each filter is in its sidecar YAML, next to this file."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -417,6 +420,68 @@ def fabric_change_stale_interfaces(preview, changed=None, node=None) -> dict:
     return {"touched": sorted(touches), "outside": outside, "refusal": refusal}
 
 
+# --- a step's results ---------------------------------------------------------------------------
+
+def _step_result(node: str, text, step: str) -> dict:
+    if text in (None, ""):
+        return {"ok": False, "unreachable": True, "result": None,
+                "msg": f"{node} wrote no result of the step {step}: not reached (cut off, or down)"}
+    try:
+        written = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        written = None
+    if not isinstance(written, Mapping):
+        return {"ok": False, "unreachable": False, "result": None, "msg": f"{node}: the result of {step} is unreadable"}
+    failed = bool(written.get("failed"))
+    msg = str(written.get("msg") or "")
+    return {"ok": not failed, "unreachable": False, "result": written.get("result"),
+            "msg": f"{node}: {msg}" if failed else msg}
+
+
+def fabric_change_step_results(texts, nodes, step="") -> dict:
+    """The results one step's nodes wrote (the text of each node's JSON file, by node), as
+    `results` (by node: ok, unreachable, result, msg) and `problems` (a line per node that is not
+    ok: it failed, naming why, or wrote nothing, so was not reached)."""
+    if not isinstance(texts, Mapping):
+        _fail("fabric_change_step_results", "_input", texts, "give the files' texts by node")
+    if not isinstance(nodes, (list, tuple)):
+        _fail("fabric_change_step_results", "nodes", nodes, "give the step's nodes")
+    results = {node: _step_result(node, texts.get(node), step) for node in nodes}
+    return {"results": results, "problems": [result["msg"] for result in results.values() if not result["ok"]]}
+
+
+def fabric_change_changes(preview, nodes) -> dict:
+    """What the dry run said would change on each of `nodes`, from the preview step's results
+    (fabric_change_step_results' `results`)."""
+    if not isinstance(preview, Mapping) or not isinstance(nodes, (list, tuple)):
+        _fail("fabric_change_changes", "_input", preview, "give the preview step's results and the wave's nodes")
+    changes = {}
+    for node in nodes:
+        result = (preview.get(node) or {}).get("result")
+        changes[node] = str(result.get("changes")) if isinstance(result, Mapping) and result.get("changes") else \
+            "no dry run of this node"
+    return changes
+
+
+def fabric_change_switch_state(step) -> str:
+    """A switch as the status step read it after its timeout: who restored the node, or that the
+    node is still not reached."""
+    if not isinstance(step, Mapping) or step.get("unreachable"):
+        return "not reached after the switch's timeout and 10 s: what its switch did is unknown; reach it by its console"
+    if not step.get("ok"):
+        return f"its switch could not be read: {step.get('msg')}"
+    result = step.get("result") if isinstance(step.get("result"), Mapping) else {}
+    switch = result.get("switch") if isinstance(result.get("switch"), Mapping) else {}
+    state = switch.get("state") or "unknown"
+    restored = ", ".join(str(path) for path in result.get("restored") or []) or "nothing"
+    said = {"expired": f"expired: its own switch restored it ({restored})",
+            "booted": f"booted: restored at boot ({restored})",
+            "restored": f"restored ({restored})",
+            "armed": f"still armed ({switch.get('remaining')} s left): reached again before its switch fired",
+            "confirmed": "confirmed: the change was kept"}
+    return said.get(state, f"{state}")
+
+
 # --- the report --------------------------------------------------------------------------------
 
 def _seconds(value) -> float:
@@ -500,11 +565,14 @@ def fabric_change_summary(report) -> list:
 
 class FilterModule:
     """deevnet.net.fabric_change_refusal, fabric_change_waves, fabric_change_compare,
-    fabric_change_stanzas, fabric_change_stale_interfaces, fabric_change_report and
+    fabric_change_stanzas, fabric_change_stale_interfaces, fabric_change_step_results,
+    fabric_change_changes, fabric_change_switch_state, fabric_change_report and
     fabric_change_summary."""
 
     def filters(self):
         return {"fabric_change_refusal": fabric_change_refusal, "fabric_change_waves": fabric_change_waves,
                 "fabric_change_compare": fabric_change_compare, "fabric_change_stanzas": fabric_change_stanzas,
                 "fabric_change_stale_interfaces": fabric_change_stale_interfaces,
+                "fabric_change_step_results": fabric_change_step_results, "fabric_change_changes": fabric_change_changes,
+                "fabric_change_switch_state": fabric_change_switch_state,
                 "fabric_change_report": fabric_change_report, "fabric_change_summary": fabric_change_summary}
