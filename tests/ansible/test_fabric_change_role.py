@@ -1,0 +1,192 @@
+"""The playbook deevnet.net.fabric_change end to end on this machine: three inventory hosts on
+`ansible_connection: local`, each with its own change_guard state_dir and its own changed file in
+the test's tmp folders, a change of kind `file`, and a proof playbook of the test
+(tests/ansible/data/fabric_change_proof.yml) whose cell of a node fails when the node's file holds
+BAD. The real playbooks, the real module change_guard, the real sub-runs of ansible-playbook.
+
+- a good change rolls out canary first, then the waves, each confirmed;
+- a bad change is caught on the canary and restored there only, the other nodes never touched;
+- a second run while the first holds the locks is refused naming the first;
+- bad settings are refused before anything changes."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, VENV_BIN
+
+NODES = ["hv01", "hv02", "hv03"]
+PROOF = ROOT / "tests" / "ansible" / "data" / "fabric_change_proof.yml"
+OLD = "GOOD old\n"
+
+
+class Fleet:
+    """Three local hosts, each a folder: its changed file, its guard's state_dir, its reload mark."""
+
+    def __init__(self, tmp: Path, env: dict):
+        self.tmp, self.env = tmp, env
+        self.reports = tmp / "reports"
+        hosts = {}
+        for node in NODES:
+            (tmp / node / "etc").mkdir(parents=True)
+            self.file(node).write_text(OLD)
+            hosts[node] = {"ansible_connection": "local", "ansible_python_interpreter": str(VENV_BIN / "python"),
+                           "fabric_change_state_dir": str(tmp / node / "guard"),
+                           "fabric_change_file_path": str(self.file(node)),
+                           "fabric_change_file_reload": ["/usr/bin/touch", str(tmp / node / "reloaded")]}
+        self.inventory = tmp / "inventory.yml"
+        self.inventory.write_text(yaml.safe_dump({"all": {"children": {"pve": {"hosts": hosts}}}}))
+
+    def file(self, node: str) -> Path:
+        return self.tmp / node / "etc" / "app.conf"
+
+    def settings(self, **given) -> dict:
+        settings = {"fabric_change_hosts": "pve", "fabric_change_kind": "file", "fabric_change_waves": ["100%"],
+                    "fabric_change_file_content": "GOOD new\n", "fabric_change_timeout": 60,
+                    "fabric_change_reconnect_margin": 5, "fabric_change_become": False,
+                    "fabric_change_dir": str(self.reports), "fabric_change_proof_playbook": str(PROOF),
+                    "fabric_change_proof_vars": {}}
+        settings.update({f"fabric_change_{key}": value for key, value in given.items()})
+        return settings
+
+    def start(self, name: str, **given) -> subprocess.Popen:
+        extra = self.tmp / f"{name}.json"
+        extra.write_text(json.dumps(self.settings(**given)))
+        return subprocess.Popen([VENV_BIN / "ansible-playbook", "-i", str(self.inventory), "deevnet.net.fabric_change",
+                                 "-e", f"@{extra}"], env=self.env, cwd=self.tmp, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+
+    def run(self, name: str, **given) -> tuple[subprocess.CompletedProcess, dict | None]:
+        proc = self.start(name, run_id=name, **given)
+        out, _ = proc.communicate(timeout=600)
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, out, "")
+        report = self.reports / name / "fabric-change.json"
+        return done, json.loads(report.read_text()) if report.exists() else None
+
+    def guard(self, node: str, *args: str) -> dict:
+        """change_guard on one node, as the nodes' playbook runs it."""
+        proc = subprocess.run([VENV_BIN / "ansible", "-i", str(self.inventory), node, "-o", "-m",
+                               "deevnet.net.change_guard", "-a",
+                               " ".join((f"state_dir={self.tmp / node / 'guard'}",) + args)],
+                              env=self.env, capture_output=True, text=True)
+        line = next(line for line in proc.stdout.splitlines() if line.startswith(f"{node} | "))
+        return json.loads(line.split(" => ", 1)[1])
+
+    def step_nodes(self, run_id: str, step: str) -> list:
+        folder = self.reports / run_id / step
+        return sorted(path.stem for path in folder.glob("*.json")) if folder.exists() else []
+
+
+@pytest.fixture
+def fleet(tmp_path, ansible_env):
+    if os.geteuid() != 0:
+        pytest.fail("change_guard's state_dir must be root's: run these tests as root (make test does)")
+    return Fleet(tmp_path, ansible_env)
+
+
+def no_lock_left(fleet: Fleet) -> None:
+    for node in NODES:
+        assert not (fleet.tmp / node / "guard" / "lock").exists(), node
+
+
+def test_a_good_change_rolls_out_canary_first_then_the_waves(fleet):
+    proc, report = fleet.run("good", waves=[1])
+    assert proc.returncode == 0, proc.stdout
+    assert report["outcome"] == "changed" and not report["failed"]
+    assert [wave["nodes"] for wave in report["waves"]] == [["hv01"], ["hv02"], ["hv03"]]
+    assert [wave["outcome"] for wave in report["waves"]] == ["confirmed"] * 3
+    for index, node in enumerate(NODES):
+        assert fleet.file(node).read_text() == "GOOD new\n"
+        assert (fleet.tmp / node / "reloaded").exists(), node
+        # Each wave armed, changed and confirmed its own node only, proven across all of them.
+        for step in ("arm", "apply", "confirm"):
+            assert fleet.step_nodes("good", f"wave-{index}-{step}") == [node]
+        proof = json.loads((fleet.reports / "good" / f"wave-{index}-proof" / "fabric-proof.json").read_text())
+        assert sorted(cell["node"] for cell in proof["cells"]) == NODES
+        assert report["waves"][index]["changes"] == {node: f"{fleet.file(node)} would change"}
+        assert report["waves"][index]["times"]["proof"] > 0
+    # Canary first: its change was confirmed before the next wave's switch was armed.
+    assert (fleet.reports / "good" / "wave-0-confirm" / "hv01.json").stat().st_mtime \
+        <= (fleet.reports / "good" / "wave-1-arm" / "hv02.json").stat().st_mtime
+    no_lock_left(fleet)
+    assert fleet.guard("hv02", "state=status", "run_id=good")["switch"]["state"] == "confirmed"
+    assert "change good (file): changed" in proc.stdout
+
+
+def test_a_bad_change_is_rolled_back_on_the_canary_only(fleet):
+    untouched = {node: fleet.file(node).stat().st_mtime_ns for node in ("hv02", "hv03")}
+    proc, report = fleet.run("bad", file_content="BAD\n", canary="hv02")
+    assert proc.returncode != 0, proc.stdout
+    assert report["outcome"] == "rolled_back" and report["failed"]
+    assert len(report["waves"]) == 1
+    wave = report["waves"][0]
+    assert wave["nodes"] == ["hv02"] and wave["outcome"] == "rolled_back"
+    assert [entry["where"] for entry in wave["regressions"]] == ["t1@hv02 internet"]
+    assert "t1@hv02 internet: pass -> fail" in wave["cause"]
+    assert "the proof after the restore equals the baseline" in wave["restore"]
+    assert report["untouched"] == ["hv01", "hv03"]
+    # The canary has its old file back; the others were never armed, changed nor reloaded.
+    assert fleet.file("hv02").read_text() == OLD
+    assert fleet.file("hv01").read_text() == OLD and fleet.file("hv03").read_text() == OLD
+    assert fleet.file("hv03").stat().st_mtime_ns == untouched["hv03"]
+    for node in ("hv01", "hv03"):
+        assert not (fleet.tmp / node / "guard" / "runs" / "bad").exists(), node
+        assert not (fleet.tmp / node / "reloaded").exists(), node
+    assert fleet.guard("hv02", "state=status", "run_id=bad")["switch"]["state"] == "restored"
+    restore_proof = json.loads((fleet.reports / "bad" / "wave-0-restore-proof" / "fabric-proof.json").read_text())
+    assert all(cell["verdict"] == "pass" for cell in restore_proof["cells"])
+    no_lock_left(fleet)
+    assert "regression: t1@hv02 internet: pass -> fail" in proc.stdout
+
+
+def test_a_second_run_while_the_first_holds_the_locks_is_refused_naming_it(fleet):
+    first = fleet.start("first", run_id="first", proof_vars={"test_proof_sleep": 6}, timeout=40)
+    deadline = time.monotonic() + 120
+    while not all((fleet.tmp / node / "guard" / "lock").exists() for node in NODES):
+        assert first.poll() is None and time.monotonic() < deadline, "the first run never held the locks"
+        time.sleep(0.2)
+    proc, report = fleet.run("second", file_content="BAD\n")
+    out, _ = first.communicate(timeout=600)
+    assert proc.returncode != 0
+    assert report["outcome"] == "refused" and report["waves"] == []
+    said = "\n".join(report["refusals"])
+    for node in NODES:
+        assert f"the lock: {node}:" in said
+    assert "first" in said, said
+    # The first run went on and changed every node; the second changed nothing, not even the locks.
+    assert first.returncode == 0, out
+    assert all(fleet.file(node).read_text() == "GOOD new\n" for node in NODES)
+    assert not (fleet.reports / "second" / "unlock").exists()
+    no_lock_left(fleet)
+
+
+@pytest.mark.parametrize("given, words", [
+    ({"waves": []}, "fabric_change_waves is []"),
+    ({"kind": "reboot"}, "fabric_change_kind is 'reboot': give one of tasks, node_network, sdn_apply, file"),
+    ({"timeout": 12}, "fabric_change_timeout is 12: shorter than the reconnect margin (5 s) + 10 s"),
+    ({"kind": "tasks", "tasks_file": "/nonexistent/change.yml"},
+     "fabric_change_tasks_file is '/nonexistent/change.yml': no such file on the controller"),
+])
+def test_bad_settings_are_refused_before_anything_changes(fleet, given, words):
+    proc, report = fleet.run("refused", **given)
+    assert proc.returncode != 0
+    assert report["outcome"] == "refused" and words in "\n".join(report["refusals"]), report["refusals"]
+    assert "the change is refused; nothing was changed:" in proc.stdout
+    for node in NODES:
+        assert fleet.file(node).read_text() == OLD
+        assert not (fleet.tmp / node / "guard").exists(), node
+
+
+def test_a_timeout_shorter_than_the_measured_proof_is_refused_after_the_baseline(fleet):
+    proc, report = fleet.run("slow", proof_vars={"test_proof_sleep": 12}, timeout=16)
+    assert proc.returncode != 0
+    said = "\n".join(report["refusals"])
+    assert "fabric_change_timeout is 16: shorter than one proof (" in said and "the baseline's run" in said, said
+    assert all(fleet.file(node).read_text() == OLD for node in NODES)
+    no_lock_left(fleet)
