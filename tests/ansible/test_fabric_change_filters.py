@@ -6,11 +6,14 @@ reload would touch outside the change, on `ifreload -a --no-act` output in ifupd
 from __future__ import annotations
 
 import copy
+import json
+import os
+import subprocess
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, filter_plugin
+from conftest import ROOT, VENV_BIN, filter_plugin
 
 fabric_change = filter_plugin("fabric_change")
 HOSTS = ["hv01", "hv02", "hv03", "hv04", "hv05", "hv06", "hv07", "hv08", "hv09", "hv10"]
@@ -309,3 +312,59 @@ def test_every_outcome_but_a_change_confirmed_everywhere_fails(run, outcome):
 def test_the_summary_reads_only_the_report():
     with pytest.raises(AnsibleFilterError, match="fabric_change_summary: _input is"):
         fabric_change.fabric_change_summary({"format": "deevnet.net.fabric_proof/1"})
+
+
+# --- a step's results, the wave's changes, a switch read after its timeout ---------------------------
+
+def test_each_node_of_a_step_is_ok_failed_or_not_reached():
+    texts = {"hv01": '{"node": "hv01", "step": "lock", "failed": false, "msg": "", "result": {"lock": {"run_id": "r"}}}',
+             "hv02": '{"node": "hv02", "step": "lock", "failed": true, "msg": "held by run other (ops@ctl, since 14:00)"}',
+             "hv04": "not json"}
+    step = fabric_change.fabric_change_step_results(texts, ["hv01", "hv02", "hv03", "hv04"], "lock")
+    results = step["results"]
+    assert results["hv01"] == {"ok": True, "unreachable": False, "result": {"lock": {"run_id": "r"}}, "msg": ""}
+    assert not results["hv02"]["ok"] and not results["hv02"]["unreachable"]
+    assert results["hv03"]["unreachable"] and not results["hv03"]["ok"]
+    assert step["problems"] == ["hv02: held by run other (ops@ctl, since 14:00)",
+                                "hv03 wrote no result of the step lock: not reached (cut off, or down)",
+                                "hv04: the result of lock is unreadable"]
+    with pytest.raises(AnsibleFilterError, match="nodes is 'hv01'"):
+        fabric_change.fabric_change_step_results({}, "hv01")
+
+
+def test_the_wave_s_changes_come_from_each_node_s_dry_run():
+    preview = {"hv01": {"ok": True, "result": {"changes": "/etc/x would change"}}, "hv02": {"ok": False, "result": None}}
+    assert fabric_change.fabric_change_changes(preview, ["hv01", "hv02", "hv03"]) == {
+        "hv01": "/etc/x would change", "hv02": "no dry run of this node", "hv03": "no dry run of this node"}
+
+
+@pytest.mark.parametrize("step, said", [
+    ({"ok": True, "unreachable": False,
+      "result": {"switch": {"state": "expired"}, "restored": ["/etc/network/interfaces"]}},
+     "expired: its own switch restored it (/etc/network/interfaces)"),
+    ({"ok": True, "unreachable": False, "result": {"switch": {"state": "booted"}, "restored": []}},
+     "booted: restored at boot (nothing)"),
+    ({"ok": True, "unreachable": False, "result": {"switch": {"state": "armed", "remaining": 12}}},
+     "still armed (12 s left): reached again before its switch fired"),
+    ({"ok": False, "unreachable": True}, "not reached after the switch's timeout and 10 s"),
+    ({"ok": False, "unreachable": False, "msg": "hv01: state_dir=/x: refused"}, "its switch could not be read: hv01"),
+])
+def test_a_switch_read_after_its_timeout_says_who_restored_the_node(step, said):
+    assert fabric_change.fabric_change_switch_state(step).startswith(said)
+
+
+def test_ansible_doc_reads_each_filter_s_sidecar_and_the_sidecars_match_the_filters(tmp_path):
+    names = sorted(fabric_change.FilterModule().filters())
+    sidecars = sorted(path.stem for path in (ROOT / "collection" / "plugins" / "filter").glob("fabric_change_*.yml"))
+    assert names == sidecars
+    collections = tmp_path / "collections" / "ansible_collections" / "deevnet"
+    collections.mkdir(parents=True)
+    (collections / "net").symlink_to(ROOT / "collection")
+    env = {**os.environ, "HOME": str(tmp_path), "ANSIBLE_HOME": str(tmp_path / ".ansible"),
+           "ANSIBLE_COLLECTIONS_PATH": str(tmp_path / "collections"), "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")}
+    proc = subprocess.run([VENV_BIN / "ansible-doc", "-t", "filter", "-j"] + [f"deevnet.net.{name}" for name in names],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    docs = json.loads(proc.stdout)
+    for name in names:
+        assert docs[f"deevnet.net.{name}"]["doc"]["name"] == name and docs[f"deevnet.net.{name}"]["return"]["_value"]

@@ -6,6 +6,9 @@ BAD. The real playbooks, the real module change_guard, the real sub-runs of ansi
 
 - a good change rolls out canary first, then the waves, each confirmed;
 - a bad change is caught on the canary and restored there only, the other nodes never touched;
+- a change that cuts the controller off the canary is restored there by the node's own switch, and
+  the controller finds it back after the switch's timeout and reports it (the canary's connection
+  is ssh to a closed port while its file holds CUT, local otherwise);
 - a second run while the first holds the locks is refused naming the first;
 - bad settings are refused before anything changes."""
 from __future__ import annotations
@@ -29,7 +32,7 @@ OLD = "GOOD old\n"
 class Fleet:
     """Three local hosts, each a folder: its changed file, its guard's state_dir, its reload mark."""
 
-    def __init__(self, tmp: Path, env: dict):
+    def __init__(self, tmp: Path, env: dict, cut: str = ""):
         self.tmp, self.env = tmp, env
         self.reports = tmp / "reports"
         hosts = {}
@@ -40,6 +43,10 @@ class Fleet:
                            "fabric_change_state_dir": str(tmp / node / "guard"),
                            "fabric_change_file_path": str(self.file(node)),
                            "fabric_change_file_reload": ["/usr/bin/touch", str(tmp / node / "reloaded")]}
+            if node == cut:
+                # Cut off while the change holds: every new connection to it fails (a closed port).
+                hosts[node].update(ansible_host="127.0.0.1", ansible_port=1, ansible_connection=(
+                    f"{{{{ 'ssh' if 'CUT' in lookup('ansible.builtin.file', '{self.file(node)}') else 'local' }}}}"))
         self.inventory = tmp / "inventory.yml"
         self.inventory.write_text(yaml.safe_dump({"all": {"children": {"pve": {"hosts": hosts}}}}))
 
@@ -83,10 +90,14 @@ class Fleet:
         return sorted(path.stem for path in folder.glob("*.json")) if folder.exists() else []
 
 
-@pytest.fixture
-def fleet(tmp_path, ansible_env):
+def as_root() -> None:
     if os.geteuid() != 0:
         pytest.fail("change_guard's state_dir must be root's: run these tests as root (make test does)")
+
+
+@pytest.fixture
+def fleet(tmp_path, ansible_env):
+    as_root()
     return Fleet(tmp_path, ansible_env)
 
 
@@ -143,6 +154,31 @@ def test_a_bad_change_is_rolled_back_on_the_canary_only(fleet):
     assert all(cell["verdict"] == "pass" for cell in restore_proof["cells"])
     no_lock_left(fleet)
     assert "regression: t1@hv02 internet: pass -> fail" in proc.stdout
+
+
+def test_a_change_that_cuts_the_canary_off_is_restored_by_its_own_switch(tmp_path, ansible_env):
+    as_root()
+    fleet = Fleet(tmp_path, ansible_env, cut="hv01")
+    started = time.monotonic()
+    proc, report = fleet.run("cut", file_content="CUT\n", timeout=20)
+    assert proc.returncode != 0, proc.stdout
+    assert report["outcome"] == "cut_off" and len(report["waves"]) == 1, report
+    wave = report["waves"][0]
+    assert wave["nodes"] == ["hv01"] and wave["outcome"] == "cut_off"
+    assert wave["cut_off"] == {"hv01": f"expired: its own switch restored it ({fleet.file('hv01')})"}
+    assert "cut off by the change: hv01" in wave["cause"]
+    # The switch put the old file back and ran its reload; the controller waited for it, no longer.
+    assert fleet.file("hv01").read_text() == OLD
+    status = json.loads((fleet.reports / "cut" / "wave-0-status" / "hv01.json").read_text())["result"]
+    assert status["switch"]["state"] == "expired" and status["restored"] == [str(fleet.file("hv01"))]
+    assert [reload["argv"][0] for reload in status["reloads"]] == ["/usr/bin/touch"]
+    assert time.monotonic() - started >= 20 + 10
+    assert fleet.step_nodes("cut", "wave-0-reconnect") == []
+    assert fleet.step_nodes("cut", "wave-0-status") == ["hv01"]
+    assert report["untouched"] == ["hv02", "hv03"]
+    assert fleet.file("hv02").read_text() == OLD and fleet.file("hv03").read_text() == OLD
+    no_lock_left(fleet)
+    assert "cut off: hv01: expired: its own switch restored it" in proc.stdout
 
 
 def test_a_second_run_while_the_first_holds_the_locks_is_refused_naming_it(fleet):

@@ -26,7 +26,8 @@ FORMAT = "deevnet.net.fabric_change/1"
 PROOF_FORMAT = "deevnet.net.fabric_proof/1"
 KINDS = ("tasks", "node_network", "sdn_apply", "file")
 # The switch's range (the module change_guard's timeout).
-TIMEOUT_MIN, TIMEOUT_MAX = 10, 86400
+TIMEOUT_MIN = 10
+TIMEOUT_MAX = 86400
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
 # An interface name as the kernel takes it (1 to 15 bytes, no slash, no whitespace).
