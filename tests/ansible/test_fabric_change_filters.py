@@ -6,14 +6,11 @@ reload would touch outside the change, on `ifreload -a --no-act` output in ifupd
 from __future__ import annotations
 
 import copy
-import json
-import os
-import subprocess
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, VENV_BIN, filter_plugin
+from conftest import ROOT, filter_docs_from_source, filter_plugin
 
 fabric_change = filter_plugin("fabric_change")
 HOSTS = ["hv01", "hv02", "hv03", "hv04", "hv05", "hv06", "hv07", "hv08", "hv09", "hv10"]
@@ -357,14 +354,6 @@ def test_ansible_doc_reads_each_filter_s_sidecar_and_the_sidecars_match_the_filt
     names = sorted(fabric_change.FilterModule().filters())
     sidecars = sorted(path.stem for path in (ROOT / "collection" / "plugins" / "filter").glob("fabric_change_*.yml"))
     assert names == sidecars
-    collections = tmp_path / "collections" / "ansible_collections" / "deevnet"
-    collections.mkdir(parents=True)
-    (collections / "net").symlink_to(ROOT / "collection")
-    env = {**os.environ, "HOME": str(tmp_path), "ANSIBLE_HOME": str(tmp_path / ".ansible"),
-           "ANSIBLE_COLLECTIONS_PATH": str(tmp_path / "collections"), "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")}
-    proc = subprocess.run([VENV_BIN / "ansible-doc", "-t", "filter", "-j"] + [f"deevnet.net.{name}" for name in names],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    docs = json.loads(proc.stdout)
+    docs = filter_docs_from_source(names, tmp_path)
     for name in names:
         assert docs[f"deevnet.net.{name}"]["doc"]["name"] == name and docs[f"deevnet.net.{name}"]["return"]["_value"]
