@@ -22,7 +22,7 @@ from html.parser import HTMLParser
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, VENV_BIN, filter_docs_from_source, filter_plugin
+from conftest import ROOT, filter_docs_from_source, filter_plugin
 
 fleet_report = filter_plugin("fleet_report")
 matrix = fleet_report.fleet_report_matrix
