@@ -455,7 +455,7 @@ def test_ansible_doc_shows_each_modules_requirements_fast_path_and_shared_option
     """The shared documentation comes from the doc fragments, once, into every module's page."""
     files = {"sysctl_forwarding", "frr_local_stanza"}
     for module in ("sysctl_forwarding", "frr_local_stanza", "vrf_route_assert", "qinq_check", "egress_probe",
-                   "sdn_check", "bgp_evpn_assert", "qinq_probe", "transit_router_check"):
+                   "sdn_check", "bgp_evpn_assert", "qinq_probe", "transit_router_check", "change_guard"):
         proc = subprocess.run([VENV_BIN / "ansible-doc", "--json", f"deevnet.net.{module}"], env=ansible_env,
                               capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr

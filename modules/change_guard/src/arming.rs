@@ -184,7 +184,7 @@ pub fn install_binary(dir: &StateDir) -> Result<(), Failure> {
     let path = dir.binary();
     dir.subdir(&file_policy::parent_of(&path))?;
     let target = dir.target(&path)?;
-    if snapshot::read_bytes(&target)?.as_deref() != Some(bytes.as_slice()) {
+    if !same_content(&target, &bytes)? {
         let program = NewFile {
             mode: 0o700,
             group: None,
@@ -193,6 +193,21 @@ pub fn install_binary(dir: &StateDir) -> Result<(), Failure> {
     }
     fs::set_permissions(&path, fs::Permissions::from_mode(0o700))?;
     Ok(())
+}
+
+/// Whether the file holds `bytes` (a program is larger than the policy's read cap: read whole,
+/// after a size check, opened by the policy).
+fn same_content(target: &file_policy::Target, bytes: &[u8]) -> Result<bool, Failure> {
+    use std::io::Read as _;
+    let Some(mut file) = file_policy::open_regular(target)? else {
+        return Ok(false);
+    };
+    if file.metadata()?.len() != bytes.len() as u64 {
+        return Ok(false);
+    }
+    let mut existing = Vec::with_capacity(bytes.len());
+    file.read_to_end(&mut existing)?;
+    Ok(existing == bytes)
 }
 
 /// Starts the switch and records it; fails unless it was seen running.

@@ -25,21 +25,33 @@ pub fn expire(state_dir: &Path, run_id: &str) -> i32 {
         Err(why) => return said(2, &json!({"run_id": run_id, "refused": why})),
     };
     loop {
-        match still_armed(&dir, run_id) {
-            Ok(Some(record)) if records::now() >= record.deadline => break,
-            Ok(Some(_)) => std::thread::sleep(Duration::from_millis(500)),
+        match wait_for_deadline(&dir, run_id) {
+            Ok(Some(_)) => {}
             Ok(None) => return said(0, &json!({"run_id": run_id, "ended": "not armed"})),
             Err(why) => return said(2, &json!({"run_id": run_id, "refused": why})),
         }
+        // A module run may hold the guard (a long reload): wait for it however long it takes,
+        // looking again whether the run is still armed once it is done.
+        let Ok(_serial) = dir.serialise() else {
+            continue;
+        };
+        return match still_armed(&dir, run_id) {
+            Ok(Some(record)) => roll_back(&dir, record, SwitchState::Expired, true),
+            Ok(None) => said(0, &json!({"run_id": run_id, "ended": "not armed"})),
+            Err(why) => said(2, &json!({"run_id": run_id, "refused": why})),
+        };
     }
-    let _serial = match dir.serialise() {
-        Ok(serial) => serial,
-        Err(why) => return said(2, &json!({"run_id": run_id, "refused": why})),
-    };
-    match still_armed(&dir, run_id) {
-        Ok(Some(record)) => roll_back(&dir, record, SwitchState::Expired, true),
-        Ok(None) => said(0, &json!({"run_id": run_id, "ended": "not armed"})),
-        Err(why) => said(2, &json!({"run_id": run_id, "refused": why})),
+}
+
+/// Sleeps until the run's deadline (the record re-read twice a second); `None` once the run is
+/// no longer armed for this switch.
+fn wait_for_deadline(dir: &StateDir, run_id: &str) -> Result<Option<SwitchRecord>, String> {
+    loop {
+        match still_armed(dir, run_id)? {
+            Some(record) if records::now() >= record.deadline => return Ok(Some(record)),
+            Some(_) => std::thread::sleep(Duration::from_millis(500)),
+            None => return Ok(None),
+        }
     }
 }
 

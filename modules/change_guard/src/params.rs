@@ -123,7 +123,7 @@ pub fn check_run_id(run_id: &str) -> Result<(), String> {
     ))
 }
 
-/// An absolute path without `.` or `..` steps: what the snapshot records is what is restored.
+/// An absolute path without `..` steps: what the snapshot records is what is restored.
 pub fn check_absolute(name: &str, path: &Path) -> Result<(), String> {
     let plain = path
         .components()
@@ -132,7 +132,7 @@ pub fn check_absolute(name: &str, path: &Path) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "{name}={} is not an absolute path to a file or folder; give one from / without `.` or `..` steps (such as /etc/network/interfaces)",
+        "{name}={} is not an absolute path to a file or folder; give one from / without `..` steps (such as /etc/network/interfaces)",
         path.display()
     ))
 }
@@ -143,10 +143,10 @@ fn check_reload(index: usize, reload: &Reload) -> Result<(), String> {
     }
     match reload.argv.first() {
         None => Err(format!(
-            "reload[{index}].argv=[] names no program; give the program's absolute path and its arguments (such as [/usr/sbin/ifreload, -a])"
+            "reload[{index}].argv=[] names no program; give the program's absolute path and its arguments (such as [/usr/bin/systemctl, reload, frr])"
         )),
         Some(program) if !Path::new(program).is_absolute() => Err(format!(
-            "reload[{index}].argv[0]={program:?} is not an absolute path; give the program's absolute path (such as /usr/sbin/ifreload): it runs as root, found by no PATH"
+            "reload[{index}].argv[0]={program:?} is not an absolute path; give the program's absolute path (such as /usr/bin/systemctl): it runs as root, found by no PATH"
         )),
         Some(_) => Ok(()),
     }

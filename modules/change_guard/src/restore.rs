@@ -39,14 +39,14 @@ impl Restore {
 }
 
 /// The reload commands a restore of `restored` runs: each whose paths hold one of them
-/// (the path itself or a folder above it), in list order, each once.
+/// (the path itself or a folder above it), in list order, each command line once.
 pub fn reloads_for<'a>(reload: &'a [Reload], restored: &[PathBuf]) -> Vec<&'a Reload> {
     let mut chosen: Vec<&Reload> = Vec::new();
     for item in reload {
         let touched = restored
             .iter()
             .any(|path| item.paths.iter().any(|prefix| path.starts_with(prefix)));
-        if touched && !chosen.contains(&item) {
+        if touched && !chosen.iter().any(|c| c.argv == item.argv) {
             chosen.push(item);
         }
     }

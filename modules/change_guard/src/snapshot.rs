@@ -8,7 +8,7 @@
 //! that differs (atomically, under the runtime's lock of that file), removes what the change
 //! created (an absent path, or a new file under a recorded folder) and recreates what it removed.
 
-use crate::state_dir::{StateDir, LOCK_WAIT};
+use crate::state_dir::{StateDir, FILE_LOCK_WAIT};
 use deevnet_runtime::atomic_file::{self, NewFile};
 use deevnet_runtime::file_policy::{self, FileLock, Target};
 use serde::{Deserialize, Serialize};
@@ -177,11 +177,16 @@ pub fn observe(path: &Path) -> Result<Current, String> {
 /// A target that is the path itself: a link there is never followed (the policy's open
 /// refuses it), so a restore replaces the path, not what a link leads to.
 pub fn exact_target(parameter: &str, path: &Path) -> Target {
+    // The lock's key as other modules make it: the real folder, the name in it.
+    let key = fs::canonicalize(file_policy::parent_of(path))
+        .ok()
+        .zip(path.file_name())
+        .map_or_else(|| path.to_path_buf(), |(folder, name)| folder.join(name));
     Target {
         parameter: parameter.into(),
         given: path.to_path_buf(),
         real: path.to_path_buf(),
-        key: path.to_path_buf(),
+        key,
     }
 }
 
@@ -354,8 +359,8 @@ fn collect_lenient(folders: &[PathBuf]) -> Vec<PathBuf> {
 /// Applies one action; the copy of a file is checked against its digest before it is written.
 pub fn apply(state: &StateDir, run_dir: &Path, action: &Action) -> Result<(), String> {
     let path = action.path();
-    let _lock =
-        FileLock::acquire(&exact_target("paths", path), LOCK_WAIT).map_err(|e| format!("{e:#}"))?;
+    let _lock = FileLock::acquire(&exact_target("paths", path), FILE_LOCK_WAIT)
+        .map_err(|e| format!("{e:#}"))?;
     let current = observe(path)?;
     match action {
         Action::Remove(_) => remove(path),

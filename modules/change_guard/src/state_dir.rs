@@ -21,8 +21,12 @@ pub const PRIVATE_FILE: NewFile = NewFile {
     group: None,
 };
 
-/// How long a run waits for another run on the same node to finish with the guard's files.
-pub const LOCK_WAIT: Duration = Duration::from_secs(30);
+/// How long a module run waits for another run on the same node (or the switch restoring, its
+/// reloads included) to finish with the guard's records.
+pub const GUARD_WAIT: Duration = Duration::from_secs(300);
+
+/// How long a restore waits for another module writing one of the files it puts back.
+pub const FILE_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// The checked `state_dir`.
 #[derive(Debug, Clone)]
@@ -37,13 +41,41 @@ impl StateDir {
     /// with `create`, a missing folder is created (0700) once its parent passes.
     pub fn open(path: &Path, create: bool) -> Result<StateDir, String> {
         let parent = file_policy::parent_of(path);
-        let parent = fs::canonicalize(&parent).map_err(|e| {
+        // The nearest folder above that exists is checked; what is missing below it is
+        // created (root's, 0755) only for a run that writes.
+        let existing = parent
+            .ancestors()
+            .find(|a| a.is_dir())
+            .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+        let existing = fs::canonicalize(&existing).map_err(|e| {
             format!(
-                "state_dir={}: its folder {} cannot be used ({e}); create it (owned by root, mode 0755) or give another state_dir",
+                "state_dir={}: {} cannot be used ({e})",
                 path.display(),
-                parent.display()
+                existing.display()
             )
         })?;
+        if let Some(why) = file_policy::untrusted_folders(&existing) {
+            return Err(refused(path, &why));
+        }
+        if !parent.is_dir() && !create {
+            return Ok(StateDir {
+                root: path.to_path_buf(),
+                exists: false,
+            });
+        }
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o755)
+            .create(&parent)
+            .map_err(|e| {
+                format!(
+                    "state_dir={}: cannot create {}: {e}",
+                    path.display(),
+                    parent.display()
+                )
+            })?;
+        let parent =
+            fs::canonicalize(&parent).map_err(|e| format!("state_dir={}: {e}", path.display()))?;
         if let Some(why) = file_policy::untrusted_folders(&parent) {
             return Err(refused(path, &why));
         }
@@ -91,9 +123,13 @@ impl StateDir {
             return Ok(None);
         }
         let target = self.target(&self.lock_file())?;
-        FileLock::acquire(&target, LOCK_WAIT)
-            .map(Some)
-            .map_err(|e| format!("{e:#}"))
+        FileLock::acquire(&target, GUARD_WAIT).map(Some).map_err(|_| {
+            format!(
+                "another run of the guard on this node (a task, or the switch restoring and reloading) has been busy with {} for more than {} s; run again once it is done",
+                self.root.display(),
+                GUARD_WAIT.as_secs()
+            )
+        })
     }
 
     /// A file of the guard, by the file policy (no link followed).
