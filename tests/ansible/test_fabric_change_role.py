@@ -10,6 +10,9 @@ BAD. The real playbooks, the real module change_guard, the real sub-runs of ansi
   the controller finds it back after the switch's timeout and reports it (the canary's connection
   is ssh to a closed port while its file holds CUT, local otherwise);
 - a second run while the first holds the locks is refused naming the first;
+- a change of kind `tasks` is shown in check and diff mode first, then rolled out;
+- a dry run whose interface reload would touch stale interfaces is refused naming them (a stand-in
+  ifreload prints recorded `ifreload -a --no-act` output);
 - bad settings are refused before anything changes."""
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ import yaml
 from conftest import ROOT, VENV_BIN
 
 NODES = ["hv01", "hv02", "hv03"]
-PROOF = ROOT / "tests" / "ansible" / "data" / "fabric_change_proof.yml"
+DATA = ROOT / "tests" / "ansible" / "data"
+PROOF = DATA / "fabric_change_proof.yml"
 OLD = "GOOD old\n"
 
 
@@ -225,4 +229,40 @@ def test_a_timeout_shorter_than_the_measured_proof_is_refused_after_the_baseline
     said = "\n".join(report["refusals"])
     assert "fabric_change_timeout is 16: shorter than one proof (" in said and "the baseline's run" in said, said
     assert all(fleet.file(node).read_text() == OLD for node in NODES)
+    no_lock_left(fleet)
+
+
+def stand_in_ifreload(tmp: Path, recorded: str) -> Path:
+    """A program in ifreload's place that prints a recorded `ifreload -a --no-act` output."""
+    program = tmp / "ifreload"
+    program.write_text(f"#!/bin/sh\ncat {DATA / recorded} >&2\n")
+    program.chmod(0o755)
+    return program
+
+
+def test_a_change_of_tasks_is_shown_in_check_and_diff_mode_then_rolled_out(fleet):
+    tasks = fleet.tmp / "change.yml"
+    tasks.write_text("- name: The node's file, by the user's tasks\n  ansible.builtin.copy:\n"
+                     "    dest: \"{{ fabric_change_file_path }}\"\n    content: \"GOOD tasks\\n\"\n    mode: \"0644\"\n")
+    ifreload = stand_in_ifreload(fleet.tmp, "ifreload_no_act_clean.txt")
+    proc, report = fleet.run("tasks", kind="tasks", tasks_file=str(tasks), ifreload=str(ifreload),
+                             interfaces=["nic5", "vmbr1"])
+    assert proc.returncode == 0, proc.stdout
+    assert [wave["outcome"] for wave in report["waves"]] == ["confirmed", "confirmed"]
+    preview = (fleet.reports / "tasks" / "preview" / "output.txt").read_text()
+    assert "-GOOD old" in preview and "+GOOD tasks" in preview, preview
+    result = json.loads((fleet.reports / "tasks" / "preview" / "hv02.json").read_text())["result"]
+    assert result["stale"] == {"touched": ["nic5", "vmbr1"], "outside": [], "refusal": ""}
+    assert all(fleet.file(node).read_text() == "GOOD tasks\n" for node in NODES)
+
+
+def test_a_reload_that_would_touch_stale_interfaces_is_refused_before_anything_changes(fleet):
+    ifreload = stand_in_ifreload(fleet.tmp, "ifreload_no_act_stale.txt")
+    proc, report = fleet.run("stale", ifreload=str(ifreload), interfaces=["nic5", "vmbr1"])
+    assert proc.returncode != 0
+    said = "\n".join(report["refusals"])
+    for node in NODES:
+        assert f"the interface reload on {node} would touch interfaces outside the change: vmbr9 (" in said, said
+    assert "vxlan_old (info: reload: scheduling down on interfaces: ['vxlan_old', 'vmbr9'])" in said
+    assert report["waves"] == [] and all(fleet.file(node).read_text() == OLD for node in NODES)
     no_lock_left(fleet)
