@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -67,11 +68,12 @@ class Fleet:
         return settings
 
     def start(self, name: str, **given) -> subprocess.Popen:
+        """The controller's run, in a process group of its own (so that a test can kill it all)."""
         extra = self.tmp / f"{name}.json"
         extra.write_text(json.dumps(self.settings(**given)))
         return subprocess.Popen([VENV_BIN / "ansible-playbook", "-i", str(self.inventory), "deevnet.net.fabric_change",
                                  "-e", f"@{extra}"], env=self.env, cwd=self.tmp, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
     def run(self, name: str, **given) -> tuple[subprocess.CompletedProcess, dict | None]:
         proc = self.start(name, run_id=name, **given)
@@ -265,4 +267,64 @@ def test_a_reload_that_would_touch_stale_interfaces_is_refused_before_anything_c
         assert f"the interface reload on {node} would touch interfaces outside the change: vmbr9 (" in said, said
     assert "vxlan_old (info: reload: scheduling down on interfaces: ['vxlan_old', 'vmbr9'])" in said
     assert report["waves"] == [] and all(fleet.file(node).read_text() == OLD for node in NODES)
+    no_lock_left(fleet)
+
+
+def test_a_controller_killed_after_the_change_leaves_the_canary_to_its_own_switch(fleet):
+    """The controller and every run it started are killed while the canary's change is being
+    proven: the canary's switch restores it at its timeout; the locks of the dead run stay until
+    the node playbook's step unlock releases them with its id."""
+    controller = fleet.start("killed", run_id="killed", file_content="GOOD new\n", timeout=25,
+                             proof_vars={"test_proof_sleep": 5})
+    proving = fleet.reports / "killed" / "wave-0-proof"
+    deadline = time.monotonic() + 300
+    while not proving.exists():
+        assert controller.poll() is None and time.monotonic() < deadline, controller.communicate()[0]
+        time.sleep(0.2)
+    os.killpg(controller.pid, signal.SIGKILL)
+    controller.communicate()
+    killed = time.monotonic()
+    assert fleet.file("hv01").read_text() == "GOOD new\n"
+    while fleet.file("hv01").read_text() != OLD:
+        assert time.monotonic() - killed < 25 + 10, "the canary's switch did not restore it"
+        time.sleep(0.5)
+    status = fleet.guard("hv01", "state=status", "run_id=killed")
+    assert status["switch"]["state"] == "expired", status
+    assert fleet.file("hv02").read_text() == OLD and fleet.file("hv03").read_text() == OLD
+    # The dead run's locks refuse the next run, naming it, until its id releases them.
+    proc, report = fleet.run("after", file_content="GOOD new\n")
+    assert report["outcome"] == "refused" and "killed" in "\n".join(report["refusals"])
+    release = subprocess.run([VENV_BIN / "ansible-playbook", "-i", str(fleet.inventory), "deevnet.net.fabric_change_nodes",
+                              "-e", "fabric_change_hosts=pve", "-e", "fabric_change_step=unlock", "-e",
+                              "fabric_change_label=unlock", "-e", "fabric_change_run_id=killed", "-e",
+                              f"fabric_change_run_dir={fleet.tmp / 'release'}", "-e", "fabric_change_become=false"],
+                             env=fleet.env, capture_output=True, text=True)
+    assert release.returncode == 0, release.stdout
+    no_lock_left(fleet)
+
+
+def test_proxmox_s_sdn_lock_is_refused_when_held_and_released_after_a_failure(fleet):
+    """kind sdn_apply with the SDN lock in the test's folder; every path stays in it (the commit and
+    reload are /bin/true, the snapshot a file of the test). This machine has no Proxmox SDN, so the
+    dry run's SDN read fails: a failure after the lock was taken."""
+    lock = fleet.tmp / "pve" / "sdn" / ".lock"
+    lock.parent.mkdir(parents=True)
+    given = {"kind": "sdn_apply", "sdn_lock": str(lock), "sdn_commit": ["/bin/true"], "sdn_reload": ["/bin/true"],
+             "paths": [str(fleet.tmp / "sdn-file")], "reload": []}
+    lock.write_text("another-run-token")
+    proc, report = fleet.run("held", **given)
+    assert proc.returncode != 0 and report["outcome"] == "refused"
+    assert f"Proxmox's SDN lock {lock} is held (token another-run-token)" in "\n".join(report["refusals"])
+    assert lock.read_text() == "another-run-token"
+    assert report["locks"]["sdn"] is False
+    no_lock_left(fleet)
+
+    lock.unlink()
+    proc, report = fleet.run("failing", **given)
+    assert proc.returncode != 0 and report["outcome"] == "refused"
+    assert report["locks"]["sdn"] is True
+    assert "the dry run: hv01:" in "\n".join(report["refusals"])
+    assert json.loads((fleet.reports / "failing" / "sdn-unlock" / "hv01.json").read_text())["result"]["released"]
+    assert not lock.exists()
+    assert not (fleet.tmp / "sdn-file").exists() and report["waves"] == []
     no_lock_left(fleet)
