@@ -323,7 +323,7 @@ def test_proxmox_s_sdn_lock_is_refused_when_held_and_released_after_a_failure(fl
     lock.unlink()
     proc, report = fleet.run("failing", **given)
     assert proc.returncode != 0 and report["outcome"] == "refused"
-    assert report["locks"]["sdn"] is True
+    assert report["locks"]["sdn"] is True, proc.stdout
     assert "the dry run: hv01:" in "\n".join(report["refusals"])
     assert json.loads((fleet.reports / "failing" / "sdn-unlock" / "hv01.json").read_text())["result"]["released"]
     assert not lock.exists()
