@@ -405,7 +405,7 @@ def test_install_from_a_requirements_file_as_the_readme_shows_from_any_folder(tm
 # Modules that run on the controller only (no Python on the target).
 CONTROLLER_ONLY = {"ansible.builtin.debug", "ansible.builtin.set_fact", "ansible.builtin.assert", "ansible.builtin.fail",
                    "ansible.builtin.import_tasks", "ansible.builtin.include_tasks", "ansible.builtin.meta",
-                   "ansible.builtin.validate_argument_spec"}
+                   "ansible.builtin.validate_argument_spec", "ansible.builtin.include_role", "ansible.builtin.pause"}
 
 
 def test_readme_names_every_python_module_the_role_runs_on_the_target():
