@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Section 12 of BENCHMARKS.md: the guarded change's cost, from the reports its runs kept.
+
+Each run of the playbook deevnet.net.fabric_change keeps `fabric-change.json` in its folder, with
+the baseline proof's seconds and, per wave, the seconds of each step (arm, apply, proof, confirm,
+restore, restore_proof). This reads the runs under a folder (the all-exit lab's scenario keeps them
+in build/fabric-change/lab after `make molecule-all-exit`) and sets, in each run, a wave's overhead
+(every step but the change itself) beside one proof of the same run, and the time from the
+regression found to the node restored (the restore step, its reloads included). Nothing is run
+here: the lab measured it, under whatever load the machine had (the lab's README says how much).
+
+  bench/fabric_change.py [--runs build/fabric-change/lab] [--output BENCHMARKS.md]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+TITLE = "## 12. The guarded change: each wave's overhead and the time to a restored node"
+STEPS = ("arm", "apply", "proof", "confirm", "restore", "restore_proof")
+
+
+def waves(runs: Path) -> list:
+    """Every wave of every kept run that proved a baseline: (run, wave, its times, the baseline's
+    seconds, outcome)."""
+    rows = []
+    for report_path in sorted(runs.glob("*/fabric-change.json")):
+        report = json.loads(report_path.read_text())
+        baseline = float((report.get("baseline") or {}).get("seconds") or 0)
+        for wave in report.get("waves") or []:
+            if wave["times"].get("proof"):
+                rows.append((report["run_id"], wave, baseline, report["outcome"]))
+    return rows
+
+
+def section(rows: list, command: str) -> str:
+    lines = [TITLE, "", f"Reproduce: `{command}` after `make molecule-all-exit` (the all-exit lab under TCG; "
+             "its scenario `verify_fabric_change.yml` keeps each run's report).", "",
+             "One proof is the wave's own proof run (the fabric proof of every node by a new connection). The "
+             "overhead is every step of the wave but the change itself: arming the switches, the proof, the "
+             "confirmation, or the restore and the proof after it.", "",
+             "| run | wave | outcome | arm | apply | proof | confirm | restore | proof after restore | overhead "
+             "| overhead / one proof |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    ratios, restores = [], []
+    for run_id, wave, _baseline, _outcome in rows:
+        times = wave["times"]
+        ratio = times["overhead"] / times["proof"]
+        ratios.append(ratio)
+        if times.get("restore"):
+            restores.append(times["restore"])
+        cells = " | ".join(f"{times.get(step, 0):.1f} s" if times.get(step) else "-" for step in STEPS)
+        lines.append(f"| {run_id} | {wave['wave']} ({', '.join(wave['nodes'])}) | {wave['outcome']} | {cells} "
+                     f"| {times['overhead']:.1f} s | {ratio:.2f}x |")
+    if not rows:
+        lines.append("| no kept run with a wave proven | | | | | | | | | | |")
+    lines.append("")
+    if ratios:
+        verdict = "met" if max(ratios) <= 2 else "**NOT met**"
+        lines.append(f"Goal: each wave's overhead at most 2x one proof: {verdict} (at most {max(ratios):.2f}x).")
+    if restores:
+        lines.append(f"From the regression found to the node restored (the restore step, its reloads included): "
+                     f"{min(restores):.1f} s to {max(restores):.1f} s; the proof after it, which shows the "
+                     "baseline back, is in the table.")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", default="build/fabric-change/lab", help="the folder of the kept runs")
+    parser.add_argument("--output", help="BENCHMARKS.md to update in place (its other sections stay)")
+    options = parser.parse_args()
+    text = section(waves(Path(options.runs)), f"bench/fabric_change.py --runs {options.runs}")
+    if options.output:
+        from sections import update_section
+        update_section(Path(options.output), TITLE, text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
