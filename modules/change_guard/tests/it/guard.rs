@@ -415,3 +415,22 @@ fn a_missing_state_dir_and_its_missing_parents_are_created_for_a_run_that_writes
     assert_eq!(mode(&nested), 0o700);
     assert_eq!(mode(&lab.path("var/lib/deevnet")), 0o755);
 }
+
+#[test]
+fn an_arm_that_fails_after_its_snapshot_leaves_no_record_a_boot_would_restore() {
+    let lab = Lab::new();
+    let conf = lab.conf();
+    lab.lock("r1");
+    // The switch's program cannot be installed: a folder stands where its copy goes.
+    fs::create_dir_all(lab.state().join("bin/change_guard")).unwrap();
+    let armed = lab.run(json!({"state": "armed", "run_id": "r1", "timeout": 300, "paths": [conf]}));
+    assert!(failed(&armed), "{armed}");
+    let run = lab.state().join("runs/r1");
+    assert!(
+        !run.join("switch.json").exists(),
+        "a failed arm left its record"
+    );
+    assert!(!run.join("files").exists() && !run.join("manifest.json").exists());
+    let status = lab.run(json!({"state": "status", "run_id": "r1"}));
+    assert_eq!(status["switch"], json!(null), "{status}");
+}
