@@ -227,10 +227,12 @@ def test_bad_settings_are_refused_before_anything_changes(fleet, given, words):
 
 
 def test_a_timeout_shorter_than_the_measured_proof_is_refused_after_the_baseline(fleet):
-    proc, report = fleet.run("slow", proof_vars={"test_proof_sleep": 12}, timeout=16)
+    # 15 s is the least timeout the settings' check lets through (the margin, 5 s, + 10 s); a proof
+    # that sleeps 10 s lasts more than 10 s, so its measure refuses it.
+    proc, report = fleet.run("slow", proof_vars={"test_proof_sleep": 10}, timeout=15)
     assert proc.returncode != 0
     said = "\n".join(report["refusals"])
-    assert "fabric_change_timeout is 16: shorter than one proof (" in said and "the baseline's run" in said, said
+    assert "fabric_change_timeout is 15: shorter than one proof (" in said and "the baseline's run" in said, said
     assert all(fleet.file(node).read_text() == OLD for node in NODES)
     no_lock_left(fleet)
 
