@@ -283,9 +283,10 @@ def test_a_controller_killed_after_the_change_leaves_the_canary_to_its_own_switc
     """The controller and every run it started are killed while the canary's change is being
     proven: the canary's switch restores it at its timeout; the locks of the dead run stay until
     the node playbook's step unlock releases them with its id."""
-    # The switch's timeout leaves room for the arm, the apply and the proof's start on a loaded
-    # machine: the kill must land before the switch fires.
-    switch_timeout = 60
+    # The switch's timeout leaves room for the apply, the reconnection and the proof's start on a
+    # loaded machine (up to 60 s with make ansible-test's workers beside other jobs): the kill must
+    # land before the switch fires.
+    switch_timeout = 120
     controller = fleet.start("killed", run_id="killed", file_content="GOOD new\n", timeout=switch_timeout,
                              proof_vars={"test_proof_sleep": 5})
     proving = fleet.reports / "killed" / "wave-0-proof"
