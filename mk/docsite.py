@@ -25,6 +25,7 @@ RST = ROOT / "docs" / "docsite" / "rst"
 SOURCES = {
     "proxmox_node_network_readme": ROOT / "roles" / "proxmox_node_network" / "README.md",
     "transit_router_readme": ROOT / "roles" / "transit_router" / "README.md",
+    "fabric_change_readme": ROOT / "roles" / "fabric_change" / "README.md",
     **{page.stem: page for page in sorted((ROOT / "docs").glob("*.md"))},
 }
 # The build fetches nothing (offline_conf): the labels the module pages take from Ansible's own

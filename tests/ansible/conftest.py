@@ -211,3 +211,17 @@ def filter_plugin(name: str):
     """collection/plugins/filter/<name>.py loaded from the source tree, its filters called as
     plain functions."""
     return _from_source(f"collection/plugins/filter/{name}.py", name)
+
+
+def filter_docs_from_source(names: list, tmp_path: Path) -> dict:
+    """ansible-doc's JSON of the filters `names` (deevnet.net.<name>), read from the source's
+    collection/ folder as the collection (importing each filter file and reading its sidecar)."""
+    collections = tmp_path / "collections" / "ansible_collections" / "deevnet"
+    collections.mkdir(parents=True)
+    (collections / "net").symlink_to(ROOT / "collection")
+    env = {**os.environ, "HOME": str(tmp_path), "ANSIBLE_HOME": str(tmp_path / ".ansible"),
+           "ANSIBLE_COLLECTIONS_PATH": str(tmp_path / "collections"), "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")}
+    proc = subprocess.run([VENV_BIN / "ansible-doc", "-t", "filter", "-j"] + [f"deevnet.net.{name}" for name in names],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

@@ -405,7 +405,7 @@ def test_install_from_a_requirements_file_as_the_readme_shows_from_any_folder(tm
 # Modules that run on the controller only (no Python on the target).
 CONTROLLER_ONLY = {"ansible.builtin.debug", "ansible.builtin.set_fact", "ansible.builtin.assert", "ansible.builtin.fail",
                    "ansible.builtin.import_tasks", "ansible.builtin.include_tasks", "ansible.builtin.meta",
-                   "ansible.builtin.validate_argument_spec"}
+                   "ansible.builtin.validate_argument_spec", "ansible.builtin.include_role", "ansible.builtin.pause"}
 
 
 def test_readme_names_every_python_module_the_role_runs_on_the_target():
@@ -455,7 +455,7 @@ def test_ansible_doc_shows_each_modules_requirements_fast_path_and_shared_option
     """The shared documentation comes from the doc fragments, once, into every module's page."""
     files = {"sysctl_forwarding", "frr_local_stanza"}
     for module in ("sysctl_forwarding", "frr_local_stanza", "vrf_route_assert", "qinq_check", "egress_probe",
-                   "sdn_check", "bgp_evpn_assert", "qinq_probe", "transit_router_check"):
+                   "sdn_check", "bgp_evpn_assert", "qinq_probe", "transit_router_check", "change_guard"):
         proc = subprocess.run([VENV_BIN / "ansible-doc", "--json", f"deevnet.net.{module}"], env=ansible_env,
                               capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr

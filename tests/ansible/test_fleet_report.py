@@ -22,7 +22,7 @@ from html.parser import HTMLParser
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from conftest import ROOT, VENV_BIN, filter_plugin
+from conftest import ROOT, filter_docs_from_source, filter_plugin
 
 fleet_report = filter_plugin("fleet_report")
 matrix = fleet_report.fleet_report_matrix
@@ -386,15 +386,7 @@ def test_ansible_doc_documents_each_filter_from_the_collection_s_folder(tmp_path
     collection loader) and reads its sidecar."""
     names = sorted(fleet_report.FilterModule().filters())
     assert names == sorted(FILTERS)
-    collections = tmp_path / "collections" / "ansible_collections" / "deevnet"
-    collections.mkdir(parents=True)
-    (collections / "net").symlink_to(ROOT / "collection")
-    env = {**os.environ, "HOME": str(tmp_path), "ANSIBLE_HOME": str(tmp_path / ".ansible"),
-           "ANSIBLE_COLLECTIONS_PATH": str(tmp_path / "collections"), "ANSIBLE_LOCAL_TEMP": str(tmp_path / "tmp")}
-    proc = subprocess.run([VENV_BIN / "ansible-doc", "-t", "filter", "-j"] + [f"deevnet.net.{name}" for name in names],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    docs = json.loads(proc.stdout)
+    docs = filter_docs_from_source(names, tmp_path)
     for name in names:
         assert docs[f"deevnet.net.{name}"]["doc"]["name"] == name and docs[f"deevnet.net.{name}"]["return"]["_value"]
     matrix_doc = docs["deevnet.net.fleet_report_matrix"]

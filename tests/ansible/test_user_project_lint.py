@@ -51,6 +51,11 @@ TASKS = """\
     loadbalancer_ranges: [10.96.100.0/28]
     vpc_ranges: [10.202.0.0/16]
     private_ranges: [10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16]
+- name: Take the node's lock for a guarded change
+  deevnet.net.change_guard:
+    state: locked
+    run_id: fabric-change-20261207T141500Z-a1b2
+    holder: ops@ctl1
 """
 
 
