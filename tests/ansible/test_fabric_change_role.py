@@ -47,6 +47,7 @@ class Fleet:
             hosts[node] = {"ansible_connection": "local", "ansible_python_interpreter": str(VENV_BIN / "python"),
                            "fabric_change_state_dir": str(tmp / node / "guard"),
                            "fabric_change_file_path": str(self.file(node)),
+                           "fabric_change_paths": [str(self.file(node))],
                            "fabric_change_file_reload": ["/usr/bin/touch", str(tmp / node / "reloaded")]}
             if node == cut:
                 # Cut off while the change holds: every new connection to it fails (a closed port).
@@ -248,7 +249,7 @@ def test_a_change_of_tasks_is_shown_in_check_and_diff_mode_then_rolled_out(fleet
                      "    dest: \"{{ fabric_change_file_path }}\"\n    content: \"GOOD tasks\\n\"\n    mode: \"0644\"\n")
     ifreload = stand_in_ifreload(fleet.tmp, "ifreload_no_act_clean.txt")
     proc, report = fleet.run("tasks", kind="tasks", tasks_file=str(tasks), ifreload=str(ifreload),
-                             interfaces=["nic5", "vmbr1"])
+                             interfaces=["nic5", "vmbr1"], reload=[])
     assert proc.returncode == 0, proc.stdout
     assert [wave["outcome"] for wave in report["waves"]] == ["confirmed", "confirmed"]
     preview = (fleet.reports / "tasks" / "preview" / "output.txt").read_text()
