@@ -119,32 +119,33 @@ ansible-lint: stage-with-scenarios venv
 # Two scenarios on the same lab image, one after the other: default (an exit node, tenants that
 # come and go, the transit device re-created, a reboot) and member (a member node, a QinQ-only
 # node).
+# A molecule run's environment for the lab run folder $(1): its own SSH control sockets there
+# (Ansible's default folder is shared by every run of the user, so two labs up at once would
+# reach each other's hosts by the same names).
+molecule_env = DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(1) ANSIBLE_SSH_CONTROL_PATH_DIR=$(1)/ssh-cp \
+	  ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH
 MOLECULE_LAB_SCENARIOS := default member sdn
 .PHONY: molecule
 molecule: stage-with-scenarios venv
 	cd $(STAGE_WITH_SCENARIOS) && for scenario in $(MOLECULE_LAB_SCENARIOS); do \
-	  DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-molecule ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
-	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test -s $$scenario || exit 1; done
+	  $(call molecule_env,$(ROOT)/build/lab-molecule) $(VENV)/bin/molecule test -s $$scenario || exit 1; done
 
 # The two-member EVPN fabric in podman containers inside a lab VM (tests/lab/fabric/README.md):
 # about 3 minutes warm, 8 cold (its image is built once and cached).
 .PHONY: molecule-fabric
 molecule-fabric: stage-with-scenarios venv
-	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-fabric ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
-	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test -s fabric
+	cd $(STAGE_WITH_SCENARIOS) && $(call molecule_env,$(ROOT)/build/lab-fabric) $(VENV)/bin/molecule test -s fabric
 
 # The all-exit fabric: three exit nodes on an IPv6 BGP-unnumbered underlay, in podman containers
 # inside the fabric lab's VM (tests/lab/all-exit/README.md). molecule-all-exit-faults stops after
 # prepare: the topology and the field report's faults, shown before any role runs. About 5 min
 # warm (tests/lab/all-exit/README.md); in make test.
-ALL_EXIT_MOLECULE = cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-all-exit \
-	  ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule
+ALL_EXIT_MOLECULE = cd $(STAGE_WITH_SCENARIOS) && $(call molecule_env,$(ROOT)/build/lab-all-exit) $(VENV)/bin/molecule
 # The QinQ lab: three hypervisors with QinQ uplinks (two bonded, one single-NIC), the acceptance
 # matrix, the full-MTU proof and the guest guard, in the fabric lab's VM (tests/lab/qinq/README.md).
 .PHONY: molecule-qinq
 molecule-qinq: stage-with-scenarios venv
-	cd $(STAGE_WITH_SCENARIOS) && DEEVNET_REPO_ROOT=$(ROOT) LAB_RUN_DIR=$(ROOT)/build/lab-qinq ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint \
-	  MOLECULE_GLOB='molecule/*/molecule.yml' PATH=$(VENV)/bin:$$PATH $(VENV)/bin/molecule test -s qinq
+	cd $(STAGE_WITH_SCENARIOS) && $(call molecule_env,$(ROOT)/build/lab-qinq) $(VENV)/bin/molecule test -s qinq
 
 .PHONY: molecule-all-exit molecule-all-exit-faults
 molecule-all-exit: stage-with-scenarios venv

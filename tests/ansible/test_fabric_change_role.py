@@ -323,9 +323,22 @@ def test_proxmox_s_sdn_lock_is_refused_when_held_and_released_after_a_failure(fl
     lock.unlink()
     proc, report = fleet.run("failing", **given)
     assert proc.returncode != 0 and report["outcome"] == "refused"
-    assert report["locks"]["sdn"] is True
+    assert report["locks"]["sdn"] is True, proc.stdout
     assert "the dry run: hv01:" in "\n".join(report["refusals"])
     assert json.loads((fleet.reports / "failing" / "sdn-unlock" / "hv01.json").read_text())["result"]["released"]
     assert not lock.exists()
     assert not (fleet.tmp / "sdn-file").exists() and report["waves"] == []
     no_lock_left(fleet)
+
+
+def test_a_recent_kept_proof_is_the_next_run_s_baseline(fleet):
+    proc, first = fleet.run("first", waves=["100%"])
+    assert proc.returncode == 0, proc.stdout
+    proc, second = fleet.run("second", waves=["100%"], file_content="GOOD newer\n", baseline_max_age=3600)
+    assert proc.returncode == 0, proc.stdout
+    assert second["baseline"]["source"].startswith("the kept proof of first ("), second["baseline"]
+    assert not (fleet.reports / "second" / "baseline").exists()
+    assert all(fleet.file(node).read_text() == "GOOD newer\n" for node in NODES)
+    # Without an age allowed, the fleet is proven again.
+    proc, third = fleet.run("third", waves=["100%"])
+    assert proc.returncode == 0 and third["baseline"]["source"] == "the baseline's run"

@@ -59,7 +59,7 @@ def test_the_collection_readme_opens_with_a_quick_start_that_fits_one_screen():
     assert max(len(line) for line in lines) <= 100
     for needed in ("ansible-galaxy collection install", "--check --diff", "hosts.yml", "site.yml"):
         assert needed in body, needed
-    assert len(readme.split()) <= 1700, f"the README is {len(readme.split())} words"
+    assert len(readme.split()) <= 1850, f"the README is {len(readme.split())} words"
 
 
 def test_the_fast_path_s_internals_are_on_a_docs_page_the_readme_links():

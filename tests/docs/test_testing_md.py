@@ -79,10 +79,10 @@ def test_every_test_testing_md_names_is_defined_where_it_says():
 
 
 def test_testing_md_is_a_short_index_without_history():
-    """Under 72,000 bytes (twelve crates, two roles, a row per attack id), with no issue number and no
+    """Under 80,000 bytes (thirteen crates, three roles, a row per attack id), with no issue number and no
     "was:" note: what a test proves today."""
     text = TESTING.read_text()
-    assert len(text.encode()) < 72_000, len(text.encode())
+    assert len(text.encode()) < 80_000, len(text.encode())
     history = [f"line {n}: {line}" for n, line in enumerate(text.splitlines(), 1)
                if re.search(r"\bissue \d+|#\d+|\bwas:", line, re.IGNORECASE)]
     assert not history, "\n".join(history)

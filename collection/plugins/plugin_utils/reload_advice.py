@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The advice for reloading a node's interfaces, in the words of reload_advice.txt beside this
 file: the one text every fix that reloads gives, the filters' through this module and the Rust
-modules' through the runtime, which includes the same file (modules/runtime/src/advice.rs).
+modules' through the runtime, which includes the same file.
 
 The Cozystack guide warns that a bare reload of every interface on a host whose interfaces file
 has stale entries takes down what it should not, so the advice shows first what the reload would
