@@ -275,7 +275,10 @@ def test_a_controller_killed_after_the_change_leaves_the_canary_to_its_own_switc
     """The controller and every run it started are killed while the canary's change is being
     proven: the canary's switch restores it at its timeout; the locks of the dead run stay until
     the node playbook's step unlock releases them with its id."""
-    controller = fleet.start("killed", run_id="killed", file_content="GOOD new\n", timeout=25,
+    # The switch's timeout leaves room for the arm, the apply and the proof's start on a loaded
+    # machine: the kill must land before the switch fires.
+    switch_timeout = 60
+    controller = fleet.start("killed", run_id="killed", file_content="GOOD new\n", timeout=switch_timeout,
                              proof_vars={"test_proof_sleep": 5})
     proving = fleet.reports / "killed" / "wave-0-proof"
     deadline = time.monotonic() + 300
@@ -287,7 +290,7 @@ def test_a_controller_killed_after_the_change_leaves_the_canary_to_its_own_switc
     killed = time.monotonic()
     assert fleet.file("hv01").read_text() == "GOOD new\n"
     while fleet.file("hv01").read_text() != OLD:
-        assert time.monotonic() - killed < 25 + 10, "the canary's switch did not restore it"
+        assert time.monotonic() - killed < switch_timeout + 10, "the canary's switch did not restore it"
         time.sleep(0.5)
     status = fleet.guard("hv01", "state=status", "run_id=killed")
     assert status["switch"]["state"] == "expired", status

@@ -20,6 +20,13 @@ ADVICE_FILE = ROOT / "collection" / "plugins" / "plugin_utils" / "reload_advice.
 GUARDED_CHANGE = "`deevnet.net.fabric_change`"
 
 
+def _of_the_guarded_change(path: Path) -> bool:
+    """The guarded change's own files (its role, playbooks, filters and their docs): the home of
+    the preview the advice points to, which runs it and reads its output."""
+    name = path.name
+    return "fabric_change" in path.parts or name.startswith(("fabric_change", "fabric-change"))
+
+
 def _rust_sources() -> list[Path]:
     """Every module crate's Rust sources, without its tests (src/tests/, test_support)."""
     return sorted(p for p in ROOT.glob("modules/*/src/**/*.rs")
@@ -128,7 +135,7 @@ def _paragraphs(text: str) -> list[str]:
 
 def test_every_text_that_previews_the_reload_ends_with_the_guarded_change():
     """Wherever a text shows the preview, the same paragraph names the guarded change."""
-    bad = [f"{path.relative_to(ROOT)}: {paragraph}" for path in _texts()
+    bad = [f"{path.relative_to(ROOT)}: {paragraph}" for path in _texts() if not _of_the_guarded_change(path)
            for paragraph in _paragraphs(path.read_text(encoding="utf-8"))
            if "ifreload -a --no-act" in paragraph and "deevnet.net.fabric_change" not in paragraph]
     assert bad == []
@@ -172,7 +179,7 @@ def test_no_module_or_filter_words_a_reload_of_its_own():
         (ROOT / "collection" / "plugins").glob("plugin_utils/*.py")) + sorted(
         (ROOT / "collection" / "plugins").glob("action/*.py"))
     assert ROOT / "collection/plugins/filter/fleet_proof.py" in python
-    strings = [f"{path.relative_to(ROOT)}: {text}" for path in python
+    strings = [f"{path.relative_to(ROOT)}: {text}" for path in python if not _of_the_guarded_change(path)
                for text in _python_strings(path) if any(tool in text for tool in tools)]
     assert strings == []
 
