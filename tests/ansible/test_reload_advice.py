@@ -43,6 +43,7 @@ def _texts() -> list[Path]:
               if p.is_file() and p.suffix in (".py", ".yml", ".yaml", ".txt") and "_bin" not in p.parts]
     files += sorted((ROOT / "collection" / "changelogs" / "fragments").glob("*.yml"))
     files += sorted(ROOT.glob("roles/*/README.md")) + sorted(ROOT.glob("roles/*/defaults/**/*.yml"))
+    files += sorted(ROOT.glob("roles/*/meta/argument_specs.yml"))
     files += sorted(ROOT.glob("docs/*.md")) + sorted(ROOT.glob("docs/docsite/rst/*.rst"))
     files += [ROOT / "collection" / "README.md", ROOT / "README.md"]
     return sorted(set(files))

@@ -345,7 +345,7 @@ def _stanzas(text) -> dict:
 def _referenced(stanza: str) -> set:
     names = set()
     for line in stanza.splitlines():
-        key, _, rest = line.partition(" ")
+        key, rest = (line.split(" ", 1) + [""])[:2]
         if key in REFERENCES:
             names.update(word for word in rest.split() if word != "none")
     return names
@@ -493,8 +493,8 @@ def _seconds(value) -> float:
 
 
 def _wave_entry(index: int, wave: Mapping) -> dict:
-    times = {key: _seconds((wave.get("times") or {}).get(key)) for key in ("arm", "apply", "proof", "confirm",
-                                                                          "restore", "restore_proof")}
+    given = wave.get("times") or {}
+    times = {key: _seconds(given.get(key)) for key in ("arm", "apply", "proof", "confirm", "restore", "restore_proof")}
     overhead = round(sum(value for key, value in times.items() if key != "apply"), 1)
     return {"wave": index, "nodes": list(wave.get("nodes") or []), "outcome": wave.get("outcome") or "not_run",
             "changes": dict(wave.get("changes") or {}), "proof_diff": list(wave.get("proof_diff") or []),
