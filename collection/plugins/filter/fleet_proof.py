@@ -127,11 +127,27 @@ def _ipv4_subnet(zone: Mapping):
     return None, None
 
 
+def _not_reloaded_vrfs(sdn: Mapping) -> set:
+    """The VRFs of zones the node has not reloaded yet: on a node whose applied SDN version is
+    older than the cluster's, each VRF the kernel lacks (sdn_check's drift: no such device). Such
+    a zone came with the newer version; the version and drift checks name the node."""
+    version = sdn.get("version") if isinstance(sdn.get("version"), Mapping) else {}
+    running, applied = version.get("running"), version.get("applied")
+    if not isinstance(running, int) or not isinstance(applied, int) or applied >= running:
+        return set()
+    return {str(drift.get("object")) for drift in sdn.get("drift") or []
+            if isinstance(drift, Mapping) and drift.get("found") == "no such device"}
+
+
 def tenants_of(node: str, facts: Mapping) -> list:
-    """The node's tenants: each EVPN zone that applies to it and has an IPv4 subnet."""
+    """The node's tenants: each EVPN zone that applies to it and has an IPv4 subnet, but for a
+    zone the node has not reloaded yet (_not_reloaded_vrfs): a node is proven as it runs, not
+    probed for a VRF it does not have yet."""
     tenants = []
-    for zone in _node_inputs(node, facts)["sdn"].get("zones") or []:
-        if zone.get("type") != "evpn" or not zone.get("vrf"):
+    sdn = _node_inputs(node, facts)["sdn"]
+    not_reloaded = _not_reloaded_vrfs(sdn)
+    for zone in sdn.get("zones") or []:
+        if zone.get("type") != "evpn" or not zone.get("vrf") or zone["vrf"] in not_reloaded:
             continue
         vnet, subnet = _ipv4_subnet(zone)
         if vnet is None:
