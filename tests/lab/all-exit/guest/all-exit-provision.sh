@@ -39,6 +39,8 @@ install -m 755 "$here/all-exit-faults" /usr/local/sbin/all-exit-faults
 install -m 755 "$here/all-exit-sdn" /usr/local/sbin/all-exit-sdn
 install -m 755 "$here/all-exit-bench-tenants" /usr/local/sbin/all-exit-bench-tenants
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
+install -m 755 "$here/all-exit-mgmt-relay" /usr/local/sbin/all-exit-mgmt-relay
+install -m 755 "$here/all-exit-guard-state" /usr/local/sbin/all-exit-guard-state
 
 # ---------------------------------------------------------------- clean slate
 systemctl stop all-exit-internet-responder 2>/dev/null || true
@@ -185,6 +187,15 @@ for net in 192.0.2 10.30.1; do
       ip -n core route add "$address/32" via inet6 "$ll" dev "swp$x"
     done
   done
+done
+
+# Each hypervisor reachable as an operator reaches a Proxmox node: its sshd on its vmbr0 address,
+# from the management network (the fabric_change scenario: all-exit-mgmt-relay from mgmt5), and
+# the management stanza's own reload, all-exit-mgmt-apply.
+step 'management SSH'
+for n in "${HVS[@]}"; do
+  podman cp "$here/all-exit-mgmt-apply" "$n:/usr/local/sbin/all-exit-mgmt-apply"
+  podman exec "$n" sh -c 'chmod 755 /usr/local/sbin/all-exit-mgmt-apply && /usr/sbin/sshd'
 done
 
 step 'waiting for BGP and EVPN'
