@@ -52,7 +52,7 @@ ip link del msw0 2>/dev/null || true
 # one token for the cluster.
 SDN_SHARED=/var/lib/deevnet-all-exit/pve-sdn
 rm -rf "$SDN_SHARED"
-install -d -m 755 "$SDN_SHARED"
+install -d -m 755 "$SDN_SHARED" "$NODE_ROOTFS/etc/pve/sdn"   # the mount point, in the nodes' lower layer
 
 # ---------------------------------------------------------------- containers
 step containers
