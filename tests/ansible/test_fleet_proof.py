@@ -659,3 +659,43 @@ def test_a_zone_a_node_has_not_reloaded_yet_is_not_proven_there_the_version_and_
     assert sorted(failed) == ["sdn_drift", "sdn_version"]
     named = {report["findings"][int(ident[1:]) - 1]["node"] for check in failed.values() for ident in check["findings"]}
     assert named == {"hv02", "hv03"}
+
+
+def test_a_tenant_zone_rolled_out_in_waves_is_held_against_the_baseline_with_only_the_later_waves_lag(monkeypatch):
+    """The proofs of an SDN apply that adds a tenant zone, held against the proof from before
+    (fabric_change_compare, as the guarded change holds each wave's): after the canary's wave
+    nothing regresses, only the later waves' lag (SDN version and drift on hv02 and hv03) and the
+    new tenant's returns through them are expected; after the last wave the proof holds."""
+    compare = filter_plugin("fabric_change").fabric_change_compare
+    baseline = reconcile(fleet(), NODES, settings(), None)
+    monkeypatch.setitem(TENANTS, "tnew", {"vrf": "vrf_tnew", "l3vni": 10003, "vnet": "tnew0", "vni": 11003,
+                                          "cidr": "10.30.2.0/24", "gateway": "10.30.2.1"})
+    for index, node in enumerate(NODES):
+        monkeypatch.setitem(WORKLOAD, ("tnew", node), f"10.30.2.{254 - index}")
+    monkeypatch.setitem(LANDING, "tnew", {node: {other: f"10.30.2.2{i + 1}{j + 1}" for j, other in enumerate(NODES)
+                                                 if other != node} for i, node in enumerate(NODES)})
+    rolled_out = fleet()
+    final = compare(reconcile(rolled_out, NODES, settings(), None), baseline, [])
+    assert final["equal"] and final["expected"] == []
+    canary = json.loads(json.dumps(rolled_out))
+    for node in ("hv02", "hv03"):
+        canary[node]["sdn"]["version"] = {"running": 8, "applied": 7}
+        canary[node]["sdn"]["drift"] = [{"object": "vrf_tnew", "declared": "a vrf device: the VRF of zone tnew",
+                                         "found": "no such device", "fix": "reload"}]
+        canary[node]["probe"]["probes"] = [p for p in canary[node]["probe"]["probes"] if not p["name"].startswith("tnew")]
+        canary[node]["evpn"]["vnis"] = [vni for vni in canary[node]["evpn"]["vnis"] if vni["vrf"] != "vrf_tnew"]
+    canary["hv01"]["sdn"]["version"] = {"running": 8, "applied": 8}
+    for vni in canary["hv01"]["evpn"]["vnis"]:
+        if vni["vrf"] == "vrf_tnew":
+            vni["remote_vteps"] = []
+    for probe in canary["hv01"]["probe"]["probes"]:
+        if probe["name"] in ("tnew-via-hv02", "tnew-via-hv03"):
+            probe["verdict"] = "failed"
+            probe["targets"] = [target(INTERNET, "reply", passed=False)]
+    doc = reconcile(canary, NODES, settings(), None)
+    assert failing(doc) == [("tnew", "hv01", "return:hv02"), ("tnew", "hv01", "return:hv03")]
+    compared = compare(doc, baseline, ["hv02", "hv03"])
+    assert compared["regressions"] == [] and compared["newly_failing"] == [] and compared["equal"]
+    assert len(compared["expected_lines"]) == 4
+    assert all(line.startswith("expected while hv02, hv03 run the SDN version from before the commit: ")
+               for line in compared["expected_lines"])
