@@ -23,15 +23,13 @@ STEPS = ("arm", "apply", "proof", "confirm", "restore", "restore_proof")
 
 
 def waves(runs: Path) -> list:
-    """Every wave of every kept run that proved a baseline: (run, wave, its times, the baseline's
-    seconds, outcome)."""
+    """Every wave of every kept run that ran its proof: (run id, wave)."""
     rows = []
     for report_path in sorted(runs.glob("*/fabric-change.json")):
         report = json.loads(report_path.read_text())
-        baseline = float((report.get("baseline") or {}).get("seconds") or 0)
         for wave in report.get("waves") or []:
             if wave["times"].get("proof"):
-                rows.append((report["run_id"], wave, baseline, report["outcome"]))
+                rows.append((report["run_id"], wave))
     return rows
 
 
@@ -45,7 +43,7 @@ def section(rows: list, command: str) -> str:
              "| run | wave | outcome | arm | apply | proof | confirm | restore | proof after restore | gate "
              "| gate / one proof |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     ratios, restores = [], []
-    for run_id, wave, _baseline, _outcome in rows:
+    for run_id, wave in rows:
         times = wave["times"]
         gate = times.get("arm", 0) + times["proof"] + times.get("confirm", 0)
         ratios.append(gate / times["proof"])
@@ -57,7 +55,7 @@ def section(rows: list, command: str) -> str:
     if not rows:
         lines.append("| no kept run with a wave proven | | | | | | | | | | |")
     lines.append("")
-    if not any(wave["outcome"] == "confirmed" for _run, wave, _b, _o in rows):
+    if not any(wave["outcome"] == "confirmed" for _run, wave in rows):
         lines.append("No confirmed wave in these runs (the lab's scenario has no good change yet): the gate "
                      "of a regressed wave stands in, its arming and proof (a confirmation is one more node step).")
     if ratios:
