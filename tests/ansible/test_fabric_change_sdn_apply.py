@@ -89,3 +89,20 @@ def test_a_bad_sdn_apply_is_undone_on_the_canary_the_commit_with_it(tmp_path, an
     assert {node: fleet.file(node).stat().st_mtime_ns for node in ("hv02", "hv03")} == others
     assert fleet.step_nodes("bad", "wave-0-arm") == ["hv01"]
     no_lock_left(fleet)
+
+
+def test_a_failed_sdn_commit_restores_the_armed_canary_at_once_and_reloads_nothing(tmp_path, ansible_env):
+    fleet, given = sdn_fleet(tmp_path, ansible_env)
+    given["sdn_commit"] = [str(VENV_BIN / "python"), "-c", "import sys; sys.exit('the commit fails')"]
+    files = {node: fleet.file(node).stat().st_mtime_ns for node in NODES}
+    proc, report = fleet.run("failing", **given)
+    assert proc.returncode != 0 and report["outcome"] == "failed", proc.stdout
+    (wave,) = report["waves"]
+    assert wave["nodes"] == ["hv01"] and wave["cause"].startswith("the SDN commit failed, no node was reloaded: hv01")
+    assert wave["restore"] == "hv01: nothing to restore", wave["restore"]
+    assert fleet.guard("hv01", "state=status", "run_id=failing")["switch"]["state"] == "restored"
+    assert fleet.step_nodes("failing", "wave-0-arm") == ["hv01"] and fleet.step_nodes("failing", "wave-0-apply") == []
+    assert running_version(fleet) == 4
+    assert {node: fleet.file(node).stat().st_mtime_ns for node in NODES} == files
+    assert not (fleet.tmp / "pve" / "sdn" / ".lock").exists()
+    no_lock_left(fleet)
