@@ -307,7 +307,9 @@ def _pending_nodes(pending) -> set:
 
 def _awaits_wave(entry: Mapping, doc_now: Mapping, pending: set, tenants_before: set) -> bool:
     """Whether an entry is the rollout's own: a rollout check whose findings all name nodes still
-    waiting for their wave, or a new tenant's newly failing cell on such a node or toward it."""
+    waiting for their wave (sdn_drift's, besides, each one that only the node's reload explains:
+    a device the new version adds, not one the node's own applied version has and lost), or a new
+    tenant's newly failing cell on such a node or toward it."""
     if not pending:
         return False
     if entry["what"] == "check":
@@ -317,8 +319,10 @@ def _awaits_wave(entry: Mapping, doc_now: Mapping, pending: set, tenants_before:
         if check is None:
             return False
         findings = {f.get("id"): f for f in doc_now["findings"] if isinstance(f, Mapping)}
-        named = [findings.get(i, {}).get("node") for i in check.get("findings") or []]
-        return bool(named) and all(node in pending for node in named)
+        named = [findings.get(i, {}) for i in check.get("findings") or []]
+        return bool(named) and all(
+            finding.get("node") in pending and (entry["check"] != "sdn_drift" or finding.get("awaits_reload") is True)
+            for finding in named)
     toward = str(entry["column"]).rpartition(":")[2]
     return entry["tenant"] not in tenants_before and (entry["node"] in pending or toward in pending)
 
