@@ -72,6 +72,19 @@ def test_bad_settings_are_refused_naming_the_setting_the_value_and_the_fix(chang
         assert word in said, (word, said)
 
 
+def test_a_node_s_sdn_files_are_proxmox_s_places_unless_it_gives_others():
+    files = fabric_change.fabric_change_sdn_files
+    assert files(None) == files({}) == {
+        "running_config": "/etc/pve/sdn/.running-config", "config_dir": "/etc/pve/sdn",
+        "interfaces_sdn": "/etc/network/interfaces.d/sdn", "interfaces": "/etc/network/interfaces",
+        "frr_conf": "/etc/frr/frr.conf"}
+    assert files({"frr_conf": "/srv/frr.conf"})["frr_conf"] == "/srv/frr.conf"
+    with pytest.raises(AnsibleFilterError) as error:
+        files({"frr": "/srv/frr.conf"})
+    assert "fabric_change_sdn_files: fabric_change_sdn_files.frr is '/srv/frr.conf': give one of running_config" \
+        in str(error.value)
+
+
 def test_a_group_without_hosts_is_refused():
     said = refusal(context={"hosts": []})
     assert said and "fabric_change_hosts is 'proxmox_nodes'" in said[0] and "-e fabric_change_hosts=GROUP" in said[0]

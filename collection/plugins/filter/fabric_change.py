@@ -164,7 +164,11 @@ def _timeout_problems(settings: Mapping, context: Mapping) -> list:
     return []
 
 
-SDN_FILES = ("running_config", "config_dir", "interfaces_sdn", "interfaces", "frr_conf")
+# Where a Proxmox VE node keeps the SDN files an sdn_apply's dry run reads and its snapshot holds.
+SDN_FILE_DEFAULTS = {"running_config": "/etc/pve/sdn/.running-config", "config_dir": "/etc/pve/sdn",
+                     "interfaces_sdn": "/etc/network/interfaces.d/sdn", "interfaces": "/etc/network/interfaces",
+                     "frr_conf": "/etc/frr/frr.conf"}
+SDN_FILES = tuple(SDN_FILE_DEFAULTS)
 
 
 def _sdn_files_problems(files) -> list:
@@ -176,6 +180,15 @@ def _sdn_files_problems(files) -> list:
             + (f"give one of {', '.join(SDN_FILES)}" if key not in SDN_FILES else "give an absolute path")
             for key, value in files.items()
             if key not in SDN_FILES or not isinstance(value, str) or not value.startswith("/")]
+
+
+def fabric_change_sdn_files(files=None) -> dict:
+    """A node's SDN files: Proxmox's own places, each overridden where `files` (the node's
+    fabric_change_sdn_files) gives another."""
+    problems = _sdn_files_problems(files)
+    if problems:
+        raise AnsibleFilterError(f"fabric_change_sdn_files: {problems[0]}")
+    return {**SDN_FILE_DEFAULTS, **(files or {})}
 
 
 def _other_problems(settings: Mapping) -> list:
@@ -637,4 +650,5 @@ class FilterModule:
                 "fabric_change_stale_interfaces": fabric_change_stale_interfaces,
                 "fabric_change_step_results": fabric_change_step_results, "fabric_change_changes": fabric_change_changes,
                 "fabric_change_switch_state": fabric_change_switch_state,
+                "fabric_change_sdn_files": fabric_change_sdn_files,
                 "fabric_change_report": fabric_change_report, "fabric_change_summary": fabric_change_summary}
