@@ -17,9 +17,27 @@ help:
 	@echo "make docs        build the collection's docsite (build/docs/html); make docs-test checks it"
 	@echo "make lab-up | lab-ssh | lab-down | lab-test"
 
-# The order runs the fast, local checks first, so a broken build fails in minutes.
-test: host-deps lint rust-test collection notices-check ansible-test ansible-core-oldest sanity galaxy-import changelog-lint ansible-lint docs-test lab-test molecule molecule-fabric molecule-all-exit molecule-qinq
+# The order runs the fast, local checks first, so a broken build fails in minutes (ansible-lint
+# among them: it reads the stage the molecule scenarios run from), after every host package
+# (apt-get, whose lock two lanes would contend for).
+# Then two lanes side by side, each in order: the host's checks (mostly Python on the CPU) and the
+# lab's VM runs (mostly waiting on the VM and its nodes). Each lane's lines carry its name; one
+# lane failing fails make test once the other has finished. Within a lane one target at a time
+# (LANE set: .NOTPARALLEL), so the lab lane boots one VM at a time.
+TEST_HOST_LANE := ansible-test ansible-core-oldest sanity galaxy-import changelog-lint docs-test
+TEST_LAB_LANE := lab-test molecule molecule-fabric molecule-all-exit molecule-qinq
+test: host-deps pandoc lab-deps lint rust-test collection notices-check ansible-lint
+	@$(MAKE) --no-print-directory -j2 STAGED=1 test-host-lane test-lab-lane
 	@echo "== make test: all passed"
+
+.PHONY: test-host-lane test-lab-lane
+ifdef LANE
+.NOTPARALLEL:
+endif
+test-host-lane test-lab-lane: lane = $(@:test-%-lane=%)
+test-host-lane test-lab-lane:
+	@set -o pipefail; $(MAKE) --no-print-directory STAGED=1 LANE=$(lane) $(if $(filter host,$(lane)),$(TEST_HOST_LANE),$(TEST_LAB_LANE)) 2>&1 \
+	  | sed -u 's/^/[$(lane)] /'; rc=$$?; echo "[$(lane)] == lane $(lane): $$([ $$rc = 0 ] && echo passed || echo "failed (rc $$rc)")"; exit $$rc
 
 # Host tools the tests use: vtysh (frr_local_stanza's `validate` checked against real FRR),
 # unshare/ip (namespaces), nft (qinq_check reads bridge-family rules in test namespaces) and
@@ -55,11 +73,12 @@ rust-test:
 # namespace with a tmpfs of its own on /run/lock, so the host's /run is never written (each
 # pytest-xdist worker in one of its own). PYTEST_WORKERS workers (pytest-xdist's -n; 0 runs in
 # one process): tests that wait (a switch's timeout, a proof's sleep) overlap with busy ones;
-# tests of one xdist_group share a worker.
+# tests of one xdist_group share a worker. The 20 slowest are listed at the end (CI's log shows
+# where the minutes go).
 PYTEST_WORKERS ?= 2
 PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
 ansible-test: collection
-	$(PY) -m pytest -q $(PYTEST_XDIST) tests/ansible
+	$(PY) -m pytest -q $(PYTEST_XDIST) --durations=20 tests/ansible
 
 # The collection on the oldest ansible-core it claims: ad hoc, playbooks with check and diff, the
 # fast path and its fallbacks, the roles' interfaces and their filters. (ansible-test covers the newest, 2.21.)

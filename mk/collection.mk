@@ -68,6 +68,13 @@ $(RENDERED_NOTICES): $(NOTICES_DIR)/crates.json $(ROOT)/mk/notices/render.py $(V
 # The metadata URLs (galaxy.yml's repository, issues, homepage, documentation) are inputs of the
 # build, never committed: a test build gets clearly-fake ones (example.invalid), and
 # `make release` refuses to build without real ones.
+# make test's two lanes (Makefile: test) run with STAGED=1: the collection, its tarball and the
+# stage with the scenarios were built once before them, and rebuilt in one lane they would be
+# removed under the other's running tests. There these targets only check that they exist.
+.PHONY: staged-check
+staged-check:
+	@test -d $(STAGE_WITH_SCENARIOS) -a -f $(TARBALL) || { echo "STAGED=1, but nothing is staged: run make collection stage-with-scenarios first"; exit 1; }
+ifneq ($(STAGED),1)
 collection-stage: release-binaries venv
 	@rm -rf $(STAGE) && mkdir -p $(STAGE)/plugins/modules
 	@cp $(ROOT)/galaxy.yml $(ROOT)/COPYING $(NOTICES) $(STAGE)/
@@ -85,11 +92,18 @@ collection-stage: release-binaries venv
 	@cd $(STAGE) && PATH=$(VENV)/bin:$$PATH $(VENV)/bin/antsibull-changelog release --version $(VERSION) --date $$(git -C $(ROOT) log -1 --format=%cs 2>/dev/null || date +%F)
 	@$(PY) $(ROOT)/mk/tidy_yaml.py $(STAGE)/changelogs/changelog.yaml
 	@echo "== staged $(STAGE) with modules: $(MODULES)"
+else
+collection-stage: staged-check
+endif
 
+ifneq ($(STAGED),1)
 collection: collection-stage venv
 	@mkdir -p $(ROOT)/dist
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(ROOT)/dist $(STAGE)
 	@echo "== built $(TARBALL)"
+else
+collection: staged-check
+endif
 
 # The tarball to publish: the same build, refused unless every URL is given and real (https, not
 # the test build's example.invalid).
@@ -105,10 +119,14 @@ release: release-urls
 # documentation where Ansible looks for them (the repository root keeps them apart).
 STAGE_WITH_SCENARIOS := $(ROOT)/build/lint/ansible_collections/deevnet/net
 .PHONY: ansible-lint stage-with-scenarios
+ifneq ($(STAGED),1)
 stage-with-scenarios: collection-stage
 	@rm -rf $(STAGE_WITH_SCENARIOS) && mkdir -p $(dir $(STAGE_WITH_SCENARIOS))
 	@cp -r $(STAGE) $(STAGE_WITH_SCENARIOS)
 	@cp -r $(ROOT)/molecule $(ROOT)/.ansible-lint $(STAGE_WITH_SCENARIOS)/
+else
+stage-with-scenarios: staged-check
+endif
 
 ansible-lint: stage-with-scenarios venv
 	cd $(STAGE_WITH_SCENARIOS) && HOME=$(ROOT)/build/lint-home ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/lint $(VENV)/bin/ansible-lint --offline

@@ -8,12 +8,11 @@
 DOCS := $(ROOT)/build/docs
 DOCSITE := $(DOCS)/site
 
-.PHONY: docs docs-rst docs-test chromium
+.PHONY: docs docs-rst docs-test chromium pandoc
 docs-rst:
 	$(PY) $(ROOT)/mk/docsite.py rst
 
-docs: collection-stage venv
-	@command -v pandoc >/dev/null || { echo "== installing: pandoc (the extra docs' check)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pandoc >/dev/null; }
+docs: collection-stage venv pandoc
 	$(PY) $(ROOT)/mk/docsite.py rst --check
 	@rm -rf $(DOCS) && mkdir -p $(DOCSITE) && chmod 0700 $(DOCSITE)
 	cd $(DOCSITE) && ANSIBLE_COLLECTIONS_PATH=$(ROOT)/build/collection PATH=$(VENV)/bin:$$PATH \
@@ -26,6 +25,10 @@ docs: collection-stage venv
 	  sphinx-build -q -b html -c . -w $(DOCS)/sphinx-warnings.txt rst $(DOCS)/html
 	$(PY) $(ROOT)/mk/docsite.py warnings $(DOCS)/sphinx-warnings.txt
 	@echo "== docsite: $(DOCS)/html/index.html"
+
+# Debian's pandoc, for the extra docs' check.
+pandoc:
+	@command -v pandoc >/dev/null || { echo "== installing: pandoc (the extra docs' check)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pandoc >/dev/null; }
 
 # Debian's Chromium, for the docsite's render check (headless).
 chromium:

@@ -2,7 +2,10 @@
 # Included by the root Makefile; ROOT is the repository root.
 LAB := $(ROOT)/tests/lab/lab
 
-.PHONY: lab-up lab-down lab-ssh lab-test lab-provision lab-status lab-reset-faults
+.PHONY: lab-up lab-down lab-ssh lab-test lab-provision lab-status lab-reset-faults lab-deps
+## lab-deps: the host packages the lab needs (apt-get, as root)
+lab-deps:
+	@$(LAB) deps
 
 ## lab-up: build or reuse the image, boot the VM, provision hv02 with both faults
 lab-up:
