@@ -5,7 +5,7 @@
 use crate::input::{split_at_nul, Input};
 use sdn_check::derive::{derive, named_nodes};
 use sdn_check::files::Sources;
-use sdn_check::interfaces::{applied_version, own_interfaces};
+use sdn_check::interfaces::{applied_version, generated_devices, own_interfaces};
 use sdn_check::kernel_drift::kernel_drift;
 use sdn_check::observation::{declared_devices, KernelView};
 use sdn_check::pending::pending_changes;
@@ -56,6 +56,7 @@ pub fn check_bytes(data: &[u8]) {
         running: config,
         pending,
         applied,
+        applied_devices: generated_devices(&interfaces),
         own,
     };
     let mut nodes: Vec<String> = named_nodes(&sources.running).into_iter().take(4).collect();
