@@ -164,8 +164,7 @@ fn finish(
     };
     if !failures.is_empty() {
         // One line per failed check; what this run switched off shows in those checks.
-        let lines: Vec<String> = failures.iter().map(|c| c.line()).collect();
-        let mut failure = Failure::new(lines.join("\n"))
+        let mut failure = Failure::new(report.failure_message())
             .with("changed", outcome.changed)
             .with_report(report);
         failure.diff = std::mem::take(&mut outcome.diff);
@@ -178,8 +177,9 @@ fn finish(
         String::new()
     };
     outcome.msg = format!(
-        "all {} QinQ checks passed{fixed}{guard}",
-        report.checks.len()
+        "all {} QinQ checks passed{fixed}{guard}; {}",
+        report.checks.len(),
+        report.guest_mtu.summary()
     );
     Ok(outcome)
 }

@@ -294,6 +294,7 @@ fn guest_ports_are_read_from_the_links_and_the_namespaces_nftables_ruleset() {
                 trunks: Vec::new(),
                 bond_mode: None,
                 guest_bridge,
+                zone_guest_ports: Vec::new(),
             };
             let port_vlans = Netlink::connect().unwrap().bridge_vlans().unwrap();
             let ruleset = read_ruleset(std::path::Path::new(NFT));
@@ -498,6 +499,7 @@ fn guard_and_guest_ports(
             slaves: vec![(parent, None)],
             trunks: Vec::new(),
             bond_mode: None,
+            zone_guest_ports: Vec::new(),
         };
         let ruleset = read_ruleset(std::path::Path::new(NFT));
         (
