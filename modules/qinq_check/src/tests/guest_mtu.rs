@@ -39,6 +39,15 @@ fn found(report: &Report) -> Vec<(&str, &str, u32, u32, Option<u32>)> {
         .collect()
 }
 
+/// The failed checks are exactly VM 100's tap and guest 103's fwpr; the tap's check.
+fn tap100_failed_with_fwpr103(report: &Report) -> &Check {
+    assert_eq!(
+        report.failed_names(),
+        ["guest_mtu:tap100i0", "guest_mtu:fwpr103p0"]
+    );
+    check(report, "guest_mtu:tap100i0")
+}
+
 #[test]
 fn guest_ports_of_the_zone_bridge_off_zone_mtu_are_failed_checks_naming_port_vm_and_both_mtus() {
     let report = node_with_zone_guests().report(&request());
@@ -59,11 +68,7 @@ fn guest_ports_of_the_zone_bridge_off_zone_mtu_are_failed_checks_naming_port_vm_
         ),
         ("vmbr1", Some(1496), "zone_mtu", 4, 2)
     );
-    assert_eq!(
-        report.failed_names(),
-        ["guest_mtu:tap100i0", "guest_mtu:fwpr103p0"]
-    );
-    let tap = check(&report, "guest_mtu:tap100i0");
+    let tap = tap100_failed_with_fwpr103(&report);
     assert_eq!(
         tap.expected,
         "MTU of tap100i0 (VM 100, net0) the zone's 1496 (zone_mtu)"
@@ -114,11 +119,7 @@ fn without_zone_mtu_the_guest_ports_are_held_to_the_zone_bridges_own_mtu() {
         (report.guest_mtu.zone_mtu, report.guest_mtu.zone_mtu_from),
         (Some(1496), "bridge")
     );
-    assert_eq!(
-        report.failed_names(),
-        ["guest_mtu:tap100i0", "guest_mtu:fwpr103p0"]
-    );
-    let tap = check(&report, "guest_mtu:tap100i0");
+    let tap = tap100_failed_with_fwpr103(&report);
     assert_eq!(
         tap.expected,
         "MTU of tap100i0 (VM 100, net0) the zone's 1496 (vmbr1's MTU)"
