@@ -1,5 +1,5 @@
-//! `deevnet.net.qinq_check`: the bonded uplink of a Proxmox node keeps both VLAN tags, and
-//! every hop fits the zone's MTU.
+//! `deevnet.net.qinq_check`: the bonded uplink of a Proxmox node keeps both VLAN tags, every
+//! hop fits the zone's MTU, and every guest port of the zone bridge is at it.
 //!
 //! Tenant and transit VLANs travel as inner tags inside the outer VLAN of a bonded uplink:
 //! `bond0` → `bond0.40` → `vmbr1` (VLAN-aware, `bridge-vids 199-299`). Three faults break it,
