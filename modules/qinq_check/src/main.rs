@@ -176,10 +176,6 @@ fn finish(
     } else {
         String::new()
     };
-    outcome.msg = format!(
-        "all {} QinQ checks passed{fixed}{guard}; {}",
-        report.checks.len(),
-        report.guest_mtu.summary()
-    );
+    outcome.msg = report.success_message(&format!("{fixed}{guard}"));
     Ok(outcome)
 }

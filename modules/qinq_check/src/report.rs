@@ -137,6 +137,16 @@ impl Report {
         lines.join("\n")
     }
 
+    /// The message of a run whose checks all passed: their number, `changes` (what the run
+    /// changed, each after `; `), and the count of guest ports at the zone's MTU.
+    pub fn success_message(&self, changes: &str) -> String {
+        format!(
+            "all {} QinQ checks passed{changes}; {}",
+            self.checks.len(),
+            self.guest_mtu.summary()
+        )
+    }
+
     /// The names of the failed checks, in order.
     pub fn failed_names(&self) -> Vec<&str> {
         self.failures().iter().map(|c| c.name.as_str()).collect()

@@ -164,10 +164,17 @@ fn guest_ports_at_the_zone_mtu_pass_and_the_summary_counts_them() {
         .checks
         .iter()
         .any(|c| c.name.starts_with("guest_mtu")));
+    assert_eq!(
+        report.success_message("; txvlan switched off on qinq_b"),
+        "all 19 QinQ checks passed; txvlan switched off on qinq_b; 4 guest interfaces on vmbr1 at the zone MTU 1496"
+    );
 
     let healthy = Node::healthy().report(&request());
     assert_eq!(healthy.guest_mtu.checked, 0, "qvm0 is no guest's name");
-    assert_eq!(healthy.guest_mtu.summary(), "no guest interface on vmbr1");
+    assert_eq!(
+        healthy.success_message(""),
+        "all 19 QinQ checks passed; no guest interface on vmbr1"
+    );
 }
 
 #[test]
