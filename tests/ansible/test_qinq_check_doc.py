@@ -17,5 +17,6 @@ def test_ansible_doc_shows_an_example_per_check(ansible_env):
     text = subprocess.run([VENV_BIN / "ansible-doc", "deevnet.net.qinq_check"], env=ansible_env,
                           capture_output=True, text=True, check=True).stdout
     for needed in ("fix_txvlan: true", "zone_mtu: 8996", "trunk_interfaces:", "peers:",
-                   "ansible hv02 -b -m deevnet.net.qinq_check", "fdb_vlan1", "uplink_vlans"):
+                   "ansible hv02 -b -m deevnet.net.qinq_check", "fdb_vlan1", "uplink_vlans",
+                   "guest_mtu:<port>", "qm set <vmid> --net<n>", "guest_mtu.ports"):
         assert needed in text, needed

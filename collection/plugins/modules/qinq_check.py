@@ -30,6 +30,15 @@ description:
     being payload there) is at least O(zone_mtu); the uplink VLAN device, the bond and its slaves
     (or the single NIC) carry O(zone_mtu) + 4, the bridge and O(trunk_interfaces) carry O(zone_mtu). The numbers are
     returned in RV(mtu)."
+  - "Guests at the zone's MTU: every guest port of O(bridge) - a VM's C(tap<vmid>i<n>), a
+    container's C(veth<vmid>i<n>), the firewall's C(fwpr<vmid>p<n>) and C(fwln<vmid>i<n>) -
+    whose MTU differs from the zone's (O(zone_mtu), or when not given the bridge's own MTU) is a
+    failed check C(guest_mtu:<port>) naming the port, the VM or container id, its NIC, its MTU
+    and the zone's. Proxmox VE sets a guest port's MTU when the guest starts, so a guest started
+    before the zone's MTU changed keeps the old one. The fix is Proxmox's - the NIC's C(mtu=)
+    (C(qm set <vmid> --net<n> ...,mtu=<zone>), or C(mtu=1) to follow the bridge when the bridge
+    is at the zone's MTU; C(pct set) for a container), then a restart of the guest. The findings
+    and their count are returned in RV(guest_mtu); the count is in the message."
   - "The fingerprint of a lost inner tag: no MAC learned through the uplink port in VLAN 1 (or the
     port's PVID, or without a VLAN) while the zone's VLANs are elsewhere; the MACs are returned in
     RV(fdb_vlan1). Each entry of O(peers) must be learned through the uplink in its own VLAN."
@@ -95,7 +104,8 @@ options:
   zone_mtu:
     description:
       - The MTU the zone's guests use, for example V(8996) on a 9000-byte uplink.
-      - When not given, the hops are held to what the uplink VLAN device allows (its MTU minus 4).
+      - When not given, the hops are held to what the uplink VLAN device allows (its MTU minus 4),
+        and the guest ports of O(bridge) to the bridge's own MTU.
     type: int
   trunk_interfaces:
     description:
@@ -276,6 +286,23 @@ EXAMPLES = r'''
     guest_vlan_guard: true
   become: true
 
+# Guests at the zone's MTU: after raising the zone's MTU, list the VMs and containers whose
+# ports on vmbr1 kept the old one (each with its qm set / pct set fix).
+- name: Find guests started before the zone's MTU changed
+  deevnet.net.qinq_check:
+    bond: bond0
+    uplink_vlan: 40
+    bridge: vmbr1
+    vlans: "199-299"
+    zone_mtu: 8950
+  become: true
+  register: qinq_mtu
+  ignore_errors: true
+
+- name: Show them
+  ansible.builtin.debug:
+    msg: "{{ qinq_mtu.guest_mtu.ports | map(attribute='port') | list }}"
+
 # Reading the report when a check fails.
 - name: Check, and keep going to show the report
   deevnet.net.qinq_check:
@@ -303,7 +330,9 @@ checks:
       C(vlan_filtering), C(uplink_vlans), C(bond_slaves) (a bond only), C(txvlan:<slave>), C(zone_mtu) (with
       O(zone_mtu)), C(mtu:<interface>), C(trunk_bridge_port:<trunk>), C(trunk_vlans:<trunk>),
       C(fdb_vlan1), C(peer:<mac>), C(bridge_ipv6), C(guest_port:<port>) (each exposed guest
-      port, with O(guest_ports=fail)).
+      port, with O(guest_ports=fail)), C(guest_mtu:<port>) (each guest port of O(bridge) not at
+      the zone's MTU), C(guest_mtu) (only when O(bridge) has guest ports and neither O(zone_mtu)
+      nor the bridge gives an MTU to compare them with).
     - C(fix) says what to do; it is present only on a failed check. A fix makes the change now
       and says where it persists (the interface's stanza in C(/etc/network/interfaces), the
       role's udev rule or sysctl.d file); it brings up only the interfaces concerned
@@ -397,6 +426,29 @@ guest_vlan_guard:
       type 8021q drop; iifname "veth*" ether type 8021ad drop; iifname "fwpr*" ether type 8021q
       drop; iifname "fwpr*" ether type 8021ad drop; iifname "fwln*" ether type 8021q drop;
       iifname "fwln*" ether type 8021ad drop; }; }
+guest_mtu:
+  description:
+    - The guest ports of O(bridge) held to the zone's MTU - C(bridge), C(zone_mtu) (the MTU they
+      are held to, C(null) when unknown), C(zone_mtu_from) (C(zone_mtu), the option, or
+      C(bridge), the bridge's own MTU), C(checked) (how many guest ports the bridge has),
+      C(count) (how many differ) and C(ports), each that differs - its C(port), C(kind)
+      (C(tap), C(veth), C(fwpr), C(fwln)), the VM or container id C(vmid), its NIC C(nic)
+      (C(net<nic>) in the guest's configuration), its C(mtu) (C(null) when not reported) and the
+      C(fix).
+  returned: when the options are valid and the stack exists
+  type: dict
+  sample:
+    bridge: vmbr1
+    zone_mtu: 8950
+    zone_mtu_from: bridge
+    checked: 2
+    count: 1
+    ports:
+      - {"port": "tap100i0", "kind": "tap", "vmid": 100, "nic": 0, "mtu": 1500,
+         "fix": "set VM 100's NIC to the zone's MTU and start it again: qm set 100 --net0
+                 <model>=<mac>,bridge=vmbr1,...,mtu=8950 (net0's other settings as qm config 100
+                 shows them, or mtu=1 to follow the bridge), then qm reboot 100; a running guest
+                 keeps the MTU Proxmox gave its ports when it started"}
 changed:
   description: Whether O(fix_txvlan) switched the offload off on some slave or O(guest_vlan_guard)
     put the guard in place (would, in check mode).
@@ -405,8 +457,10 @@ changed:
   sample: false
 msg:
   description:
-    - "On success, a summary. On failure, one line per failed check, C(<name>: expected ...,
-      found ...; <fix>), or the one problem with the options."
+    - "On success, a summary, ending with the count of guest ports of O(bridge) at the zone's MTU.
+      On failure, one line per failed check, C(<name>: expected ..., found ...; <fix>), then,
+      when guest ports of O(bridge) are not at the zone's MTU, a line with their count and names;
+      or the one problem with the options."
   returned: always
   type: str
   sample: >-

@@ -1,6 +1,7 @@
 //! The checks, run on what was read ([`evaluate`]), and the slaves whose txvlan to switch off.
 
 use crate::fix;
+use crate::guest_mtu::{self, GuestMtuReport};
 use crate::guest_ports::{self, GuestPortFinding};
 use crate::observation::Observed;
 use crate::params::GuestPortsPolicy;
@@ -21,6 +22,7 @@ pub fn evaluate(request: &Request, stack: &Stack, observed: &Observed) -> Report
     check_stack(request, stack, uplink_port, &mut checks);
     let slaves = check_slaves(stack, observed, &mut checks);
     let mtu = check_mtu(request, stack, &mut checks);
+    let guest_mtu = check_guest_mtu(request, stack, &mut checks);
     check_trunks(request, stack, observed, &mut checks);
     let fdb_vlan1 = check_fdb(request, stack, observed, uplink_port, &mut checks);
     check_ipv6(stack, observed, &mut checks);
@@ -39,7 +41,60 @@ pub fn evaluate(request: &Request, stack: &Stack, observed: &Observed) -> Report
             changed: observed.guard_changed,
             commands: guest_ports::guard_commands(),
         },
+        guest_mtu,
     }
+}
+
+/// The zone bridge's guest ports against the zone's MTU ([`guest_mtu::audit`]): a failed check
+/// `guest_mtu:<port>` each port that differs, and one `guest_mtu` when the bridge has guest
+/// ports but no MTU to compare them with.
+fn check_guest_mtu(request: &Request, stack: &Stack, checks: &mut Vec<Check>) -> GuestMtuReport {
+    let report = guest_mtu::audit(&stack.bridge, &stack.zone_guest_ports, request.zone_mtu);
+    let Some(zone) = report.zone_mtu else {
+        if report.checked > 0 {
+            checks.push(
+                Check::new(
+                    "guest_mtu",
+                    false,
+                    format!(
+                        "the zone's MTU, to compare {}'s guest ports with",
+                        stack.bridge.name
+                    ),
+                    format!(
+                        "no zone_mtu given and no MTU reported for {}",
+                        stack.bridge.name
+                    ),
+                )
+                .fix_with("give zone_mtu, the MTU the zone's guests use"),
+            );
+        }
+        return report;
+    };
+    let from = match report.zone_mtu_from {
+        "zone_mtu" => "zone_mtu".to_string(),
+        _ => format!("{}'s MTU", stack.bridge.name),
+    };
+    for finding in &report.ports {
+        checks.push(
+            Check::new(
+                format!("guest_mtu:{}", finding.port),
+                false,
+                format!(
+                    "MTU of {} ({} {}, net{}) the zone's {zone} ({from})",
+                    finding.port,
+                    guest_mtu::guest_word(finding.kind),
+                    finding.vmid,
+                    finding.nic
+                ),
+                match finding.mtu {
+                    Some(mtu) => mtu.to_string(),
+                    None => "no MTU reported".to_string(),
+                },
+            )
+            .fix_with(finding.fix.clone()),
+        );
+    }
+    report
 }
 
 /// Guest ports that can tag onto the uplink: always in the report (unless `ignore`), a failed

@@ -105,3 +105,35 @@ pub fn guest_port(bridge: &str, host_vlans: &[u16]) -> String {
         vlans.join(", ")
     )
 }
+
+/// A guest's port on the zone bridge is not at the zone's MTU. Proxmox VE sets a tap's (and the
+/// firewall ports') MTU when it plugs them, at the guest's start: a running guest keeps the MTU
+/// of its start until it starts again, and the NIC's `mtu=` also tells a VirtIO NIC inside the
+/// guest. `follows_bridge`: the bridge's MTU is the zone's, so `mtu=1` (the bridge's) fits too.
+pub fn guest_mtu(
+    guest: &crate::guest_ports::GuestName,
+    bridge: &str,
+    zone_mtu: u32,
+    follows_bridge: bool,
+) -> String {
+    let (vmid, nic) = (guest.vmid, guest.nic);
+    let or_bridge = if follows_bridge {
+        ", or mtu=1 to follow the bridge"
+    } else {
+        ""
+    };
+    let vm = format!(
+        "qm set {vmid} --net{nic} <model>=<mac>,bridge={bridge},...,mtu={zone_mtu} (net{nic}'s other settings as qm config {vmid} shows them{or_bridge}), then qm reboot {vmid}"
+    );
+    let container = format!(
+        "pct set {vmid} --net{nic} name=<name>,bridge={bridge},...,mtu={zone_mtu} (net{nic}'s other settings as pct config {vmid} shows them), then pct reboot {vmid}"
+    );
+    let restart = "a running guest keeps the MTU Proxmox gave its ports when it started";
+    match guest.kind {
+        "tap" => format!("set VM {vmid}'s NIC to the zone's MTU and start it again: {vm}; {restart}"),
+        "veth" => format!("set container {vmid}'s NIC to the zone's MTU and start it again: {container}; {restart}"),
+        _ => format!(
+            "set VM or container {vmid}'s NIC (behind its firewall bridge fwbr{vmid}i{nic}) to the zone's MTU and start it again: a VM with {vm}, a container with {container}; {restart}"
+        ),
+    }
+}

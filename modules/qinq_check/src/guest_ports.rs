@@ -17,15 +17,17 @@ use deevnet_runtime::nft::{self, ifname, Chain, Owner, Rule};
 use serde::Serialize;
 use serde_json::Value;
 
-/// A port name Proxmox VE gives a guest: its kind and the VM (or container) id.
+/// A port name Proxmox VE gives a guest: its kind, the VM (or container) id and the number of
+/// its NIC (`net<n>` in the guest's configuration).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuestName {
     pub kind: &'static str,
     pub vmid: u32,
+    pub nic: u32,
 }
 
-/// `tap100i0` -> (tap, 100); `veth101i1`, `fwpr100p0`, `fwln100i0`, `fwln100o0` likewise; any
-/// other name is not a guest's.
+/// `tap100i0` -> (tap, 100, net0); `veth101i1`, `fwpr100p0`, `fwln100i0`, `fwln100o0`
+/// likewise; any other name is not a guest's.
 pub fn guest_name(name: &str) -> Option<GuestName> {
     const PATTERNS: [(&str, &str, &[char]); 4] = [
         ("tap", "tap", &['i']),
@@ -47,6 +49,7 @@ pub fn guest_name(name: &str) -> Option<GuestName> {
         Some(GuestName {
             kind,
             vmid: vmid.parse().ok()?,
+            nic: index.parse().ok()?,
         })
     })
 }
@@ -411,6 +414,14 @@ pub fn host_vlans(uplink_vlan: u16, parent: &Link, bridge: &Link, links: &Links)
     vlans
 }
 
+/// The ports of `bridge` that Proxmox VE named for a guest ([`guest_name`]), in link order.
+pub fn guest_ports_of(bridge: &Link, links: &Links) -> Vec<(Link, GuestName)> {
+    links
+        .ports_of(bridge.index)
+        .filter_map(|port| Some((port.clone(), guest_name(&port.name)?)))
+        .collect()
+}
+
 /// The bridge over the uplink's parent, its guest ports and the host's VLANs on it, as
 /// [`crate::Stack::resolve`] finds them in the links.
 #[derive(Debug, Clone)]
@@ -425,10 +436,7 @@ impl GuestBridge {
         let bridge = parent_bridge(parent, links)?;
         Some(GuestBridge {
             bridge: bridge.clone(),
-            ports: links
-                .ports_of(bridge.index)
-                .filter_map(|port| Some((port.clone(), guest_name(&port.name)?)))
-                .collect(),
+            ports: guest_ports_of(bridge, links),
             host_vlans: host_vlans(uplink_vlan, parent, bridge, links),
         })
     }

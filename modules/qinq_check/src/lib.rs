@@ -2,7 +2,8 @@
 //! what the operator asked for ([`params`]: [`SPEC`], [`Params`], the validated [`Request`]),
 //! the uplink stack it names, found in the node's links or refused as bad input
 //! ([`Stack::resolve`]), the bond's configured slaves read from the interfaces file
-//! ([`interfaces`]), and each check on what the kernel reported ([`evaluate`]). The kernel
+//! ([`interfaces`]), and each check on what the kernel reported ([`evaluate`]), the zone
+//! bridge's guest ports against the zone's MTU among them ([`guest_mtu`]). The kernel
 //! and file side is [`node`].
 //!
 //! Invariants: a name the request gives that the node does not have is bad input, refused
@@ -13,6 +14,7 @@
 
 mod checks;
 pub mod fix;
+pub mod guest_mtu;
 pub mod guest_ports;
 pub mod interfaces;
 pub mod node;

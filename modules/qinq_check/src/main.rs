@@ -1,5 +1,5 @@
-//! `deevnet.net.qinq_check`: the bonded uplink of a Proxmox node keeps both VLAN tags, and
-//! every hop fits the zone's MTU.
+//! `deevnet.net.qinq_check`: the bonded uplink of a Proxmox node keeps both VLAN tags, every
+//! hop fits the zone's MTU, and every guest port of the zone bridge is at it.
 //!
 //! Tenant and transit VLANs travel as inner tags inside the outer VLAN of a bonded uplink:
 //! `bond0` → `bond0.40` → `vmbr1` (VLAN-aware, `bridge-vids 199-299`). Three faults break it,
@@ -164,8 +164,7 @@ fn finish(
     };
     if !failures.is_empty() {
         // One line per failed check; what this run switched off shows in those checks.
-        let lines: Vec<String> = failures.iter().map(|c| c.line()).collect();
-        let mut failure = Failure::new(lines.join("\n"))
+        let mut failure = Failure::new(report.failure_message())
             .with("changed", outcome.changed)
             .with_report(report);
         failure.diff = std::mem::take(&mut outcome.diff);
@@ -177,9 +176,6 @@ fn finish(
     } else {
         String::new()
     };
-    outcome.msg = format!(
-        "all {} QinQ checks passed{fixed}{guard}",
-        report.checks.len()
-    );
+    outcome.msg = report.success_message(&format!("{fixed}{guard}"));
     Ok(outcome)
 }

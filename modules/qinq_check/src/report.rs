@@ -1,5 +1,5 @@
 //! What the module reports: each check's outcome and the result's `slaves`, `mtu`,
-//! `fdb_vlan1` and `configured_slaves`.
+//! `fdb_vlan1`, `configured_slaves`, `guest_ports`, `guest_vlan_guard` and `guest_mtu`.
 
 use crate::stack::HopRole;
 use serde::Serialize;
@@ -103,6 +103,8 @@ pub struct Report {
     /// Guest ports that can send tagged frames onto the uplink ([`crate::guest_ports`]).
     pub guest_ports: Vec<crate::guest_ports::GuestPortFinding>,
     pub guest_vlan_guard: GuardReport,
+    /// The zone bridge's guest ports not at the zone's MTU ([`crate::guest_mtu`]).
+    pub guest_mtu: crate::guest_mtu::GuestMtuReport,
 }
 
 /// `guest_vlan_guard` in the result.
@@ -123,6 +125,26 @@ pub struct GuardReport {
 impl Report {
     pub fn failures(&self) -> Vec<&Check> {
         self.checks.iter().filter(|c| !c.ok).collect()
+    }
+
+    /// The message of a failed run: one line per failed check, then, when some guest port is
+    /// not at the zone's MTU, their count.
+    pub fn failure_message(&self) -> String {
+        let mut lines: Vec<String> = self.failures().iter().map(|c| c.line()).collect();
+        if self.guest_mtu.count > 0 {
+            lines.push(self.guest_mtu.summary());
+        }
+        lines.join("\n")
+    }
+
+    /// The message of a run whose checks all passed: their number, `changes` (what the run
+    /// changed, each after `; `), and the count of guest ports at the zone's MTU.
+    pub fn success_message(&self, changes: &str) -> String {
+        format!(
+            "all {} QinQ checks passed{changes}; {}",
+            self.checks.len(),
+            self.guest_mtu.summary()
+        )
     }
 
     /// The names of the failed checks, in order.

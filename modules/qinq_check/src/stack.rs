@@ -1,7 +1,7 @@
 //! The uplink stack the request names, found in the node's links or refused as bad input
 //! ([`Stack::resolve`]), and the hops of the zone's path.
 
-use crate::guest_ports::GuestBridge;
+use crate::guest_ports::{guest_ports_of, GuestBridge, GuestName};
 use crate::params::Request;
 use crate::TAG_LEN;
 use deevnet_runtime::choices;
@@ -24,6 +24,8 @@ pub struct Stack {
     pub bond_mode: Option<String>,
     /// The bridge the parent is a port of (`vmbr0` over `bond0`), with its guest ports.
     pub guest_bridge: Option<GuestBridge>,
+    /// The guest ports of the zone bridge (`tap100i0` in `vmbr1`), held to the zone's MTU.
+    pub zone_guest_ports: Vec<(Link, GuestName)>,
 }
 
 impl Stack {
@@ -85,6 +87,7 @@ impl Stack {
             trunks,
             bond_mode: bond_info.and_then(|b| b.mode.clone()),
             guest_bridge: GuestBridge::find(request.uplink_vlan, parent, links),
+            zone_guest_ports: guest_ports_of(bridge, links),
         };
         if let Some(zone_mtu) = request.zone_mtu {
             for hop in stack.hops(zone_mtu) {

@@ -125,11 +125,12 @@ use serde_json::Value;
 
 #[test]
 fn proxmox_guest_port_names_give_the_kind_and_the_vm() {
+    let full = |n| guest_name(n).map(|g: GuestName| (g.kind, g.vmid, g.nic));
+    assert_eq!(full("tap100i0"), Some(("tap", 100, 0)));
+    assert_eq!(full("veth101i1"), Some(("veth", 101, 1)));
+    assert_eq!(full("fwpr102p3"), Some(("fwpr", 102, 3)));
+    assert_eq!(full("fwln102i12"), Some(("fwln", 102, 12)));
     let name = |n| guest_name(n).map(|g: GuestName| (g.kind, g.vmid));
-    assert_eq!(name("tap100i0"), Some(("tap", 100)));
-    assert_eq!(name("veth101i1"), Some(("veth", 101)));
-    assert_eq!(name("fwpr102p0"), Some(("fwpr", 102)));
-    assert_eq!(name("fwln102i0"), Some(("fwln", 102)));
     assert_eq!(name("fwln102o0"), Some(("fwln", 102)));
     for other in [
         "tap",

@@ -3,6 +3,7 @@
 //! the checks (that state, then broken one fault at a time), of the request and of the stack.
 
 mod checks;
+mod guest_mtu;
 mod guest_ports;
 mod interfaces;
 mod node;

@@ -4,9 +4,11 @@
 //! full QinQ stack is tested in the lab VM (tests/lab/tests/qinq_check.sh).
 
 use deevnet_runtime::netlink::ethtool::{Ethtool, TX_VLAN_HW_INSERT};
-use deevnet_runtime::netlink::{FdbState, Netlink};
+use deevnet_runtime::netlink::{FdbState, Links, Netlink, Vlan, VlanProtocol};
 use deevnet_runtime::test_support::module_run::spawn_with_input;
 use deevnet_runtime::test_support::TestNamespace;
+use qinq_check::guest_ports::{guest_ports_of, GuestBridge};
+use qinq_check::{ParentKind, Stack};
 use serde_json::{json, Value};
 use std::process::Command;
 
@@ -69,6 +71,31 @@ impl Namespace {
     /// The module run in the namespace, as Ansible would with `args`.
     fn module(&self, args: Value) -> (bool, Value) {
         self.run_module(env!("CARGO_BIN_EXE_qinq_check"), &args)
+    }
+}
+
+/// The stack as [`Stack::resolve`] would find it, from the namespace's links: the veth `bond0`
+/// stands for a single NIC and for its uplink VLAN device (a VLAN device cannot be made on this
+/// kernel, so VLAN 40, 802.1Q, is written in), `bridge` is the zone bridge; the bridge over the
+/// parent and the zone bridge's guest ports are found as `resolve` finds them.
+fn stand_in_stack(links: &Links, bridge: &str) -> Stack {
+    let parent = links.by_name("bond0").unwrap().clone();
+    let mut uplink = parent.clone();
+    uplink.vlan = Some(Vlan {
+        id: 40,
+        protocol: Some(VlanProtocol::Dot1Q),
+    });
+    let bridge = links.by_name(bridge).unwrap().clone();
+    Stack {
+        guest_bridge: GuestBridge::find(40, &parent, links),
+        zone_guest_ports: guest_ports_of(&bridge, links),
+        parent: parent.clone(),
+        parent_kind: ParentKind::Nic,
+        uplink,
+        bridge,
+        slaves: vec![(parent, None)],
+        trunks: Vec::new(),
+        bond_mode: None,
     }
 }
 
@@ -257,10 +284,8 @@ fn bad_input_fails_with_a_clear_message_and_changes_nothing() {
 /// again. The ruleset is read from the namespace by `nft -j list ruleset`.
 #[test]
 fn guest_ports_are_read_from_the_links_and_the_namespaces_nftables_ruleset() {
-    use deevnet_runtime::netlink::{Vlan, VlanProtocol};
-    use qinq_check::guest_ports::{audit, GuestBridge};
+    use qinq_check::guest_ports::audit;
     use qinq_check::node::{read_ruleset, NFT};
-    use qinq_check::{ParentKind, Stack};
     if !std::path::Path::new(NFT).exists() {
         panic!("{NFT} is missing: make host-deps installs nftables");
     }
@@ -278,23 +303,7 @@ fn guest_ports_are_read_from_the_links_and_the_namespaces_nftables_ruleset() {
     let audit_now = |ns: &Namespace| {
         ns.enter(|| {
             let links = Netlink::connect().unwrap().links().unwrap();
-            let parent = links.by_name("bond0").unwrap().clone();
-            let mut uplink = parent.clone();
-            uplink.vlan = Some(Vlan {
-                id: 40,
-                protocol: Some(VlanProtocol::Dot1Q),
-            });
-            let guest_bridge = GuestBridge::find(40, &parent, &links);
-            let stack = Stack {
-                parent: parent.clone(),
-                parent_kind: ParentKind::Nic,
-                uplink,
-                bridge: links.by_name("br0").unwrap().clone(),
-                slaves: vec![(parent, None)],
-                trunks: Vec::new(),
-                bond_mode: None,
-                guest_bridge,
-            };
+            let stack = stand_in_stack(&links, "br0");
             let port_vlans = Netlink::connect().unwrap().bridge_vlans().unwrap();
             let ruleset = read_ruleset(std::path::Path::new(NFT));
             audit(
@@ -477,28 +486,11 @@ fn guard_and_guest_ports(
     Result<(), String>,
     Vec<qinq_check::guest_ports::GuestPortFinding>,
 ) {
-    use deevnet_runtime::netlink::{Vlan, VlanProtocol};
-    use qinq_check::guest_ports::{audit, GuestBridge};
+    use qinq_check::guest_ports::audit;
     use qinq_check::node::{read_ruleset, NFT};
-    use qinq_check::{ParentKind, Stack};
     ns.enter(|| {
         let links = Netlink::connect().unwrap().links().unwrap();
-        let parent = links.by_name("bond0").unwrap().clone();
-        let mut uplink = parent.clone();
-        uplink.vlan = Some(Vlan {
-            id: 40,
-            protocol: Some(VlanProtocol::Dot1Q),
-        });
-        let stack = Stack {
-            guest_bridge: GuestBridge::find(40, &parent, &links),
-            parent: parent.clone(),
-            parent_kind: ParentKind::Nic,
-            uplink,
-            bridge: links.by_name("br0").unwrap().clone(),
-            slaves: vec![(parent, None)],
-            trunks: Vec::new(),
-            bond_mode: None,
-        };
+        let stack = stand_in_stack(&links, "br0");
         let ruleset = read_ruleset(std::path::Path::new(NFT));
         (
             ruleset.guard_state(),
@@ -568,4 +560,97 @@ fn qg1_a_set_of_literal_star_names_passes_frames_and_is_not_taken_for_the_guard(
     let (state, findings) = guard_and_guest_ports(&ns);
     assert_eq!(state, Ok(()));
     assert!(findings.is_empty(), "{findings:?}");
+}
+
+/// Guests at the zone's MTU, on real links: the plain bridge `vmbr1` set to 8950 by
+/// `ip link set mtu` (the zone's MTU, no `zone_mtu` given), VM 100's tap (a veth named
+/// `tap100i0`) left at 1500 and VM 101's `tap101i0` at 8950, both its ports. Exactly `tap100i0`
+/// is found, VM 100, at 1500 against 8950, a failed check with the count in the message; once
+/// it is at 8950 too, nothing is.
+#[test]
+fn a_guest_port_left_at_1500_under_a_zone_bridge_of_8950_is_found_until_fixed() {
+    use qinq_check::{evaluate, Observed, Params, Request};
+    let ns = Namespace::new();
+    for args in [
+        "link add vmbr1 type bridge",
+        "link set vmbr1 mtu 8950",
+        "link add tap100i0 type veth peer name vm100",
+        "link add tap101i0 mtu 8950 type veth peer name vm101 mtu 8950",
+        "link set tap100i0 master vmbr1",
+        "link set tap101i0 master vmbr1",
+        "link set vmbr1 up",
+        "link set tap100i0 up",
+        "link set tap101i0 up",
+    ] {
+        ns.ip(args);
+    }
+    let request = Request::from_params(Params {
+        bond: "bond0".into(),
+        uplink_vlan: 40,
+        bridge: "vmbr1".into(),
+        vlans: vec!["199-299".into()],
+        ..Params::default()
+    })
+    .unwrap();
+    let report_now = |ns: &Namespace| {
+        let request = request.clone();
+        ns.enter(move || {
+            let links = Netlink::connect().unwrap().links().unwrap();
+            let stack = stand_in_stack(&links, "vmbr1");
+            (
+                links.by_name("vmbr1").unwrap().mtu,
+                evaluate(&request, &stack, &Observed::default()),
+            )
+        })
+    };
+
+    let (bridge_mtu, report) = report_now(&ns);
+    assert_eq!(
+        bridge_mtu,
+        Some(8950),
+        "the bridge keeps the MTU it was set to"
+    );
+    let found: Vec<(&str, &str, u32, Option<u32>)> = report
+        .guest_mtu
+        .ports
+        .iter()
+        .map(|f| (f.port.as_str(), f.kind, f.vmid, f.mtu))
+        .collect();
+    assert_eq!(found, [("tap100i0", "tap", 100, Some(1500))]);
+    assert_eq!(
+        (
+            report.guest_mtu.zone_mtu,
+            report.guest_mtu.zone_mtu_from,
+            report.guest_mtu.checked,
+            report.guest_mtu.count
+        ),
+        (Some(8950), "bridge", 2, 1)
+    );
+    let failed: Vec<&str> = report
+        .failed_names()
+        .into_iter()
+        .filter(|n| n.starts_with("guest_mtu"))
+        .collect();
+    assert_eq!(failed, ["guest_mtu:tap100i0"]);
+    let message = report.failure_message();
+    assert!(
+        message.contains("guest_mtu:tap100i0: expected MTU of tap100i0 (VM 100, net0) the zone's 8950 (vmbr1's MTU), found 1500; set VM 100's NIC to the zone's MTU and start it again: qm set 100 --net0 <model>=<mac>,bridge=vmbr1,...,mtu=8950"),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("\n1 of 2 guest interfaces on vmbr1 not at the zone MTU 8950: tap100i0 (VM 100, MTU 1500)"),
+        "{message}"
+    );
+
+    ns.ip("link set tap100i0 mtu 8950");
+    let (_, report) = report_now(&ns);
+    assert!(report.guest_mtu.ports.is_empty(), "{:?}", report.guest_mtu);
+    assert!(!report
+        .checks
+        .iter()
+        .any(|c| c.name.starts_with("guest_mtu")));
+    assert_eq!(
+        report.guest_mtu.summary(),
+        "2 guest interfaces on vmbr1 at the zone MTU 8950"
+    );
 }
