@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import passed_summary
 from ansible_collections.deevnet.net.plugins.plugin_utils.reload_advice import reload_interfaces
 
 FORMAT = "deevnet.net.fabric_proof/1"
@@ -909,12 +910,44 @@ def _columns(nodes: list, fleet: Mapping, full_size: bool) -> list:
     return columns
 
 
-def _summary(cells: list, checks: list, findings: Findings) -> dict:
-    count = {verdict: sum(cell["verdict"] == verdict for cell in cells)
-             for verdict in ("pass", "fail", "unknown", "not_run")}
-    return {"cells": len(cells), "passed": count["pass"], "failed": count["fail"], "unknown": count["unknown"],
-            "not_run": count["not_run"], "checks_failed": sum(not check["ok"] for check in checks),
-            "findings": len(findings.entries)}
+def _summary(counted: dict, checks: list, findings: Findings) -> dict:
+    return {"cells": sum(counted.values()), "passed": counted["pass"], "failed": counted["fail"],
+            "unknown": counted["unknown"], "not_run": counted["not_run"],
+            "checks_failed": sum(not check["ok"] for check in checks), "findings": len(findings.entries)}
+
+
+def _tenant_entries(fleet: Mapping, reached: list) -> list:
+    """The document's tenants, by name: each with its VRF and its subnets over the nodes."""
+    tenants = {}
+    for node in reached:
+        for tenant in fleet[node].values():
+            tenants.setdefault(tenant["name"], {"name": tenant["name"], "vrf": tenant["vrf"], "subnets": []})
+            if tenant["subnet"] not in tenants[tenant["name"]]["subnets"]:
+                tenants[tenant["name"]]["subnets"].append(tenant["subnet"])
+    return [tenants[name] for name in sorted(tenants)]
+
+
+def _reconciled_cells(fleet: Mapping, contexts: Mapping, settings: Mapping, findings: Findings, tenants: list):
+    """Every row's cells as the document keeps them: each cell that did not pass in full, the
+    passing ones as tenant indexes per node and column (plugin_utils/fabric_proof_cells.py),
+    folded in as they are made so that no passing cell's texts are held; and the verdicts' counts."""
+    index = {tenant["name"]: position for position, tenant in enumerate(tenants)}
+    vnets = {tenant["vnet"]: tenant["name"] for node_tenants in fleet.values() for tenant in node_tenants.values()}
+    listed, passed, counted = [], {}, {"pass": 0, "fail": 0, "unknown": 0, "not_run": 0}
+    for node, context in contexts.items():
+        columns = passed.setdefault(node, {})
+        for tenant in fleet[node].values():
+            row = {"tenant": tenant, "node": context, "fleet": fleet, "vnets": vnets,
+                   "isolation_peers": settings["isolation_peers"]}
+            for cell in (_class_cells(row, settings, findings) + _tenant_cells(row, findings)
+                         + _peer_cells(row, findings, settings["full_size"])
+                         + _return_cells(row, contexts, settings, findings)):
+                counted[cell["verdict"]] += 1
+                if cell["verdict"] == "pass":
+                    columns.setdefault(cell["column"], []).append(index[tenant["name"]])
+                else:
+                    listed.append(dict(cell, tenant=tenant["name"], node=node))
+    return listed, passed_summary({node: columns for node, columns in passed.items() if columns}), counted
 
 
 def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> dict:
@@ -931,29 +964,14 @@ def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> 
               _vtep_check(fleet, gathered, reached, findings), _exit_check(fleet, gathered, reached, findings),
               _drift_check(gathered, reached, findings), _window_check(gathered, reached, settings, findings)]
     contexts = {node: _node_context(node, gathered[node]) for node in reached}
-    vnets = {tenant["vnet"]: tenant["name"] for tenants in fleet.values() for tenant in tenants.values()}
-    cells = []
-    for node in reached:
-        for tenant in fleet[node].values():
-            row = {"tenant": tenant, "node": contexts[node], "fleet": fleet, "vnets": vnets,
-                   "isolation_peers": settings["isolation_peers"]}
-            for cell in (_class_cells(row, settings, findings) + _tenant_cells(row, findings)
-                         + _peer_cells(row, findings, settings["full_size"])
-                         + _return_cells(row, contexts, settings, findings)):
-                cells.append(dict(cell, tenant=tenant["name"], node=node))
-    tenants = {}
-    for node in reached:
-        for tenant in fleet[node].values():
-            tenants.setdefault(tenant["name"], {"name": tenant["name"], "vrf": tenant["vrf"], "subnets": []})
-            if tenant["subnet"] not in tenants[tenant["name"]]["subnets"]:
-                tenants[tenant["name"]]["subnets"].append(tenant["subnet"])
+    tenants = _tenant_entries(fleet, reached)
+    cells, passed, counted = _reconciled_cells(fleet, contexts, settings, findings, tenants)
     return {
         "format": FORMAT, "generated": generated,
         "nodes": [_node_entry(node, gathered[node], fleet.get(node) or {}, node in reached) for node in nodes],
-        "tenants": [tenants[name] for name in sorted(tenants)],
-        "columns": _columns(nodes, fleet, settings["full_size"]),
-        "cells": cells, "findings": findings.entries, "checks": checks,
-        "qinq": _qinq(qinq), "summary": _summary(cells, checks, findings),
+        "tenants": tenants, "columns": _columns(nodes, fleet, settings["full_size"]),
+        "cells": cells, "passed": passed, "findings": findings.entries, "checks": checks,
+        "qinq": _qinq(qinq), "summary": _summary(counted, checks, findings),
     }
 
 

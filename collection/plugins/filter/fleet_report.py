@@ -26,13 +26,20 @@ from ansible.errors import AnsibleFilterError
 
 try:  # as the collection's own filter (Ansible's collection loader)
     from ansible_collections.deevnet.net.plugins.filter.qinq_acceptance import qinq_acceptance_table
-except ImportError:  # this file loaded by its path (the tests, the bench): the file beside it
+    from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import CellsError, ProofCells
+except ImportError:  # this file loaded by its path (the bench): the files of the collection beside it
     import importlib.util
-    _spec = importlib.util.spec_from_file_location(
-        "deevnet_net_qinq_acceptance", os.path.join(os.path.dirname(os.path.abspath(__file__)), "qinq_acceptance.py"))
-    _qinq_acceptance = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_qinq_acceptance)
-    qinq_acceptance_table = _qinq_acceptance.qinq_acceptance_table
+
+    def _beside(path: str, name: str):
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, path))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    qinq_acceptance_table = _beside("filter/qinq_acceptance.py", "deevnet_net_qinq_acceptance").qinq_acceptance_table
+    _cells_module = _beside("plugin_utils/fabric_proof_cells.py", "deevnet_net_fabric_proof_cells")
+    CellsError, ProofCells = _cells_module.CellsError, _cells_module.ProofCells
 
 FORMAT = "deevnet.net.fabric_proof/1"
 FIX = "give the document the filter deevnet.net.fleet_proof_reconcile made"
@@ -164,6 +171,22 @@ def _check_document(doc, keys: tuple, filter_name: str, argument: str = "doc") -
     _check_references(doc, keys, filter_name, argument)
 
 
+def _proof_cells(doc: Mapping, keys: tuple, filter_name: str, argument: str) -> ProofCells:
+    """Every cell of the checked document, the summary of passing ones (`passed`) read too: each
+    node and column it names is in the document, each index one of its tenants."""
+    try:
+        cells = ProofCells(doc)
+    except CellsError as error:
+        raise _wrong(filter_name, f"{argument}.{error.where}", error.value, error.expected) from None
+    columns = {column["id"] for column in doc["columns"]}
+    nodes = {node["name"] for node in doc["nodes"]} if "nodes" in keys else None
+    for node, column in cells.passed:
+        if column not in columns or (nodes is not None and node not in nodes):
+            raise _wrong(filter_name, f"{argument}.passed.{node}", column,
+                         f"a node or column which {argument}.nodes or {argument}.columns does not hold")
+    return cells
+
+
 class _Report:
     """A checked document and the lookups every renderer needs."""
 
@@ -173,11 +196,11 @@ class _Report:
         self.filter_name = filter_name
         self.columns = {column["id"]: column for column in doc["columns"]}
         self.findings = {finding["id"]: finding for finding in doc["findings"]}
-        self.cells = {(cell["tenant"], cell["node"], cell["column"]): cell for cell in doc["cells"]}
+        self.cells = _proof_cells(doc, keys, filter_name, argument)
 
     def rows(self) -> list:
         """(tenant, node) of each row, in the order of tenants then nodes: those with a cell."""
-        present = {(tenant, node) for tenant, node, _column in self.cells}
+        present = self.cells.rows()
         return [(tenant["name"], node["name"]) for tenant in self.doc["tenants"] for node in self.doc["nodes"]
                 if (tenant["name"], node["name"]) in present]
 
@@ -217,15 +240,15 @@ def _said(cell: Mapping) -> str:
     return "; ".join(parts)
 
 
-def _tally(doc: Mapping) -> dict:
-    """The counts of the summary, from the document's lists (so they agree with what is shown)."""
-    verdicts = Counter(cell["verdict"] for cell in doc["cells"])
-    return {"cells": len(doc["cells"]), **{verdict: verdicts[verdict] for verdict in VERDICTS},
+def _tally(report: "_Report") -> dict:
+    """The counts of the summary, from the document's cells (so they agree with what is shown)."""
+    doc, verdicts = report.doc, report.cells.verdicts()
+    return {"cells": len(report.cells), **{verdict: verdicts[verdict] for verdict in VERDICTS},
             "checks_failed": sum(1 for check in doc["checks"] if not check["ok"]), "findings": len(doc["findings"])}
 
 
-def _summary_line(doc: Mapping) -> str:
-    tally = _tally(doc)
+def _summary_line(report: "_Report") -> str:
+    tally = _tally(report)
     return (f"{tally['cells']} cells: {tally['pass']} passed, {tally['fail']} failed, {tally['unknown']} unknown, "
             f"{tally['not_run']} not run; {tally['checks_failed']} fleet checks failed; {tally['findings']} findings")
 
@@ -272,7 +295,7 @@ def fleet_report_matrix(doc) -> list:
     qinq = _qinq_lines(report)
     if qinq:
         lines += ["qinq acceptance:"] + qinq
-    lines.append(_summary_line(doc))
+    lines.append(_summary_line(report))
     return lines
 
 
@@ -297,17 +320,43 @@ def _findings_change(now: _Report, cell: Mapping, before: _Report, old) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
+def _in_order(now: _Report, before: _Report):
+    """The key that sorts cells as the matrix shows them: by tenant, node and column, in the
+    order of the document now, then of the earlier one for what only it holds."""
+    orders = []
+    for key, field in (("tenants", "name"), ("nodes", "name"), ("columns", "id")):
+        order = {}
+        for report in (now, before):
+            for item in report.doc.get(key) or []:
+                order.setdefault(item[field], len(order))
+        orders.append(order)
+
+    def position(key: tuple) -> tuple:
+        return tuple(order.get(part, len(order)) for order, part in zip(orders, key)) + tuple(map(str, key))
+    return position
+
+
 def _cell_changes(now: _Report, before: _Report) -> list:
+    """Each cell whose verdict or findings changed, added or removed. A cell that passed in both
+    has no findings and so no change: only the cells listed in either document and the passing
+    ones new to the summary are compared."""
+    earlier_passed = before.cells.passed
+    compared = set(now.cells.listed) | {key for key in now.cells.passed_keys()
+                                        if key[0] not in earlier_passed.get(key[1:], ())}
+    gone = {key for key in before.cells.listed if key not in now.cells}
+    gone.update(key for key in before.cells.passed_keys() if key not in now.cells)
+    position = _in_order(now, before)
     lines = []
-    for key, cell in now.cells.items():
-        old = before.cells.get(key)
+    for key in sorted(compared, key=position):
+        cell, old = now.cells.get(key), before.cells.get(key)
         if old is None:
             lines.append(f"{now.where(cell)}: added, {cell['verdict']}{_findings_change(now, cell, before, None)}")
         elif _state(now, cell) != _state(before, old):
             lines.append(f"{now.where(cell)}: {old['verdict']} -> {cell['verdict']}"
                          f"{_findings_change(now, cell, before, old)}")
-    lines += [f"{before.where(old)}: removed (was {old['verdict']})"
-              for key, old in before.cells.items() if key not in now.cells]
+    for key in sorted(gone, key=position):
+        old = before.cells.get(key)
+        lines.append(f"{before.where(old)}: removed (was {old['verdict']})")
     return lines
 
 
@@ -524,36 +573,57 @@ class _Layout:
         return ARC_BASE + ARC_STEP * max(distance, 0) + (ARC_STEP / 2 if backwards else 0)
 
 
+class _Marked:
+    """The cells of one mark of the picture: those the document lists (none passed), and how
+    many passed."""
+
+    def __init__(self):
+        self.listed, self.passed = [], 0
+
+    def verdicts(self) -> Counter:
+        counted = Counter(cell["verdict"] for cell in self.listed)
+        counted["pass"] += self.passed
+        return counted
+
+
 def _groups(report: _Report) -> tuple:
     """The cells of each mark of the picture: a dot per (node, tenant, kind), a lane outside the
     box per (node, kind), an arc per (node, the column's node, kind)."""
     dots, lanes, arcs = {}, {}, {}
-    for cell in report.doc["cells"]:
-        column = report.columns[cell["column"]]
+
+    def marks(node: str, column_id: str, tenant: str):
+        column = report.columns[column_id]
         kind = str(column["kind"])
-        dots.setdefault((cell["node"], cell["tenant"], kind), []).append(cell)
-        lanes.setdefault((cell["node"], kind), []).append(cell)
+        yield dots.setdefault((node, tenant, kind), _Marked())
+        yield lanes.setdefault((node, kind), _Marked())
         if kind in ARCS and isinstance(column["node"], str):
-            arcs.setdefault((cell["node"], column["node"], kind), []).append(cell)
+            yield arcs.setdefault((node, column["node"], kind), _Marked())
+    for cell in report.cells.listed.values():
+        for marked in marks(cell["node"], cell["column"], cell["tenant"]):
+            marked.listed.append(cell)
+    for (node, column_id), tenants in report.cells.passed.items():
+        for tenant in tenants:
+            for marked in marks(node, column_id, tenant):
+                marked.passed += 1
     return dots, lanes, arcs
 
 
-def _worst(cells: list) -> str:
-    return max((cell["verdict"] for cell in cells), key=RANK.__getitem__)
+def _worst(cells: _Marked) -> str:
+    return max(cells.verdicts(), key=RANK.__getitem__)
 
 
-def _failing_findings(report: _Report, cells: list) -> list:
+def _failing_findings(report: _Report, cells: _Marked) -> list:
     """The findings of the failed cells, each once, in the cells' order."""
     seen = {}
-    for cell in cells:
+    for cell in cells.listed:
         if cell["verdict"] == "fail":
             for finding in cell["findings"]:
                 seen.setdefault(finding, report.findings[finding])
     return list(seen.values())
 
 
-def _tooltip(report: _Report, label: str, cells: list) -> str:
-    counts = Counter(cell["verdict"] for cell in cells)
+def _tooltip(report: _Report, label: str, cells: _Marked) -> str:
+    counts = cells.verdicts()
     said = [f"{counts[verdict]} {verdict.replace('_', ' ')}" for verdict in VERDICTS if counts[verdict]]
     findings = _failing_findings(report, cells)
     lines = [f"{label}: {', '.join(said)}"] + [_finding_said(finding) for finding in findings[:TITLE_FINDINGS]]
@@ -567,7 +637,7 @@ def _attributes(attributes: Mapping) -> str:
                     for name, value in attributes.items())
 
 
-def _svg_mark(report: _Report, tag: str, attributes: dict, label: str, cells: list) -> tuple:
+def _svg_mark(report: _Report, tag: str, attributes: dict, label: str, cells: _Marked) -> tuple:
     """A shape coloured by the worst verdict of its cells, with a tooltip; a failing one is a
     link to its first finding. Returned with its rank, so failures are drawn last, on top."""
     verdict = _worst(cells)
@@ -646,7 +716,7 @@ def _node_dots(report: _Report, layout: _Layout, index: int, groups: tuple) -> t
         lane_x = layout.lane_x(index, kind)
         marks.append(_svg_mark(report, "circle", {"cx": lane_x, "cy": layout.row_y(0), "r": 4},
                                f"{name} {kind}, all tenants", cells))
-        failing = len({cell["tenant"] for cell in cells if cell["verdict"] == "fail"})
+        failing = len({cell["tenant"] for cell in cells.listed if cell["verdict"] == "fail"})
         if failing:
             texts.append(_text(lane_x, layout.row_y(1) + 3, failing, "count"))
     return texts, marks
@@ -849,7 +919,7 @@ def fleet_report_html(doc) -> str:
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         f"<title>Fabric proof {_e(doc['generated'])}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
-        f"<h1>Fabric proof, {_e(doc['generated'])}</h1>", f'<p class="summary">{_e(_summary_line(doc))}</p>',
+        f"<h1>Fabric proof, {_e(doc['generated'])}</h1>", f'<p class="summary">{_e(_summary_line(report))}</p>',
         '<h2 id="picture">The fleet</h2>', f'<div class="picture">{_picture(report, layout)}</div>', _legend(layout),
         '<h2 id="matrix">Matrix</h2>', f'<div class="matrix-box">{_table(report)}</div>',
         '<h2 id="findings">Findings</h2>', _findings(report),
