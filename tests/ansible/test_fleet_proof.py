@@ -166,11 +166,28 @@ def test_a_healthy_fleet_passes_every_cell_and_check():
 
 def test_returns_not_forced_to_a_node_are_predicted_only_never_passed():
     report = reconcile(fleet(), NODES, dict(SETTINGS), None)
-    returns = [cell for cell in report["cells"] if cell["column"].startswith("return:")]
+    returns = [cell for cell in every_cell(report) if cell["column"].startswith("return:")]
     assert len(returns) == 12
     assert {cell["verdict"] for cell in returns} == {"unknown"}
     assert all(cell["prediction"]["verdict"] == "reply" for cell in returns)
     assert all(cell["observation"]["text"].startswith("not observed") for cell in returns)
+    # Summarised per node and column with the text they share, counted as undecided.
+    assert report["unobserved"]["hv01"]["return:hv02"] == {
+        "tenants": "0-1", "predicted": "reply",
+        "text": "not observed: returns land where the core sends them (no return_landing for hv02)"}
+    assert not [cell for cell in report["cells"] if cell["column"].startswith("return:")]
+    assert report["summary"]["unknown"] == 12 and report["summary"]["passed"] == 42
+
+
+def test_a_return_predicted_to_fail_and_not_observed_is_kept_whole_with_its_finding():
+    facts = fleet()
+    lookup_of(facts, "hv02", "default", WORKLOAD[("tdemo", "hv01")], "nic5")["actual"].update(
+        type="refused", reason="not_forwarded")
+    report = reconcile(facts, NODES, dict(SETTINGS), None)
+    cell = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
+        "tdemo", "hv01", "return:hv02"))
+    assert cell["verdict"] == "fail" and cell["findings"]
+    assert "tdemo" not in ProofCells(report).unobserved[("hv01", "return:hv02")][0]
 
 
 def test_forwarding_off_on_one_uplink_names_that_node_s_returns_only():

@@ -233,21 +233,22 @@ def _proof(filter_name: str, argument: str, doc) -> Mapping:
     if not isinstance(doc, Mapping) or doc.get("format") != PROOF_FORMAT:
         _fail(filter_name, argument, doc if not isinstance(doc, Mapping) else doc.get("format"),
               "give the JSON report of the fabric proof (format deevnet.net.fabric_proof/1)")
-    for key in ("cells", "checks", "findings") + (("tenants",) if doc.get("passed") is not None else ()):
+    summarised = doc.get("passed") is not None or doc.get("unobserved") is not None
+    for key in ("cells", "checks", "findings") + (("tenants",) if summarised else ()):
         if not isinstance(doc.get(key), list):
             _fail(filter_name, f"{argument}.{key}", doc.get(key), "give the whole report, as the proof kept it")
     return doc
 
 
 def _cells(filter_name: str, argument: str, doc: Mapping) -> ProofCells:
-    """Every cell of the proof: those listed, and the passing ones of its summary (`passed`)."""
+    """Every cell of the proof: those listed, and those of its summaries (`passed`, `unobserved`)."""
     cells = [cell for cell in doc["cells"] if isinstance(cell, Mapping)]
     tenants = [tenant for tenant in doc.get("tenants") or [] if isinstance(tenant, Mapping)]
     try:
         return ProofCells({"cells": [dict(cell, tenant=cell.get("tenant"), node=cell.get("node"),
                                           column=cell.get("column")) for cell in cells],
                            "tenants": [{"name": tenant.get("name")} for tenant in tenants],
-                           "passed": doc.get("passed")})
+                           "passed": doc.get("passed"), "unobserved": doc.get("unobserved")})
     except CellsError as error:
         _fail(filter_name, f"{argument}.{error.where}", error.value,
               f"{error.expected}: give the whole report, as the proof kept it")

@@ -28,7 +28,8 @@ import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import passed_summary
+from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import (passed_summary,
+                                                                                     unobserved_summary)
 from ansible_collections.deevnet.net.plugins.plugin_utils.reload_advice import reload_interfaces
 
 FORMAT = "deevnet.net.fabric_proof/1"
@@ -45,6 +46,8 @@ TARGET_CLASSES = (
 # no NTP client: an NTP server's reachability is its echo).
 CLASS_PROTO = {"dns": "udp"}
 DNS_PORT = 53
+# The key that marks a cell predicted and by design not observed while the report is made.
+UNOBSERVED = "unobserved"
 # egress_probe's longest IPv4 prefix for a workload's address: room for the workload and its gateway.
 LONGEST_WORKLOAD_PREFIX = 30
 
@@ -390,7 +393,23 @@ def fleet_proof_plan(facts, nodes, node, settings) -> dict:
         _fail("fleet_proof_plan", "node", node, f"give one of the play's hosts {nodes}")
     settings = normalize_settings(settings, "fleet_proof_plan")
     fleet = _fleet_tenants("fleet_proof_plan", facts, nodes, settings)
-    inputs = _node_inputs(node, facts.get(node))
+    made = node_plan(fleet, node, facts.get(node), settings)
+    _check_run_limits(node, made["probes"])
+    return made
+
+
+def fleet_plans(facts, nodes, settings) -> dict:
+    """Every node's plan at once, the fleet's workloads assigned once: {node: plan}. Not checked
+    against egress_probe's limits for one run (fleet_proof_plan is): what a node would be asked."""
+    nodes = _check_nodes("fleet_plans", nodes, facts)
+    settings = normalize_settings(settings, "fleet_plans")
+    fleet = _fleet_tenants("fleet_plans", facts, nodes, settings)
+    return {node: node_plan(fleet, node, facts.get(node), settings) for node in nodes}
+
+
+def node_plan(fleet: Mapping, node: str, facts, settings: Mapping) -> dict:
+    """What `node` asks and probes, its fleet's workloads assigned (_fleet_tenants)."""
+    inputs = _node_inputs(node, facts)
     mine = list(fleet[node].values())
     vnis = sorted({vni for tenant in mine for vni in (tenant["l3vni"], tenant["vni"]) if vni})
     vrfs = [_tenant_lookups(node, tenant, fleet, settings) for tenant in mine]
@@ -398,7 +417,6 @@ def fleet_proof_plan(facts, nodes, node, settings) -> dict:
         vrfs.append(_return_lookups(node, inputs["uplinks"], fleet, settings))
     probes = [probe for tenant in mine
               for probe in _tenant_probes(node, tenant, fleet, settings, inputs)]
-    _check_run_limits(node, probes)
     return {"tenants": mine, "vnis": [{"vni": vni} for vni in vnis], "vrfs": vrfs, "probes": probes,
             "count": settings["count"], "timeout": settings["timeout"]}
 
@@ -855,7 +873,10 @@ def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Fin
         part = {"target": f"{forced.get(name, tenant['workload'])} via {name}",
                 "subject": f"{tenant['name']}@{node['name']} returns via {name}",
                 "prediction": predicted, "observation": observation}
-        cells.append(dict(_combine("reply", [part], findings, node["name"]), column=f"return:{name}"))
+        cell = dict(_combine("reply", [part], findings, node["name"]), column=f"return:{name}")
+        # Predicted and by design not observed: the document summarises these (_fold).
+        cell[UNOBSERVED] = name not in forced
+        cells.append(cell)
     return cells
 
 
@@ -928,14 +949,16 @@ def _tenant_entries(fleet: Mapping, reached: list) -> list:
 
 
 def _reconciled_cells(fleet: Mapping, contexts: Mapping, settings: Mapping, findings: Findings, tenants: list):
-    """Every row's cells as the document keeps them: each cell that did not pass in full, the
-    passing ones as tenant indexes per node and column (plugin_utils/fabric_proof_cells.py),
-    folded in as they are made so that no passing cell's texts are held; and the verdicts' counts."""
+    """Every row's cells as the document keeps them (plugin_utils/fabric_proof_cells.py): each
+    cell that failed, was not run or is undecided for a reason of its own in full; the passing
+    ones, and the undecided ones predicted and by design not observed, as tenant indexes per node
+    and column, folded in as they are made so that their texts are never all held at once.
+    Returns (cells, passed, unobserved, the verdicts' counts)."""
     index = {tenant["name"]: position for position, tenant in enumerate(tenants)}
     vnets = {tenant["vnet"]: tenant["name"] for node_tenants in fleet.values() for tenant in node_tenants.values()}
-    listed, passed, counted = [], {}, {"pass": 0, "fail": 0, "unknown": 0, "not_run": 0}
+    listed, passed, unobserved, counted = [], {}, {}, {"pass": 0, "fail": 0, "unknown": 0, "not_run": 0}
     for node, context in contexts.items():
-        columns = passed.setdefault(node, {})
+        kept = (passed.setdefault(node, {}), unobserved.setdefault(node, {}))
         for tenant in fleet[node].values():
             row = {"tenant": tenant, "node": context, "fleet": fleet, "vnets": vnets,
                    "isolation_peers": settings["isolation_peers"]}
@@ -943,11 +966,25 @@ def _reconciled_cells(fleet: Mapping, contexts: Mapping, settings: Mapping, find
                          + _peer_cells(row, findings, settings["full_size"])
                          + _return_cells(row, contexts, settings, findings)):
                 counted[cell["verdict"]] += 1
-                if cell["verdict"] == "pass":
-                    columns.setdefault(cell["column"], []).append(index[tenant["name"]])
-                else:
+                if not _fold(cell, index[tenant["name"]], *kept):
                     listed.append(dict(cell, tenant=tenant["name"], node=node))
-    return listed, passed_summary({node: columns for node, columns in passed.items() if columns}), counted
+    return listed, passed_summary(passed), unobserved_summary(unobserved), counted
+
+
+def _fold(cell: dict, index: int, passed: dict, unobserved: dict) -> bool:
+    """The cell folded into the node's summaries when it passed, or is undecided only because it
+    was predicted (as expected) and by design not observed; False when it must be kept in full."""
+    by_design = cell.pop(UNOBSERVED, False)
+    if cell["verdict"] == "pass":
+        passed.setdefault(cell["column"], []).append(index)
+        return True
+    predicted, observation = cell["prediction"]["verdict"], cell["observation"]
+    if cell["verdict"] == "unknown" and by_design and not cell["findings"] and predicted == cell["expect"]:
+        entry = unobserved.setdefault(cell["column"], ([], predicted, observation["text"]))
+        if entry[2] == observation["text"]:
+            entry[0].append(index)
+            return True
+    return False
 
 
 def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> dict:
@@ -965,12 +1002,12 @@ def fleet_proof_reconcile(facts, nodes, settings, generated=None, qinq=None) -> 
               _drift_check(gathered, reached, findings), _window_check(gathered, reached, settings, findings)]
     contexts = {node: _node_context(node, gathered[node]) for node in reached}
     tenants = _tenant_entries(fleet, reached)
-    cells, passed, counted = _reconciled_cells(fleet, contexts, settings, findings, tenants)
+    cells, passed, unobserved, counted = _reconciled_cells(fleet, contexts, settings, findings, tenants)
     return {
         "format": FORMAT, "generated": generated,
         "nodes": [_node_entry(node, gathered[node], fleet.get(node) or {}, node in reached) for node in nodes],
         "tenants": tenants, "columns": _columns(nodes, fleet, settings["full_size"]),
-        "cells": cells, "passed": passed, "findings": findings.entries, "checks": checks,
+        "cells": cells, "passed": passed, "unobserved": unobserved, "findings": findings.entries, "checks": checks,
         "qinq": _qinq(qinq), "summary": _summary(counted, checks, findings),
     }
 

@@ -172,17 +172,18 @@ def _check_document(doc, keys: tuple, filter_name: str, argument: str = "doc") -
 
 
 def _proof_cells(doc: Mapping, keys: tuple, filter_name: str, argument: str) -> ProofCells:
-    """Every cell of the checked document, the summary of passing ones (`passed`) read too: each
-    node and column it names is in the document, each index one of its tenants."""
+    """Every cell of the checked document, its summaries (`passed`, `unobserved`) read too: each
+    node and column they name is in the document, each index one of its tenants."""
     try:
         cells = ProofCells(doc)
     except CellsError as error:
         raise _wrong(filter_name, f"{argument}.{error.where}", error.value, error.expected) from None
     columns = {column["id"] for column in doc["columns"]}
     nodes = {node["name"] for node in doc["nodes"]} if "nodes" in keys else None
-    for node, column in cells.passed:
+    for verdict, node, column, _tenants in cells.summarised():
         if column not in columns or (nodes is not None and node not in nodes):
-            raise _wrong(filter_name, f"{argument}.passed.{node}", column,
+            summary = "passed" if verdict == "pass" else "unobserved"
+            raise _wrong(filter_name, f"{argument}.{summary}.{node}", column,
                          f"a node or column which {argument}.nodes or {argument}.columns does not hold")
     return cells
 
@@ -337,14 +338,15 @@ def _in_order(now: _Report, before: _Report):
 
 
 def _cell_changes(now: _Report, before: _Report) -> list:
-    """Each cell whose verdict or findings changed, added or removed. A cell that passed in both
-    has no findings and so no change: only the cells listed in either document and the passing
-    ones new to the summary are compared."""
-    earlier_passed = before.cells.passed
-    compared = set(now.cells.listed) | {key for key in now.cells.passed_keys()
-                                        if key[0] not in earlier_passed.get(key[1:], ())}
+    """Each cell whose verdict or findings changed, added or removed. A summarised cell has no
+    findings, so one summarised alike in both has no change: only the cells listed in either
+    document and those new to a summary are compared."""
+    compared = set(now.cells.listed)
+    for verdict, node, column, tenants in now.cells.summarised():
+        compared.update((tenant, node, column) for tenant in tenants
+                        if before.cells.summarised_as((tenant, node, column)) != verdict)
     gone = {key for key in before.cells.listed if key not in now.cells}
-    gone.update(key for key in before.cells.passed_keys() if key not in now.cells)
+    gone.update(key for key in before.cells.summarised_keys() if key not in now.cells)
     position = _in_order(now, before)
     lines = []
     for key in sorted(compared, key=position):
@@ -574,16 +576,14 @@ class _Layout:
 
 
 class _Marked:
-    """The cells of one mark of the picture: those the document lists (none passed), and how
-    many passed."""
+    """The cells of one mark of the picture: those the document lists, and how many of each
+    verdict its summaries hold."""
 
     def __init__(self):
-        self.listed, self.passed = [], 0
+        self.listed, self.summarised = [], Counter()
 
     def verdicts(self) -> Counter:
-        counted = Counter(cell["verdict"] for cell in self.listed)
-        counted["pass"] += self.passed
-        return counted
+        return Counter(cell["verdict"] for cell in self.listed) + self.summarised
 
 
 def _groups(report: _Report) -> tuple:
@@ -601,10 +601,10 @@ def _groups(report: _Report) -> tuple:
     for cell in report.cells.listed.values():
         for marked in marks(cell["node"], cell["column"], cell["tenant"]):
             marked.listed.append(cell)
-    for (node, column_id), tenants in report.cells.passed.items():
+    for verdict, node, column_id, tenants in report.cells.summarised():
         for tenant in tenants:
             for marked in marks(node, column_id, tenant):
-                marked.passed += 1
+                marked.summarised[verdict] += 1
     return dots, lanes, arcs
 
 
