@@ -775,7 +775,7 @@ def _peer_cells(row: Mapping, findings: Findings, full_size: bool) -> list:
     """Per other node with the tenant: its workload there answers across the fabric, small and,
     with full_size, at the VNet's MTU with DF set. Predicted from the EVPN VNI's remote VTEPs."""
     tenant, node, cells = row["tenant"], row["node"], []
-    vnis = _evpn_vnis(node["evpn"])
+    vnis = node["vnis"]
     for other, tenants in row["fleet"].items():
         peer = tenants.get(tenant["name"])
         if other == node["name"] or peer is None:
@@ -828,7 +828,7 @@ def _advertised(tenant: Mapping, node: Mapping) -> list:
     VNI): without the L2 VNI on its node, no other node learns where the workload is."""
     if not node["evpn"]:
         return []
-    if (_evpn_vnis(node["evpn"]).get(tenant["vni"]) or {}).get("type"):
+    if (node["vnis"].get(tenant["vni"]) or {}).get("type"):
         return [(node["name"], "reply", f"{node['name']}: VNI {tenant['vni']} advertises its workloads", None)]
     text = f"VNI {tenant['vni']} of {tenant['name']} is missing on {node['name']}"
     return [(node["name"], "blocked", text, (f"VNI {tenant['vni']}", text,
@@ -914,7 +914,8 @@ def _node_context(name: str, facts) -> dict:
     facts = facts if isinstance(facts, Mapping) else {}
     inputs = _node_inputs(name, facts)
     return {"name": name, "management": inputs["management"], "uplinks": inputs["uplinks"],
-            "evpn": facts.get("evpn"), "answers": _lookup_answers(facts.get("lookups")),
+            "evpn": facts.get("evpn"), "vnis": _evpn_vnis(facts.get("evpn")),
+            "answers": _lookup_answers(facts.get("lookups")),
             "observed": _probe_targets(facts.get("probe"))}
 
 

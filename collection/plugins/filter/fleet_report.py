@@ -14,6 +14,8 @@ there: a filter file may hold several filters, so each has its own sidecar)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import os
@@ -771,12 +773,11 @@ def _bars(report: _Report, layout: _Layout) -> list:
     return parts
 
 
-def _picture(report: _Report, layout: _Layout) -> str:
+def _picture(report: _Report, layout: _Layout, groups: tuple) -> str:
     """The fleet as inline SVG. The marks are sorted by their verdict's rank (a stable sort:
     the document's order otherwise), so a failure is never drawn under a pass."""
     if not layout.nodes:
         return "<p>The document names no node.</p>"
-    groups = _groups(report)
     exits = {node["name"]: bool(node["exit"]) for node in report.doc["nodes"]}
     shapes = _bars(report, layout)
     marks = _lane_marks(report, layout, groups[1], exits) + _arc_marks(report, layout, groups[2])
@@ -794,8 +795,37 @@ def _picture(report: _Report, layout: _Layout) -> str:
 
 # --- the HTML page: the rest ------------------------------------------------------------------
 
-# Nothing may be fetched: the page is one file, kept with a run's results and opened anywhere.
-CSP = "default-src 'none'; style-src 'unsafe-inline'"
+# The page's one script, the filter by tenant and node: it hides what the filter leaves out, from
+# the form or from the address's fragment (#tenant=NAME&node=NAME). An element with data-node is
+# filtered by its node, one with data-tenant too by its tenant.
+SCRIPT = """(function () {
+  var form = document.getElementById("filter");
+  function apply() {
+    var tenant = form.elements.tenant.value.trim(), node = form.elements.node.value;
+    document.querySelectorAll("[data-node]").forEach(function (element) {
+      var own = element.getAttribute("data-tenant");
+      element.hidden = (node !== "" && element.getAttribute("data-node") !== node)
+        || (tenant !== "" && own !== null && own !== tenant);
+    });
+    document.getElementById("shown").textContent = tenant || node
+      ? "showing " + [tenant && "tenant " + tenant, node && "node " + node].filter(Boolean).join(", ")
+      : "showing every tenant and node";
+  }
+  var given = new URLSearchParams(location.hash.slice(1));
+  form.elements.tenant.value = given.get("tenant") || "";
+  form.elements.node.value = given.get("node") || "";
+  form.addEventListener("input", apply);
+  form.addEventListener("submit", function (event) { event.preventDefault(); apply(); });
+  apply();
+})();"""
+# Nothing may be fetched, and only the page's own script runs (by its hash).
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-"
+       + base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode() + "'")
+# Beyond these, the page leaves out the matrix of every cell, the cells not passed after the first
+# ones and the embedded document (each is in the JSON report): a large fleet's page stays small.
+MATRIX_CELLS = 20_000
+MAX_ISSUES = 2_000
+EMBED_BYTES = 1_000_000
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #212121; }
 h2 { margin-top: 1.6em; border-bottom: 1px solid #cfd8dc; }
@@ -818,6 +848,9 @@ svg path.v-pass, svg line.v-pass { stroke-opacity: 0.5; }
 svg path.v-fail { stroke-width: 2.5; }
 svg a:hover > * { stroke-width: 5; }
 table { border-collapse: collapse; }
+table.grid td { width: 1.6em; height: 1.4em; padding: 0; text-align: center; font-weight: bold; }
+table.grid th.to { writing-mode: vertical-rl; }
+.filter { position: sticky; top: 0; background: #fff; padding: 0.4em 0; z-index: 2; }
 th, td { border: 1px solid #cfd8dc; padding: 1px 6px; font: 12px/1.3 ui-monospace, monospace; white-space: nowrap; }
 thead th { position: sticky; top: 0; background: #eceff1; }
 tbody th { text-align: left; }
@@ -852,19 +885,95 @@ def _table_cell(cell) -> str:
     # Only a failed or undecided cell carries its texts: a large fleet's page stays small.
     title = f' title="{_e(said)}"' if said and verdict in ("fail", "unknown") else ""
     if verdict == "fail":
-        links = ",".join(f'<a href="#{_e(finding)}">{_e(finding)}</a>' for finding in cell["findings"])
-        return f'<td class="v-fail"{title}>FAIL {links}</td>'
+        return f'<td class="v-fail"{title}>FAIL {_finding_links(cell["findings"], ",")}</td>'
     return f'<td class="v-{verdict}"{title}>{MARKS[verdict]}</td>'
 
 
+def _finding_links(ids: list, separator: str = ", ") -> str:
+    return separator.join(f'<a href="#{_e(finding)}">{_e(finding)}</a>' for finding in ids)
+
+
+def _row_attributes(tenant, node) -> str:
+    return f' data-tenant="{_e(tenant)}" data-node="{_e(node)}"'
+
+
 def _table(report: _Report) -> str:
-    columns = report.doc["columns"]
-    lines = ['<table class="matrix">', "<thead><tr><th>" + CORNER + "</th>" +
+    """The matrix of every cell, while the fleet is small enough for one table to read."""
+    columns, rows = report.doc["columns"], report.rows()
+    if len(rows) * len(columns) > MATRIX_CELLS:
+        return (f"<p>{len(rows):,} rows of {len(columns):,} columns: more than the page shows as one table. "
+                "The cells not passed are listed first above, the fleet by node below; every cell is in the JSON "
+                "report, the JUnit XML and the terminal matrix.</p>")
+    lines = ['<div class="matrix-box"><table class="matrix">', "<thead><tr><th>" + CORNER + "</th>" +
              "".join(f"<th>{_e(column['label'])}</th>" for column in columns) + "</tr></thead>", "<tbody>"]
-    for tenant, node in report.rows():
+    for tenant, node in rows:
         cells = "".join(_table_cell(report.cells.get((tenant, node, column["id"]))) for column in columns)
-        lines.append(f"<tr><th>{_e(tenant)}@{_e(node)}</th>{cells}</tr>")
-    return "\n".join(lines + ["</tbody>", "</table>"])
+        lines.append(f"<tr{_row_attributes(tenant, node)}><th>{_e(tenant)}@{_e(node)}</th>{cells}</tr>")
+    return "\n".join(lines + ["</tbody>", "</table></div>"])
+
+
+def _issues(report: _Report) -> str:
+    """Every cell that did not pass, failures first, then undecided, then not run, each with its
+    findings and what was predicted and observed."""
+    order = {"fail": 0, "unknown": 1, "not_run": 2}
+    rows = {row: index for index, row in enumerate(report.rows())}
+    columns = {column["id"]: index for index, column in enumerate(report.doc["columns"])}
+    listed = sorted((cell for cell in report.cells.listed.values() if cell["verdict"] != "pass"),
+                    key=lambda cell: (order[cell["verdict"]], rows.get((cell["tenant"], cell["node"]), 0),
+                                      columns[cell["column"]]))
+    if not listed:
+        return "<p>Every cell passed.</p>"
+    counted = report.cells.verdicts()
+    summarised = counted["unknown"] - sum(cell["verdict"] == "unknown" for cell in listed)
+    lines = ['<div class="matrix-box"><table class="issues"><thead><tr><th>cell</th><th>verdict</th>'
+             "<th>findings</th><th>predicted and observed</th></tr></thead>", "<tbody>"]
+    for cell in listed[:MAX_ISSUES]:
+        lines.append(f'<tr{_row_attributes(cell["tenant"], cell["node"])}><td>{_e(report.where(cell))}</td>'
+                     f'<td class="v-{cell["verdict"]}">{_e(cell["verdict"].replace("_", " "))}</td>'
+                     f'<td>{_finding_links(cell["findings"])}</td><td>{_e(_said(cell))}</td></tr>')
+    lines.append("</tbody></table></div>")
+    if len(listed) > MAX_ISSUES:
+        lines.append(f"<p>and {len(listed) - MAX_ISSUES:,} more cells not passed (in the JSON report).</p>")
+    if summarised:
+        lines.append(f"<p>{summarised:,} more cells are undecided by design: predicted, not observed (returns "
+                     "through another node that the fabric is not made to land there).</p>")
+    return "\n".join(lines)
+
+
+def _grid_mark(report: _Report, label: str, cells, link: bool = True) -> str:
+    if cells is None:
+        return f'<td class="none">{NO_CELL}</td>'
+    verdict = _worst(cells)
+    failing = len({cell["tenant"] for cell in cells.listed if cell["verdict"] == "fail"})
+    findings = _failing_findings(report, cells)
+    text = str(failing) if failing else ""
+    if link and findings:
+        text = f'<a href="#{_e(findings[0]["id"])}">{text}</a>'
+    return f'<td class="v-{verdict}" title="{_e(_tooltip(report, label, cells))}">{text}</td>'
+
+
+def _node_grid(report: _Report, groups: tuple) -> str:
+    """The fleet by node: a row per node, a column per kind of destination outside the fabric,
+    then a column per other node (its peers small and full-size and the returns through it, over
+    all tenants). Each mark shows the worst verdict, the count of tenants failing, its findings."""
+    _dots, lanes, arcs = groups
+    nodes = [node["name"] for node in report.doc["nodes"]]
+    kinds = [kind for kind in _lanes(report) if kind not in ARCS]
+    pairs = {}
+    for (node, target, _kind), cells in arcs.items():
+        merged = pairs.setdefault((node, target), _Marked())
+        merged.listed += cells.listed
+        merged.summarised += cells.summarised
+    head = ("<thead><tr><th>node \u2193 \u00b7 to \u2192</th>"
+            + "".join(f"<th>{_e(LANE_LABELS.get(kind, kind))}</th>" for kind in kinds)
+            + "".join(f'<th class="to">{_e(node)}</th>' for node in nodes) + "</tr></thead>")
+    lines = ['<div class="matrix-box"><table class="grid">', head, "<tbody>"]
+    for node in nodes:
+        marks = [_grid_mark(report, f"{node} {kind}, all tenants", lanes.get((node, kind))) for kind in kinds]
+        marks += [_grid_mark(report, f"{node} -> {target}: peer, full-size peer, returns, all tenants",
+                             pairs.get((node, target))) for target in nodes]
+        lines.append(f'<tr data-node="{_e(node)}"><th>{_e(node)}</th>{"".join(marks)}</tr>')
+    return "\n".join(lines + ["</tbody></table></div>"])
 
 
 def _finding_item(finding: Mapping, where: list) -> str:
@@ -873,7 +982,8 @@ def _finding_item(finding: Mapping, where: list) -> str:
     subject = f" <code>{_e(finding['subject'])}</code>" if finding["subject"] else ""
     shown = ", ".join(_e(place) for place in where[:MAX_CELLS_PER_FINDING])
     more = f" and {len(where) - MAX_CELLS_PER_FINDING} more" if len(where) > MAX_CELLS_PER_FINDING else ""
-    return (f'<li id="{_e(finding["id"])}"><b>{_e(finding["id"])}</b>{node}{subject}: {_e(finding["text"])}'
+    scope = f' data-node="{_e(finding["node"])}"' if finding["node"] is not None else ""
+    return (f'<li id="{_e(finding["id"])}"{scope}><b>{_e(finding["id"])}</b>{node}{subject}: {_e(finding["text"])}'
             + (f"<br>fix: {_e(finding['fix'])}" if finding["fix"] else "")
             + (f"<br><small>in: {shown}{more}</small>" if where else "") + "</li>")
 
@@ -896,38 +1006,56 @@ def _checks(report: _Report) -> str:
     lines = ["<table><thead><tr><th>check</th><th>outcome</th><th>what it says</th><th>findings</th></tr></thead>"]
     for check in report.doc["checks"]:
         outcome = ("v-pass", "ok") if check["ok"] else ("v-fail", "failed")
-        links = ", ".join(f'<a href="#{_e(finding)}">{_e(finding)}</a>' for finding in check["findings"])
         lines.append(f'<tr><td>{_e(check["label"])}</td><td class="{outcome[0]}">{outcome[1]}</td>'
-                     f"<td>{_e(check['text'])}</td><td>{links}</td></tr>")
+                     f"<td>{_e(check['text'])}</td><td>{_finding_links(check['findings'])}</td></tr>")
     return "\n".join(lines + ["</table>"])
 
 
 def _embedded(doc: Mapping) -> str:
-    """The document itself, for a tool to read back. Every `<` is written as its JSON escape, so
-    no text of the document can close the script element (`</script>`) or open a comment."""
+    """The document itself, for a tool to read back, while it is small. Every `<` is written as
+    its JSON escape, so no text of the document can close the script element (`</script>`) or
+    open a comment."""
     text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).replace("<", "\\u003c")
+    if len(text) > EMBED_BYTES:
+        return f"<p>The document ({len(text) / 1e6:.1f} MB) is not embedded: it is the JSON report beside this page.</p>"
     return f'<script type="application/json" id="fleet-proof">{text}</script>'
 
 
+def _filter_form(report: _Report) -> str:
+    tenants = "".join(f'<option value="{_e(tenant["name"])}">' for tenant in report.doc["tenants"])
+    nodes = "".join(f'<option value="{_e(node["name"])}">{_e(node["name"])}</option>' for node in report.doc["nodes"])
+    return ('<form id="filter" class="filter"><label>tenant <input name="tenant" list="tenant-names" '
+            f'autocomplete="off"></label><datalist id="tenant-names">{tenants}</datalist> '
+            f'<label>node <select name="node"><option value="">every node</option>{nodes}</select></label> '
+            '<output id="shown"></output></form>')
+
+
 def fleet_report_html(doc) -> str:
-    """One self-contained HTML page: the picture of the fleet, the matrix, the findings, the
-    fleet checks, the QinQ matrix when the document holds one, and the document itself."""
+    """One self-contained HTML page: the cells not passed (failures first) with the findings, the
+    fleet by node (a row per node, a column per other node), the picture of the fleet, the
+    matrix while the fleet is small, the fleet checks, the QinQ matrix when the document holds
+    one, and the document itself while it is small; a filter by tenant and node over them."""
     report = _Report(doc, HTML_KEYS, "fleet_report_html")
     layout = _Layout(report)
+    groups = _groups(report)
     qinq = _qinq_lines(report)
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         f"<title>Fabric proof {_e(doc['generated'])}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
         f"<h1>Fabric proof, {_e(doc['generated'])}</h1>", f'<p class="summary">{_e(_summary_line(report))}</p>',
-        '<h2 id="picture">The fleet</h2>', f'<div class="picture">{_picture(report, layout)}</div>', _legend(layout),
-        '<h2 id="matrix">Matrix</h2>', f'<div class="matrix-box">{_table(report)}</div>',
+        _filter_form(report),
+        '<h2 id="issues">Not passed</h2>', _issues(report),
         '<h2 id="findings">Findings</h2>', _findings(report),
+        '<h2 id="nodes">The fleet by node</h2>', _node_grid(report, groups),
+        '<h2 id="picture">The fleet</h2>', f'<div class="picture">{_picture(report, layout, groups)}</div>',
+        _legend(layout),
+        '<h2 id="matrix">Matrix</h2>', _table(report),
         '<h2 id="checks">Fleet checks</h2>', _checks(report),
     ]
     if qinq:
         parts += ['<h2 id="qinq">QinQ acceptance</h2>', f"<pre>{_e(chr(10).join(qinq))}</pre>"]
-    return "\n".join(parts + [_embedded(doc), "</body>", "</html>"]) + "\n"
+    return "\n".join(parts + [_embedded(doc), f"<script>{SCRIPT}</script>", "</body>", "</html>"]) + "\n"
 
 
 class FilterModule:
