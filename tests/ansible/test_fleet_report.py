@@ -329,6 +329,96 @@ def test_the_page_renders_in_headless_chromium(tmp_path):
     assert distinct_rows > 50
 
 
+class _Rows(HTMLParser):
+    """The rows of the page's tables, by table class: (attributes, texts of its cells); and the
+    headings' ids in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.headings, self._table, self._row = {}, [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self._table = self.tables.setdefault(attrs.get("class"), [])
+        elif tag == "tr" and self._table is not None:
+            self._row = (attrs, [])
+            self._table.append(self._row)
+        elif tag == "h2":
+            self.headings.append(attrs.get("id"))
+        if tag == "output":
+            self.headings.append(("output", attrs))
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        if self._row is not None and data.strip():
+            self._row[1].append(data.strip())
+
+
+def _chromium_dom(tmp_path, page_text: str, fragment: str) -> str:
+    """The page's DOM after its script ran, as headless Chromium dumps it."""
+    chromium = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    if chromium is None:
+        pytest.skip("chromium is not installed (make host-deps installs it)")
+    page = tmp_path / "fleet-proof.html"
+    page.write_text(page_text)
+    proc = subprocess.run(
+        [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
+         "--dump-dom", page.as_uri() + fragment],
+        env={**os.environ, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=300)
+    assert "</html>" in proc.stdout, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def _issue_rows(dom: str) -> list:
+    rows = _Rows()
+    rows.feed(dom)
+    return [(attrs.get("data-tenant"), attrs.get("data-node"), texts[1], "hidden" in attrs)
+            for attrs, texts in rows.tables["issues"][1:]]
+
+
+def test_the_page_in_chromium_lists_failures_first_and_filters_by_tenant_and_node(tmp_path):
+    page = render_html(document())
+    everything = _issue_rows(_chromium_dom(tmp_path, page, ""))
+    assert [(tenant, node, verdict) for tenant, node, verdict, _hidden in everything][:3] == [
+        ("tdemo", "hv02", "fail"), ("tother", "hv02", "unknown"), ("tdemo", "hv03", "not run")]
+    assert len(everything) == 10 and not any(hidden for *_rest, hidden in everything)
+    headings = [heading for heading in parsed_headings(page) if isinstance(heading, str)]
+    assert headings.index("issues") < headings.index("picture") < headings.index("matrix")
+    by_node = _issue_rows(_chromium_dom(tmp_path, page, "#node=hv02"))
+    assert {(tenant, node) for tenant, node, _verdict, hidden in by_node if not hidden} == {
+        ("tdemo", "hv02"), ("tother", "hv02")}
+    by_both = _chromium_dom(tmp_path, page, "#tenant=tother&node=hv03")
+    assert {(tenant, node) for tenant, node, _verdict, hidden in _issue_rows(by_both) if not hidden} == {
+        ("tother", "hv03")}
+    assert "showing tenant tother, node hv03" in by_both
+    grid = _Rows()
+    grid.feed(by_both)
+    assert [(attrs.get("data-node"), "hidden" in attrs) for attrs, _texts in grid.tables["grid"][1:]] == [
+        ("hv01", True), ("hv02", True), ("hv03", False)]
+
+
+def parsed_headings(page: str) -> list:
+    rows = _Rows()
+    rows.feed(page)
+    return rows.headings
+
+
+def test_the_fleet_by_node_marks_each_pair_with_its_worst_verdict_and_failing_tenants():
+    doc = document()
+    rows = _Rows()
+    rows.feed(render_html(doc))
+    grid = {attrs["data-node"]: texts for attrs, texts in rows.tables["grid"][1:]}
+    page = render_html(doc)
+    # hv02's internet fails for one tenant: its mark is red, counts 1 and links to F1.
+    assert grid["hv02"][:2] == ["hv02", "1"]
+    assert '<td class="v-fail" title="hv02 internet, all tenants: 1 pass, 1 fail' in page
+    assert '<td class="v-not_run" title="hv03 -&gt; hv01: peer, full-size peer, returns, all tenants: 2 not run"' in page
+
+
 def test_a_fleet_of_100_tenants_on_10_nodes_stays_within_the_page_bound():
     doc = bench.synthetic_document()
     page = render_html(doc)
