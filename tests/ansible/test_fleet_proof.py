@@ -311,12 +311,13 @@ def test_a_vni_missing_on_one_node_fails_the_vtep_cross_check_where_it_is_seen()
 
 def test_a_return_landing_without_the_workload_s_vni_asks_for_the_one_advice():
     tenant = {"name": "tdemo", "vni": 11001}
-    node = {"name": "hv02", "evpn": {"vnis": [{"vni": 11001, "type": None}]}}
+    evpn = {"vnis": [{"vni": 11001, "type": None}]}
+    node = fleet_proof._node_context("hv02", {"evpn": evpn})
     ((where, verdict, text, problem),) = fleet_proof._advertised(tenant, node)
     assert (where, verdict, text) == ("hv02", "blocked", "VNI 11001 of tdemo is missing on hv02")
     assert problem == ("VNI 11001", text, f"re-create its devices: {reload_advice('hv02')}")
-    node["evpn"]["vnis"][0]["type"] = "L2"
-    assert fleet_proof._advertised(tenant, node)[0][3] is None
+    evpn["vnis"][0]["type"] = "L2"
+    assert fleet_proof._advertised(tenant, fleet_proof._node_context("hv02", {"evpn": evpn}))[0][3] is None
 
 
 def test_prediction_and_observation_disagreeing_is_a_finding():

@@ -698,6 +698,10 @@ def _combine(expect: str, parts: list, findings: Findings, node: str) -> dict:
 def _merged(parts: list, expect: str) -> dict:
     """One side (prediction or observation) of a cell over its targets: the first verdict that is
     not the expected one, else the expected one where any target gave it."""
+    if len(parts) == 1:  # most cells: one target, its side as it is (the rule below gives the same)
+        merged = {"verdict": parts[0]["verdict"], "text": parts[0].get("text") or ""}
+        merged.update((key, parts[0][key]) for key in ("dev", "nat", "fall_through") if key in parts[0])
+        return merged
     verdicts = [part["verdict"] for part in parts]
     off = [verdict for verdict in verdicts if verdict not in (expect, "unknown")]
     verdict = "not_run" if "not_run" in verdicts else off[0] if off else expect if expect in verdicts else "unknown"
@@ -775,12 +779,11 @@ def _peer_cells(row: Mapping, findings: Findings, full_size: bool) -> list:
     """Per other node with the tenant: its workload there answers across the fabric, small and,
     with full_size, at the VNet's MTU with DF set. Predicted from the EVPN VNI's remote VTEPs."""
     tenant, node, cells = row["tenant"], row["node"], []
-    vnis = node["vnis"]
+    known = set((node["vnis"].get(tenant["vni"]) or {}).get("remote_vteps") or [])
     for other, tenants in row["fleet"].items():
         peer = tenants.get(tenant["name"])
         if other == node["name"] or peer is None:
             continue
-        known = set((vnis.get(tenant["vni"]) or {}).get("remote_vteps") or [])
         if not node["evpn"]:
             predicted = ("unknown", None, None, "the VNIs were not read", None)
         elif peer["vtep"] in known:
