@@ -27,6 +27,7 @@ import ipaddress
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -236,6 +237,7 @@ def measure_one(folder: Path, root: Path, keep: bool) -> dict:
     del text
     page = _timed(results, "html_s", lambda: fleet_report.fleet_report_html(doc))
     results["page_mb"] = round(len(page.encode()) / 1e6, 2)
+    (folder / f"page-{_tag(root)}.html").write_text(page)
     del page
     results["peak_after_page_mb"] = round(_peak_mb())
     _timed(results, "matrix_s", lambda: fleet_report.fleet_report_matrix(doc))
@@ -245,6 +247,33 @@ def measure_one(folder: Path, root: Path, keep: bool) -> dict:
     results["peak_mb"] = round(_peak_mb())
     results["summary"] = doc["summary"]
     return results
+
+
+def _chromium_seconds(page: Path, profile: Path) -> float:
+    """Headless Chromium's wall time to open `page` and draw it into a screenshot."""
+    start = time.perf_counter()
+    subprocess.run(["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                    f"--screenshot={profile / 'shot.png'}", "--window-size=1400,1000", page.as_uri()],
+                   env=dict(os.environ, HOME=str(profile)), capture_output=True, check=True, timeout=600)
+    return time.perf_counter() - start
+
+
+def draw_seconds(page: Path, rounds: int = 3):
+    """How long headless Chromium takes to open and draw the page beyond an empty page's: the
+    fastest of `rounds` of each, interleaved (on a shared machine the fastest is the least
+    disturbed); None without Chromium."""
+    if not shutil.which("chromium"):
+        return None
+    profile = WORK / "chromium-profile"
+    profile.mkdir(parents=True, exist_ok=True)
+    empty = WORK / "empty.html"
+    empty.write_text("<!DOCTYPE html><title>empty</title>")
+    _chromium_seconds(empty, profile)  # the profile made once, outside the rounds
+    pages, empties = [], []
+    for _ in range(rounds):
+        empties.append(_chromium_seconds(empty, profile))
+        pages.append(_chromium_seconds(page, profile))
+    return round(max(min(pages) - min(empties), 0.0), 2)
 
 
 def measure(sizes, root: Path) -> dict:
@@ -260,10 +289,15 @@ def measure(sizes, root: Path) -> dict:
             done = subprocess.run([sys.executable, __file__, "--one", str(folder), "--root", str(root)]
                                   + (["--keep"] if keep else []), capture_output=True, text=True, check=True)
         measured[f"{tenants}x{nodes}"] = json.loads(done.stdout)
+        measured[f"{tenants}x{nodes}"]["draw_s"] = draw_seconds(folder / f"page-{_tag(root)}.html")
         measured[f"{tenants}x{nodes}"]["input_mb"] = round(
             sum(path.stat().st_size for path in folder.glob("hv*.json")) / 1e6)
         print(f"[scale] {tenants}x{nodes}: {measured[f'{tenants}x{nodes}']}", flush=True)
     return measured
+
+
+def _seconds(value) -> str:
+    return "not measured" if value is None else f"{value:.2f} s"
 
 
 def section(after: dict, before: dict, command: str) -> str:
@@ -272,13 +306,15 @@ def section(after: dict, before: dict, command: str) -> str:
              "node results a simulator records in the modules' output shape (every lookup and probe of the proof's "
              "plan, a few faults), loaded from their files as the controller holds them.", "",
              "| tenants x nodes | node results | document | page | reconcile | page render | reconcile + render "
-             "| peak memory | matrix | diff | JUnit |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| peak memory | page drawn in Chromium | matrix | diff | JUnit |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, runs in (("before", before), ("after", after)):
         for size, run in runs.items():
             total = run["reconcile_s"] + run["document_s"] + run["html_s"]
             lines.append(f"| {size.replace('x', ' x ')} ({label}) | {run['input_mb']} MB | {run['document_mb']} MB "
                          f"| {run['page_mb']} MB | {run['reconcile_s']:.1f} s | {run['html_s']:.1f} s | {total:.1f} s "
-                         f"| {run['peak_mb']} MB | {run['matrix_s']:.1f} s | {run['diff_s']:.1f} s "
+                         f"| {run['peak_mb']} MB | {_seconds(run.get('draw_s'))} | {run['matrix_s']:.1f} s "
+                         f"| {run['diff_s']:.1f} s "
                          f"| {run['junit_s']:.1f} s ({run['junit_mb']} MB) |")
     run = after.get("500x32")
     if run:

@@ -131,3 +131,11 @@ def test_a_cell_both_listed_and_summarised_is_refused():
         fleet_report.fleet_report_html(report)
     with pytest.raises(AnsibleFilterError, match=r"baseline\.passed\.hv03\.peer:hv01 is '0-1'; cells already held"):
         fabric_change.fabric_change_compare(proven(), report)
+
+
+def test_a_summarised_undecided_cell_is_unexpected_outside_what_a_fault_may_fail():
+    report = proven(return_landing={})
+    unexpected = fleet_proof.fleet_report_unexpected(report, {"cells": {}, "findings": {}, "checks": []})
+    assert "cell tdemo@hv01 return:hv02: unknown" in unexpected and len(unexpected) == 12
+    allowed = {"cells": {node: "^return:" for node in NODES}, "findings": {}, "checks": []}
+    assert fleet_proof.fleet_report_unexpected(report, allowed) == []

@@ -130,6 +130,21 @@ def test_the_matrix_keeps_a_host_s_text_on_one_line_and_leaves_out_an_absent_qin
     assert not any("qinq" in line or "sender -> receiver" in line for line in lines)
 
 
+def test_a_large_fleet_s_matrix_shows_only_the_rows_and_columns_with_a_cell_not_passed(monkeypatch):
+    doc = document()
+    for one in doc["cells"]:
+        if one["node"] == "hv03":
+            one.update(verdict="pass")
+    monkeypatch.setattr(fleet_report, "TERMINAL_CELLS", 10)
+    assert matrix(doc)[:5] == [
+        "tenant@node  internet  mgmt",
+        "tdemo@hv02   FAIL F1   ok",
+        "tother@hv02  ok        ?",
+        "4 more rows of 4 columns: every cell passed",
+        "2 more columns: every cell in them passed",
+    ]
+
+
 # --- what changed -----------------------------------------------------------------------------
 
 def earlier_document() -> dict:

@@ -28,8 +28,8 @@ import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import (passed_summary,
-                                                                                     unobserved_summary)
+from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import (CellsError, ProofCells,
+                                                                                     passed_summary, unobserved_summary)
 from ansible_collections.deevnet.net.plugins.plugin_utils.reload_advice import reload_interfaces
 
 FORMAT = "deevnet.net.fabric_proof/1"
@@ -551,19 +551,23 @@ def _lookup_answers(result) -> dict:
         actual = check.get("actual") or {}
         expected = check.get("expected") or {}
         iif = actual.get("iif") or expected.get("iif")
-        answers[(check.get("vrf"), name.split()[1], iif)] = dict(actual, msg=check.get("msg"))
+        # Only a refusal's words are read (_input_problem): an answer that is a route is kept as
+        # the result's own dict, not copied (a fleet's lookups are many).
+        answers[(check.get("vrf"), name.split()[1], iif)] = (
+            actual if actual.get("type") == "unicast" else dict(actual, msg=check.get("msg")))
     return answers
 
 
 def _probe_targets(result) -> dict:
-    """egress_probe's targets: {(probe name, address, proto, port, size): target}."""
+    """egress_probe's targets: {(probe name, address, proto, port, size): (target, its probe's
+    message)}, the results' own dicts (a fleet's targets are many: none is copied)."""
     found = {}
     probes = result.get("probes") if isinstance(result, Mapping) else None
     for probe in probes or []:
         for target in probe.get("targets") or []:
             size = None if target.get("size") is None else "mtu"
             key = (probe.get("name"), target.get("address"), target.get("proto"), target.get("port"), size)
-            found[key] = dict(target, probe_msg=probe.get("msg") or "")
+            found[key] = (target, probe.get("msg") or "")
     return found
 
 
@@ -647,10 +651,10 @@ def observe(target) -> tuple:
     return other, text
 
 
-def _probe_problem(target: Mapping, address: str) -> str:
-    """egress_probe's words about one target: its message has a line per failed probe, the
-    probe's name first and its targets' problems after it, separated by '; '."""
-    for line in str(target.get("probe_msg") or "").splitlines():
+def _probe_problem(probe_msg, address: str) -> str:
+    """egress_probe's words about one target: its probe's message has a line per failed probe,
+    the probe's name first and its targets' problems after it, separated by '; '."""
+    for line in str(probe_msg or "").splitlines():
         name, _colon, problems = line.partition(": ")
         for problem in problems.split("; "):
             if problem.startswith(f"{address} "):
@@ -719,9 +723,11 @@ def _prediction(verdict, dev, nat, text, problem, **extra) -> dict:
     return made
 
 
-def _observation(target, address: str) -> dict:
+def _observation(observed, address: str) -> dict:
+    """The observation of one target from _probe_targets' (target, message), or None."""
+    target, probe_msg = observed or (None, "")
     verdict, text = observe(target)
-    return {"verdict": verdict, "text": text, "problem": _probe_problem(target or {}, address) or None}
+    return {"verdict": verdict, "text": text, "problem": _probe_problem(probe_msg, address) or None}
 
 
 def _class_cells(row: Mapping, settings: Mapping, findings: Findings) -> list:
@@ -1088,6 +1094,13 @@ def fleet_report_unexpected(report, expected) -> list:
     cells, subjects = _patterns(name, expected, "cells"), _patterns(name, expected, "findings")
     unexpected = []
     failing = [cell for cell in report.get("cells") or [] if cell.get("verdict") != "pass"]
+    # The undecided cells the document summarises are not passes either.
+    try:
+        summarised = ProofCells({"cells": [], "tenants": report.get("tenants") or [],
+                                 "unobserved": report.get("unobserved")})
+    except (CellsError, KeyError, TypeError) as error:
+        _fail(name, "report.unobserved", report.get("unobserved"), f"give the whole document ({error})")
+    failing += [summarised.get(key) for key in summarised.summarised_keys()]
     for cell in failing:
         pattern = cells.get(cell.get("node"))
         if pattern is None or not pattern.search(str(cell.get("column"))):

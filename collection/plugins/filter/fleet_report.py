@@ -53,6 +53,9 @@ RANK = {"pass": 0, "not_run": 1, "unknown": 2, "fail": 3}
 MARKS = {"pass": "ok", "unknown": "?", "not_run": "n/r"}
 NO_CELL = "-"
 CORNER = "tenant@node"
+# Beyond this many cells, the terminal matrix shows only the rows and columns with a cell not
+# passed (at 500 tenants x 32 nodes every cell would be 16,000 lines of 600 columns).
+TERMINAL_CELLS = 200_000
 FIRST_RUN = "no earlier report to compare with: this is the first"
 
 # The keys every item of the document's lists has, and those of them that are lists.
@@ -287,12 +290,21 @@ def fleet_report_matrix(doc) -> list:
     cell per column (aligned), each failed fleet check, each finding with its fix, the QinQ
     matrix when the document holds one, and the summary."""
     report = _Report(doc, MATRIX_KEYS, "fleet_report_matrix")
-    columns = doc["columns"]
+    columns, rows, folded = doc["columns"], report.rows(), []
+    if len(rows) * len(columns) > TERMINAL_CELLS:
+        # A large fleet: the rows and columns with a cell not passed; the others counted.
+        listed = [cell for cell in report.cells.listed.values() if cell["verdict"] != "pass"]
+        keep_rows = {(cell["tenant"], cell["node"]) for cell in listed}
+        keep_columns = {cell["column"] for cell in listed}
+        folded = [f"{len(rows) - len(keep_rows):,} more rows of {len(columns):,} columns: every cell passed",
+                  f"{len(columns) - len(keep_columns):,} more columns: every cell in them passed"]
+        rows = [row for row in rows if row in keep_rows]
+        columns = [column for column in columns if column["id"] in keep_columns]
     grid = [[CORNER] + [_line(column["label"]) for column in columns]]
-    for tenant, node in report.rows():
+    for tenant, node in rows:
         grid.append([f"{_line(tenant)}@{_line(node)}"] +
                     [_matrix_mark(report.cells.get((tenant, node, column["id"]))) for column in columns])
-    lines = _aligned(grid)
+    lines = _aligned(grid) + folded
     lines += [f"check {_line(check['label'])}: {_line(check['text'])}" for check in doc["checks"] if not check["ok"]]
     lines += [_finding_line(finding) for finding in doc["findings"]]
     qinq = _qinq_lines(report)
