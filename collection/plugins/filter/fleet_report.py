@@ -357,10 +357,13 @@ def _cell_changes(now: _Report, before: _Report) -> list:
     document and those new to a summary are compared."""
     compared = set(now.cells.listed)
     for verdict, node, column, tenants in now.cells.summarised():
-        compared.update((tenant, node, column) for tenant in tenants
-                        if before.cells.summarised_as((tenant, node, column)) != verdict)
+        same = before.cells.summary_of(verdict, node, column)
+        compared.update((tenant, node, column) for tenant in tenants if tenant not in same)
     gone = {key for key in before.cells.listed if key not in now.cells}
-    gone.update(key for key in before.cells.summarised_keys() if key not in now.cells)
+    for verdict, node, column, tenants in before.cells.summarised():
+        same = now.cells.summary_of(verdict, node, column)
+        gone.update((tenant, node, column) for tenant in tenants
+                    if tenant not in same and (tenant, node, column) not in now.cells)
     position = _in_order(now, before)
     lines = []
     for key in sorted(compared, key=position):
@@ -600,25 +603,31 @@ class _Marked:
         return Counter(cell["verdict"] for cell in self.listed) + self.summarised
 
 
-def _groups(report: _Report) -> tuple:
-    """The cells of each mark of the picture: a dot per (node, tenant, kind), a lane outside the
-    box per (node, kind), an arc per (node, the column's node, kind)."""
+def _groups(report: _Report, detailed: bool) -> tuple:
+    """The cells of each mark of the picture: a dot per (node, tenant, kind) when the picture is
+    detailed, a lane outside the box per (node, kind), an arc per (node, the column's node, kind).
+    A summary's cells are counted at once per mark."""
     dots, lanes, arcs = {}, {}, {}
 
-    def marks(node: str, column_id: str, tenant: str):
+    def marks(node: str, column_id: str):
         column = report.columns[column_id]
         kind = str(column["kind"])
-        yield dots.setdefault((node, tenant, kind), _Marked())
-        yield lanes.setdefault((node, kind), _Marked())
+        found = [lanes.setdefault((node, kind), _Marked())]
         if kind in ARCS and isinstance(column["node"], str):
-            yield arcs.setdefault((node, column["node"], kind), _Marked())
+            found.append(arcs.setdefault((node, column["node"], kind), _Marked()))
+        return kind, found
     for cell in report.cells.listed.values():
-        for marked in marks(cell["node"], cell["column"], cell["tenant"]):
+        kind, found = marks(cell["node"], cell["column"])
+        if detailed:
+            found.append(dots.setdefault((cell["node"], cell["tenant"], kind), _Marked()))
+        for marked in found:
             marked.listed.append(cell)
     for verdict, node, column_id, tenants in report.cells.summarised():
-        for tenant in tenants:
-            for marked in marks(node, column_id, tenant):
-                marked.summarised[verdict] += 1
+        kind, found = marks(node, column_id)
+        for marked in found:
+            marked.summarised[verdict] += len(tenants)
+        for tenant in tenants if detailed else ():
+            dots.setdefault((node, tenant, kind), _Marked()).summarised[verdict] += 1
     return dots, lanes, arcs
 
 
@@ -1049,7 +1058,7 @@ def fleet_report_html(doc) -> str:
     one, and the document itself while it is small; a filter by tenant and node over them."""
     report = _Report(doc, HTML_KEYS, "fleet_report_html")
     layout = _Layout(report)
-    groups = _groups(report)
+    groups = _groups(report, layout.detailed)
     qinq = _qinq_lines(report)
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',

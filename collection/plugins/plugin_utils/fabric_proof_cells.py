@@ -156,6 +156,12 @@ class ProofCells:
     def passed_keys(self):
         return self.summarised_keys(PASS)
 
+    def summary_of(self, verdict: str, node: str, column: str) -> Mapping:
+        """The tenants a summary of `verdict` holds for (node, column): a dict, empty if none."""
+        if verdict == PASS:
+            return self.passed.get((node, column), {})
+        return self.unobserved.get((node, column), ({},))[0]
+
     def summarised_as(self, key: tuple):
         """The verdict of the summary that holds `key`, or None."""
         if key[0] in self.passed.get(key[1:], ()):
