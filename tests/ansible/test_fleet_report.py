@@ -231,6 +231,21 @@ def test_junit_has_a_suite_for_the_checks_and_one_per_row_with_counts_that_add_u
     assert suites["fleet"].find("testcase[@name='one SDN version']/failure").text.startswith("F2 sdn_version:")
 
 
+def test_a_large_fleet_s_junit_gives_a_row_whose_every_cell_passed_one_testcase(monkeypatch):
+    doc = document()
+    for one in doc["cells"]:
+        if one["node"] == "hv03":
+            one.update(verdict="pass")
+    monkeypatch.setattr(fleet_report, "TERMINAL_CELLS", 10)
+    root = ET.fromstring(junit(doc))
+    suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
+    assert list(suites) == ["fleet", "passed", "tdemo@hv02", "tother@hv02", "qinq"]
+    assert [case.get("name") for case in suites["passed"]] == [
+        "tdemo@hv01: all 3 cells passed", "tdemo@hv03: all 4 cells passed", "tother@hv01: all 3 cells passed",
+        "tother@hv03: all 4 cells passed"]
+    assert counts(suites["tdemo@hv02"]) == ["3", "1", "0", "0"] and counts(root) == ["14", "3", "1", "0"]
+
+
 def test_junit_carries_a_host_s_control_characters_as_replacement_characters():
     doc = document()
     doc["findings"][0]["text"] = "bad \x1b[31mbyte\x00"
