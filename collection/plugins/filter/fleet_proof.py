@@ -851,6 +851,19 @@ def _not_landed(name: str) -> str:
     return f"not observed: returns land where the core sends them (no return_landing for {name})"
 
 
+def _routed(steps: list) -> bool:
+    """Whether every step of a return (_return_cells) has a lookup answer that is a route."""
+    return bool(steps) and all(answer and answer.get("type") == "unicast" for _where, answer, _iif in steps)
+
+
+def _unobserved_cell(name: str) -> dict:
+    """A return through `name` predicted as expected and by design not observed, as _combine makes
+    it and the report keeps it (_fold): its texts, which the summary does not keep, not made."""
+    return {"verdict": "unknown", "expect": "reply", "findings": [], "prediction": {"verdict": "reply"},
+            "observation": {"verdict": "unknown", "text": _not_landed(name)}, "column": f"return:{name}",
+            UNOBSERVED: True}
+
+
 def _observed_as(observed, expect: str) -> bool:
     """Whether egress_probe's target (from _probe_targets) went as `expect`: observe()'s verdict."""
     return bool(observed and observed[0].get("passed") and observed[0].get("expect") == expect)
@@ -869,6 +882,7 @@ def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Fin
     tenant, node, cells = row["tenant"], row["node"], []
     source = settings["internet"][0]
     forced = _return_workloads(settings, tenant["name"], node["name"])
+    advertised = bool((node["vnis"].get(tenant["vni"]) or {}).get("type"))
     for name, landing in nodes.items():
         if name == node["name"]:
             continue
@@ -877,6 +891,10 @@ def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Fin
         if tenant.get("l3vni_bridge"):
             steps.append((node["name"], node["answers"].get((tenant["vrf"], tenant["workload"], tenant["l3vni_bridge"])),
                           tenant["l3vni_bridge"]))
+        if name not in forced and _routed(steps) and (not node["evpn"] or advertised):
+            # Every step a route and the VNI advertised: the prediction below would be reply.
+            cells.append(_unobserved_cell(name))
+            continue
         judged = [(where,) + _input_problem(answer, where, tenant["workload"], iif) for where, answer, iif in steps]
         if name in forced:
             # The pair's workload sends its request as the tenant's traffic does: its way out is
@@ -889,10 +907,7 @@ def _return_cells(row: Mapping, nodes: Mapping, settings: Mapping, findings: Fin
         verdicts = [step[1] for step in judged]
         verdict = "blocked" if failing else "unknown" if not judged or "unknown" in verdicts else "reply"
         if verdict == "reply" and name not in forced:
-            # Predicted as expected, by design not observed: what _combine makes of it, and no more.
-            cells.append({"verdict": "unknown", "expect": "reply", "findings": [], "prediction": {"verdict": "reply"},
-                          "observation": {"verdict": "unknown", "text": _not_landed(name)},
-                          "column": f"return:{name}", UNOBSERVED: True})
+            cells.append(_unobserved_cell(name))
             continue
         predicted = _prediction(verdict, None, None, "; ".join(step[2] for step in judged) or "no uplink named",
                                 failing[0][3] if failing else None, node=failing[0][0] if failing else node["name"])
