@@ -139,3 +139,16 @@ def test_a_summarised_undecided_cell_is_unexpected_outside_what_a_fault_may_fail
     assert "cell tdemo@hv01 return:hv02: unknown" in unexpected and len(unexpected) == 12
     allowed = {"cells": {node: "^return:" for node in NODES}, "findings": {}, "checks": []}
     assert fleet_proof.fleet_report_unexpected(report, allowed) == []
+
+
+def test_the_fleet_by_node_colours_a_pair_by_what_was_observed_and_outlines_returns_only_predicted():
+    page = fleet_report.fleet_report_html(proven(peer_lost, return_landing={}))
+    grid = page[page.index('<table class="grid">'):page.index("</table>", page.index('<table class="grid">'))]
+    # hv01 -> hv02: peers passed, returns predicted only; hv03 -> hv01: tother's peer failed.
+    assert '<td class="v-pass predicted" title="hv01 -&gt; hv02: peer, full-size peer, returns, all tenants: ' \
+           '4 pass, 2 unknown">' in grid
+    assert '<td class="v-fail predicted" title="hv03 -&gt; hv01: peer, full-size peer, returns, all tenants: ' \
+           '3 pass, 1 fail, 2 unknown' in grid
+    observed = fleet_report.fleet_report_html(proven())
+    assert "predicted" not in observed[observed.index('<table class="grid">'):observed.index('<h2 id="picture">')
+                                       ].replace("predicted and by design", "")

@@ -882,6 +882,7 @@ svg a:hover > * { stroke-width: 5; }
 table { border-collapse: collapse; }
 table.grid td { width: 1.6em; height: 1.4em; padding: 0; text-align: center; font-weight: bold; }
 table.grid th.to { writing-mode: vertical-rl; }
+table.grid td.predicted { outline: 2px dashed #f9a825; outline-offset: -3px; }
 .filter { position: sticky; top: 0; background: #fff; padding: 0.4em 0; z-index: 2; }
 th, td { border: 1px solid #cfd8dc; padding: 1px 6px; font: 12px/1.3 ui-monospace, monospace; white-space: nowrap; }
 thead th { position: sticky; top: 0; background: #eceff1; }
@@ -973,15 +974,21 @@ def _issues(report: _Report) -> str:
 
 
 def _grid_mark(report: _Report, label: str, cells, link: bool = True) -> str:
+    """A mark of the fleet by node: coloured by the worst verdict of its cells but the returns
+    predicted and by design not observed, which outline it in amber (dashed) instead."""
     if cells is None:
         return f'<td class="none">{NO_CELL}</td>'
-    verdict = _worst(cells)
+    observed = _Marked()
+    observed.listed, observed.summarised = cells.listed, Counter({"pass": cells.summarised["pass"]})
+    by_design = cells.summarised["unknown"]
+    verdict = _worst(observed) if observed.verdicts() else "unknown"
+    css = f"v-{verdict}" + (" predicted" if by_design else "")
     failing = len({cell["tenant"] for cell in cells.listed if cell["verdict"] == "fail"})
     findings = _failing_findings(report, cells)
     text = str(failing) if failing else ""
     if link and findings:
         text = f'<a href="#{_e(findings[0]["id"])}">{text}</a>'
-    return f'<td class="v-{verdict}" title="{_e(_tooltip(report, label, cells))}">{text}</td>'
+    return f'<td class="{css}" title="{_e(_tooltip(report, label, cells))}">{text}</td>'
 
 
 def _node_grid(report: _Report, groups: tuple) -> str:
@@ -1005,7 +1012,12 @@ def _node_grid(report: _Report, groups: tuple) -> str:
         marks += [_grid_mark(report, f"{node} -> {target}: peer, full-size peer, returns, all tenants",
                              pairs.get((node, target))) for target in nodes]
         lines.append(f'<tr data-node="{_e(node)}"><th>{_e(node)}</th>{"".join(marks)}</tr>')
-    return "\n".join(lines + ["</tbody></table></div>"])
+    lines.append("</tbody></table></div>")
+    lines.append('<p class="legend">Each mark: the worst verdict of its cells over all tenants (red fail, amber '
+                 "unknown, grey not run, green pass), the count of tenants failing, a tooltip with its counts and "
+                 "findings. A dashed amber outline: it also holds returns predicted and by design not observed "
+                 "(no return_landing), counted in the tooltip.</p>")
+    return "\n".join(lines)
 
 
 def _finding_item(finding: Mapping, where: list) -> str:
