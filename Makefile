@@ -52,15 +52,20 @@ rust-test:
 	cargo test --workspace --locked
 
 # The release binaries lock under /run/lock/deevnet.net: pytest runs in a private mount
-# namespace with a tmpfs of its own on /run/lock, so the host's /run is never written.
+# namespace with a tmpfs of its own on /run/lock, so the host's /run is never written (each
+# pytest-xdist worker in one of its own). PYTEST_WORKERS workers (pytest-xdist's -n; 0 runs in
+# one process): tests that wait (a switch's timeout, a proof's sleep) overlap with busy ones;
+# tests of one xdist_group share a worker.
+PYTEST_WORKERS ?= 2
+PYTEST_XDIST := -n $(PYTEST_WORKERS) --dist loadgroup
 ansible-test: collection
-	$(PY) -m pytest -q tests/ansible
+	$(PY) -m pytest -q $(PYTEST_XDIST) tests/ansible
 
 # The collection on the oldest ansible-core it claims: ad hoc, playbooks with check and diff, the
 # fast path and its fallbacks, the roles' interfaces and their filters. (ansible-test covers the newest, 2.21.)
 .PHONY: ansible-core-oldest
 ansible-core-oldest: collection $(VENV_OLDEST)/.installed
-	$(VENV_OLDEST)/bin/python -m pytest -q tests/ansible/test_fast_path.py tests/ansible/test_sysctl_forwarding.py \
+	$(VENV_OLDEST)/bin/python -m pytest -q $(PYTEST_XDIST) tests/ansible/test_fast_path.py tests/ansible/test_sysctl_forwarding.py \
 	  tests/ansible/test_frr_local_stanza.py tests/ansible/test_vrf_route_assert.py tests/ansible/test_role_interface.py \
 	  tests/ansible/test_node_plan.py tests/ansible/test_egress_probe.py tests/ansible/test_warnings.py tests/ansible/test_qinq_uplink_role.py \
 	  tests/ansible/test_transit_router_role.py

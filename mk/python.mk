@@ -28,9 +28,11 @@ VENV_OLDEST := $(ROOT)/.venv-core-oldest
 PYTHON_FOR_OLDEST ?= $(shell for p in python3.11 /root/.pyenv/versions/3.11*/bin/python3 python3.10 python3.9; do \
 	command -v $$p >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
-$(VENV_OLDEST)/.installed: mk/python.mk
+# pytest and pytest-xdist as requirements-dev.txt pins them.
+PYTEST_PINS = $(shell grep -E '^pytest(-xdist)?==' $(ROOT)/requirements-dev.txt)
+$(VENV_OLDEST)/.installed: mk/python.mk requirements-dev.txt
 	@test -n "$(PYTHON_FOR_OLDEST)" || { echo "no Python 3.9-3.11 for ansible-core $(ANSIBLE_CORE_OLDEST)"; exit 1; }
 	@echo "== venv: $(VENV_OLDEST) with ansible-core $(ANSIBLE_CORE_OLDEST) on $$($(PYTHON_FOR_OLDEST) --version)"
 	@test -x $(VENV_OLDEST)/bin/python || $(PYTHON_FOR_OLDEST) -m venv $(VENV_OLDEST)
-	@$(VENV_OLDEST)/bin/python -m pip install --quiet --disable-pip-version-check ansible-core==$(ANSIBLE_CORE_OLDEST) pytest==8.4.2
+	@$(VENV_OLDEST)/bin/python -m pip install --quiet --disable-pip-version-check ansible-core==$(ANSIBLE_CORE_OLDEST) $(PYTEST_PINS)
 	@touch $@

@@ -34,7 +34,12 @@ def _private_run_lock() -> None:
 
 
 def pytest_configure(config) -> None:
+    # Under pytest-xdist this runs in the controller and in every worker: each worker process
+    # moves into a mount namespace and a /run/lock of its own.
     _private_run_lock()
+    config.addinivalue_line("markers", "xdist_group(name): tests of one name run in one pytest-xdist worker "
+                            "(make ansible-test: --dist loadgroup), one after another")
+
 VENV_BIN = Path(sys.executable).parent
 _counter = itertools.count()
 
@@ -187,7 +192,10 @@ def _source_collection_importable() -> None:
     link = base / "ansible_collections" / "deevnet" / "net"
     if not link.is_symlink():
         link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(ROOT / "collection", target_is_directory=True)
+        try:
+            link.symlink_to(ROOT / "collection", target_is_directory=True)
+        except FileExistsError:  # another pytest-xdist worker made it meanwhile
+            pass
     if str(base) not in sys.path:
         sys.path.insert(0, str(base))
 

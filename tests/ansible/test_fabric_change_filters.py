@@ -60,6 +60,9 @@ def test_good_settings_are_not_refused():
     ({"reload": [{"argv": ["/usr/bin/true"]}]}, ["fabric_change_reload[0].paths is None"]),
     ({"baseline_max_age": -1}, ["fabric_change_baseline_max_age is -1"]),
     ({"sdn_lock": "sdn/.lock"}, ["fabric_change_sdn_lock is 'sdn/.lock'"]),
+    ({"sdn_files": {"running-config": "/x"}}, ["fabric_change_sdn_files.running-config is '/x': give one of"]),
+    ({"sdn_files": {"interfaces": "x"}}, ["fabric_change_sdn_files.interfaces is 'x': give an absolute path"]),
+    ({"sdn_files": "/etc/pve"}, ["fabric_change_sdn_files is '/etc/pve': give a dict"]),
     ({"file_path": "relative"}, ["fabric_change_file_path is 'relative'", "absolute"]),
     ({"run_id": "../x"}, ["fabric_change_run_id is '../x'"]),
 ])
@@ -67,6 +70,19 @@ def test_bad_settings_are_refused_naming_the_setting_the_value_and_the_fix(chang
     said = "\n".join(refusal(**changes))
     for word in words:
         assert word in said, (word, said)
+
+
+def test_a_node_s_sdn_files_are_proxmox_s_places_unless_it_gives_others():
+    files = fabric_change.fabric_change_sdn_files
+    assert files(None) == files({}) == {
+        "running_config": "/etc/pve/sdn/.running-config", "config_dir": "/etc/pve/sdn",
+        "interfaces_sdn": "/etc/network/interfaces.d/sdn", "interfaces": "/etc/network/interfaces",
+        "frr_conf": "/etc/frr/frr.conf"}
+    assert files({"frr_conf": "/srv/frr.conf"})["frr_conf"] == "/srv/frr.conf"
+    with pytest.raises(AnsibleFilterError) as error:
+        files({"frr": "/srv/frr.conf"})
+    assert "fabric_change_sdn_files: fabric_change_sdn_files.frr is '/srv/frr.conf': give one of running_config" \
+        in str(error.value)
 
 
 def test_a_group_without_hosts_is_refused():
@@ -192,6 +208,84 @@ def test_a_cell_that_passes_now_and_did_not_before_is_no_regression():
     now = dict(BASE)
     now[("tdemo", "hv02", "private")] = "pass"
     assert compare(proof(now))["equal"]
+
+
+# An SDN apply between its waves: hv01 reloaded (the canary), hv02 and hv03 wait for their wave.
+ROLLOUT_BASE = {("tdemo", "hv01", "internet"): "pass", ("tdemo", "hv02", "internet"): "pass",
+                ("tdemo", "hv01", "peer:hv02"): "pass"}
+
+
+def rollout_proof(check_nodes, cells=None, check="sdn_version", awaits_reload=True):
+    """The proof after the canary's reload: `check` fails with a finding per node in check_nodes
+    (sdn_drift's each marked as awaiting the node's reload unless `awaits_reload` is false)."""
+    findings = [{"id": f"F{i}", "node": node, "subject": "/etc/network/interfaces.d/sdn",
+                 "text": f"{node} applied SDN version 4, the cluster runs 5", "fix": "x"}
+                for i, node in enumerate(check_nodes)]
+    for finding in findings:
+        if check == "sdn_drift" and awaits_reload:
+            finding["awaits_reload"] = True
+    checks = {"reached": True, "sdn_version": True, "sdn_drift": True, check: False}
+    doc = proof({**ROLLOUT_BASE, **(cells or {})}, checks=checks, findings=findings)
+    next(c for c in doc["checks"] if c["id"] == check)["findings"] = [f["id"] for f in findings]
+    return doc
+
+
+def rollout_compare(now, pending=("hv02", "hv03")):
+    base = proof(ROLLOUT_BASE, checks={"reached": True, "sdn_version": True, "sdn_drift": True})
+    return fabric_change.fabric_change_compare(now, base, list(pending))
+
+
+@pytest.mark.parametrize("check", ["sdn_version", "sdn_drift"])
+def test_an_sdn_check_failing_only_on_the_later_waves_nodes_is_expected(check):
+    result = rollout_compare(rollout_proof(["hv02", "hv03"], check=check))
+    assert result["equal"] and result["regressions"] == []
+    assert [entry["check"] for entry in result["expected"]] == [check]
+    assert result["expected_lines"][0].startswith(
+        "expected while hv02, hv03 run the SDN version from before the commit: check ")
+
+
+@pytest.mark.parametrize("nodes", [["hv02", "hv01"], ["hv02", None], []])
+def test_an_sdn_check_failing_on_a_reloaded_node_or_the_fleet_is_a_regression(nodes):
+    result = rollout_compare(rollout_proof(nodes))
+    assert [entry["check"] for entry in result["regressions"]] == ["sdn_version"] and result["expected"] == []
+
+
+def test_drift_on_a_waiting_node_that_its_reload_does_not_explain_is_a_regression():
+    # A device the node's own applied version declares, lost from its kernel: drift from before
+    # the new version, whichever wave the node is in.
+    result = rollout_compare(rollout_proof(["hv02", "hv03"], check="sdn_drift", awaits_reload=False))
+    assert [entry["check"] for entry in result["regressions"]] == ["sdn_drift"] and result["expected"] == []
+
+
+def test_another_check_failing_on_the_later_waves_nodes_is_a_regression():
+    result = rollout_compare(rollout_proof(["hv02"], check="reached"))
+    assert [entry["check"] for entry in result["regressions"]] == ["reached"]
+
+
+def test_without_pending_nodes_the_sdn_check_is_a_regression():
+    result = rollout_compare(rollout_proof(["hv02", "hv03"]), pending=())
+    assert [entry["check"] for entry in result["regressions"]] == ["sdn_version"] and not result["equal"]
+
+
+def test_a_new_tenants_cells_failing_on_or_toward_a_waiting_node_are_expected_and_nowhere_else():
+    cells = {("tnew", "hv02", "internet"): "fail", ("tnew", "hv01", "peer:hv03"): "fail",
+             ("tnew", "hv01", "internet"): "fail"}
+    result = rollout_compare(rollout_proof(["hv02"], cells))
+    assert sorted(entry["where"] for entry in result["expected"] if entry["what"] == "cell") == [
+        "tnew@hv01 hv03", "tnew@hv02 internet"]
+    assert [entry["where"] for entry in result["newly_failing"]] == ["tnew@hv01 internet"]
+
+
+def test_a_known_tenants_cell_on_a_waiting_node_is_never_excused():
+    result = rollout_compare(rollout_proof(["hv02"], {("tdemo", "hv02", "internet"): "fail"}))
+    assert [entry["where"] for entry in result["regressions"]] == ["tdemo@hv02 internet"]
+
+
+@pytest.mark.parametrize("pending", ["hv02", [""], [1]])
+def test_pending_that_is_not_a_list_of_names_is_refused(pending):
+    with pytest.raises(AnsibleFilterError) as error:
+        fabric_change.fabric_change_compare(proof(BASE), proof(BASE), pending)
+    assert "fabric_change_compare: pending is" in str(error.value)
 
 
 @pytest.mark.parametrize("doc, where", [(None, "_input"), ({"format": "x"}, "_input"),

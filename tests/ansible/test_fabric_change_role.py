@@ -32,6 +32,10 @@ NODES = ["hv01", "hv02", "hv03"]
 DATA = ROOT / "tests" / "ansible" / "data"
 PROOF = DATA / "fabric_change_proof.yml"
 OLD = "GOOD old\n"
+# The switch's timeout of a run that confirms its waves: no test waits for it, so it is long enough
+# for a wave's apply, reconnection, proof and confirmation on a loaded machine (each a playbook run
+# that took up to 20 s with make ansible-test's workers beside other jobs).
+CONFIRMED_TIMEOUT = 300
 
 
 class Fleet:
@@ -61,7 +65,7 @@ class Fleet:
 
     def settings(self, **given) -> dict:
         settings = {"fabric_change_hosts": "pve", "fabric_change_kind": "file", "fabric_change_waves": ["100%"],
-                    "fabric_change_file_content": "GOOD new\n", "fabric_change_timeout": 60,
+                    "fabric_change_file_content": "GOOD new\n", "fabric_change_timeout": CONFIRMED_TIMEOUT,
                     "fabric_change_reconnect_margin": 5, "fabric_change_become": False,
                     "fabric_change_dir": str(self.reports), "fabric_change_proof_playbook": str(PROOF),
                     "fabric_change_proof_vars": {}}
@@ -167,7 +171,9 @@ def test_a_change_that_cuts_the_canary_off_is_restored_by_its_own_switch(tmp_pat
     as_root()
     fleet = Fleet(tmp_path, ansible_env, cut="hv01")
     started = time.monotonic()
-    proc, report = fleet.run("cut", file_content="CUT\n", timeout=20)
+    # No reconnect margin: the timeout, which the test waits for, need only outlast one proof (up to
+    # 26 s with make ansible-test's workers beside other jobs).
+    proc, report = fleet.run("cut", file_content="CUT\n", timeout=40, reconnect_margin=0)
     assert proc.returncode != 0, proc.stdout
     assert report["outcome"] == "cut_off" and len(report["waves"]) == 1, report
     wave = report["waves"][0]
@@ -179,7 +185,7 @@ def test_a_change_that_cuts_the_canary_off_is_restored_by_its_own_switch(tmp_pat
     status = json.loads((fleet.reports / "cut" / "wave-0-status" / "hv01.json").read_text())["result"]
     assert status["switch"]["state"] == "expired" and status["restored"] == [str(fleet.file("hv01"))]
     assert [reload["argv"][0] for reload in status["reloads"]] == ["/usr/bin/touch"]
-    assert time.monotonic() - started >= 20 + 10
+    assert time.monotonic() - started >= 40 + 10
     assert fleet.step_nodes("cut", "wave-0-reconnect") == []
     assert fleet.step_nodes("cut", "wave-0-status") == ["hv01"]
     assert report["untouched"] == ["hv02", "hv03"]
@@ -189,7 +195,7 @@ def test_a_change_that_cuts_the_canary_off_is_restored_by_its_own_switch(tmp_pat
 
 
 def test_a_second_run_while_the_first_holds_the_locks_is_refused_naming_it(fleet):
-    first = fleet.start("first", run_id="first", proof_vars={"test_proof_sleep": 6}, timeout=40)
+    first = fleet.start("first", run_id="first", proof_vars={"test_proof_sleep": 6})
     deadline = time.monotonic() + 120
     while not all((fleet.tmp / node / "guard" / "lock").exists() for node in NODES):
         assert first.poll() is None and time.monotonic() < deadline, "the first run never held the locks"
@@ -227,10 +233,12 @@ def test_bad_settings_are_refused_before_anything_changes(fleet, given, words):
 
 
 def test_a_timeout_shorter_than_the_measured_proof_is_refused_after_the_baseline(fleet):
-    proc, report = fleet.run("slow", proof_vars={"test_proof_sleep": 12}, timeout=16)
+    # 15 s is the least timeout the settings' check lets through (the margin, 5 s, + 10 s); a proof
+    # that sleeps 10 s lasts more than 10 s, so its measure refuses it.
+    proc, report = fleet.run("slow", proof_vars={"test_proof_sleep": 10}, timeout=15)
     assert proc.returncode != 0
     said = "\n".join(report["refusals"])
-    assert "fabric_change_timeout is 16: shorter than one proof (" in said and "the baseline's run" in said, said
+    assert "fabric_change_timeout is 15: shorter than one proof (" in said and "the baseline's run" in said, said
     assert all(fleet.file(node).read_text() == OLD for node in NODES)
     no_lock_left(fleet)
 
@@ -275,9 +283,10 @@ def test_a_controller_killed_after_the_change_leaves_the_canary_to_its_own_switc
     """The controller and every run it started are killed while the canary's change is being
     proven: the canary's switch restores it at its timeout; the locks of the dead run stay until
     the node playbook's step unlock releases them with its id."""
-    # The switch's timeout leaves room for the arm, the apply and the proof's start on a loaded
-    # machine: the kill must land before the switch fires.
-    switch_timeout = 60
+    # The switch's timeout leaves room for the apply, the reconnection and the proof's start on a
+    # loaded machine (up to 60 s with make ansible-test's workers beside other jobs): the kill must
+    # land before the switch fires.
+    switch_timeout = 120
     controller = fleet.start("killed", run_id="killed", file_content="GOOD new\n", timeout=switch_timeout,
                              proof_vars={"test_proof_sleep": 5})
     proving = fleet.reports / "killed" / "wave-0-proof"

@@ -10,7 +10,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from conftest import filter_plugin, plugin_utils
-from test_fleet_proof import NODES, WORKLOAD, fleet, lookup_of, probe_target, settings
+from test_fleet_proof import NODES, WORKLOAD, fleet, lookup_of, probe_target, settings, tenant_zone_rolled_out
 
 cells_module = plugin_utils("fabric_proof_cells")
 fleet_proof = filter_plugin("fleet_proof")
@@ -109,6 +109,44 @@ def test_a_summarised_pass_that_fails_now_is_a_regression_of_the_guarded_change(
     del gone["passed"]["hv02"]
     assert {(entry["node"], entry["now"]) for entry in fabric_change.fabric_change_compare(gone, healthy)[
         "regressions"]} == {("hv02", "absent")}
+
+
+def failed_from_the_summary(report: dict, tenant: str, node: str, column: str) -> None:
+    """Turns a summarised pass into a listed failing cell."""
+    index = [entry["name"] for entry in report["tenants"]].index(tenant)
+    passed = report["passed"][node]
+    indexes = cells_module.range_indexes(passed[column], len(report["tenants"]))
+    passed[column] = cells_module.pass_ranges(i for i in indexes if i != index)
+    report["cells"].append({"tenant": tenant, "node": node, "column": column, "verdict": "fail", "findings": []})
+
+
+def test_a_rollout_compare_on_the_summarised_proof_is_the_compare_on_the_whole_one(monkeypatch):
+    """Between an SDN apply's waves (hv02 and hv03 pending) the summarised proof, its passes in
+    ranges and only the new tenant's failing cells listed, is held against the summarised baseline
+    exactly as the same documents with every cell listed: the same expected and regressions."""
+    baseline, _rolled_out, canary = tenant_zone_rolled_out(monkeypatch)
+    canary_doc = fleet_proof.fleet_proof_reconcile(canary, NODES, settings(), "2026-12-07T10:00:00Z")
+    assert {(cell["tenant"], cell["node"], cell["column"]) for cell in canary_doc["cells"]} == {
+        ("tnew", "hv01", "return:hv02"), ("tnew", "hv01", "return:hv03")}
+    assert baseline["passed"]["hv02"]["internet"] == "0-1" and not baseline["cells"]
+    # Besides: tnew failing on hv02 itself (new, on a pending node: expected) and tdemo's
+    # summarised pass on hv02 failing (a known tenant: a regression though hv02 waits).
+    lagging = copy.deepcopy(canary_doc)
+    failed_from_the_summary(lagging, "tdemo", "hv02", "internet")
+    lagging["cells"].append({"tenant": "tnew", "node": "hv02", "column": "internet", "verdict": "fail",
+                             "findings": []})
+    pending = ["hv02", "hv03"]
+    compared = {}
+    for name, now in (("canary", canary_doc), ("lagging", lagging)):
+        compared[name] = fabric_change.fabric_change_compare(now, baseline, pending)
+        assert fabric_change.fabric_change_compare(listed_whole(now), listed_whole(baseline), pending) == compared[name]
+        assert fabric_change.fabric_change_compare(now, listed_whole(baseline), pending) == compared[name]
+    assert compared["canary"]["equal"] and compared["canary"]["regressions"] == []
+    assert sorted(entry.get("check") or entry["where"] for entry in compared["canary"]["expected"]) == [
+        "sdn_drift", "sdn_version", "tnew@hv01 via hv02", "tnew@hv01 via hv03"]
+    assert [entry["where"] for entry in compared["lagging"]["regressions"]] == ["tdemo@hv02 internet"]
+    assert "tnew@hv02 internet" in [entry["where"] for entry in compared["lagging"]["expected"]]
+    assert len(compared["lagging"]["expected"]) == 5 and compared["lagging"]["newly_failing"] == []
 
 
 @pytest.mark.parametrize("key, value, words", [

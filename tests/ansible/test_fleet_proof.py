@@ -640,3 +640,103 @@ def test_an_l3_vni_without_next_hops_is_not_a_missing_vtep():
                 vni["remote_vteps"] = []
     report = reconcile(facts, NODES, settings(), None)
     assert next(check for check in report["checks"] if check["id"] == "vtep_mesh")["ok"]
+
+
+def test_a_zone_a_node_has_not_reloaded_yet_is_not_proven_there_the_version_and_drift_name_it():
+    """Between an SDN apply's waves: the cluster runs version 8 with a third tenant; hv01 reloaded
+    it, hv02 and hv03 still run version 7 and have no VRF of it. They are proven as they run (no
+    probe for a VRF they lack, which would fail their whole probe run), hv01's tenant has no peers
+    there yet, and the fleet checks name hv02 and hv03."""
+    third = {"vrf": "vrf_tnew", "l3vni": 10003, "vnet": "tnew0", "vni": 11003, "cidr": "10.30.2.0/24",
+             "gateway": "10.30.2.1"}
+    tenants = dict(TENANTS, tnew=third)
+    facts = fleet()
+    for node in NODES:
+        facts[node]["sdn"]["zones"].append(zone("tnew", node, tenants))
+        facts[node]["sdn"]["version"] = {"running": 8, "applied": 8 if node == "hv01" else 7}
+    # hv01's EVPN has the new VNIs, with no remote VTEP yet: no other node has them.
+    facts["hv01"]["evpn"]["vnis"] += [{"vni": vni, "type": kind, "vrf": "vrf_tnew", "remote_vteps": []}
+                                      for vni, kind in ((10003, "L3"), (11003, "L2"))]
+    for node in ("hv02", "hv03"):
+        facts[node]["sdn"]["drift"] = [
+            {"object": device, "declared": f"a {kind} device: {role}", "found": "no such device", "fix": "reload"}
+            for device, kind, role in (("vrf_tnew", "vrf", "the VRF of zone tnew"),
+                                       ("tnew0", "bridge", "the bridge of VNet tnew0 (zone tnew)"))]
+    # A node that reloaded but lost the VRF is not excused: only a node behind the cluster's version is.
+    facts_lost = json.loads(json.dumps(facts))
+    facts_lost["hv03"]["sdn"]["version"] = {"running": 8, "applied": 8}
+    for node in ("hv02", "hv03"):
+        assert [t["name"] for t in plan(facts, NODES, node, settings())["tenants"]] == ["tdemo", "tother"]
+        assert all(probe["vrf"] != "vrf_tnew" for probe in plan(facts, NODES, node, settings())["probes"])
+    mine = plan(facts, NODES, "hv01", settings())
+    assert [t["name"] for t in mine["tenants"]] == ["tdemo", "tother", "tnew"]
+    (tnew,) = [probe for probe in mine["probes"] if probe["name"] == "tnew"]
+    assert not [t for t in tnew["targets"] if t.get("peer")]
+    # The other tenants of hv01 must not reach tnew's workload there.
+    (tdemo,) = [probe for probe in mine["probes"] if probe["name"] == "tdemo"]
+    assert {"address": "10.30.2.254", "proto": "icmp", "expect": "blocked"} in tdemo["targets"]
+    assert [t["name"] for t in plan(facts_lost, NODES, "hv03", settings())["tenants"]] == ["tdemo", "tother", "tnew"]
+    report = reconcile(facts, NODES, settings(), None)
+    assert sorted({(cell["tenant"], cell["node"]) for cell in report["cells"] if cell["tenant"] == "tnew"}) == [
+        ("tnew", "hv01")]
+    assert not [cell for cell in report["cells"] if cell["tenant"] == "tnew" and cell["column"].startswith("peer")]
+    failed = {check["id"]: check for check in report["checks"] if not check["ok"]}
+    assert sorted(failed) == ["sdn_drift", "sdn_version"]
+    named = {report["findings"][int(ident[1:]) - 1]["node"] for check in failed.values() for ident in check["findings"]}
+    assert named == {"hv02", "hv03"}
+
+
+def tenant_zone_rolled_out(monkeypatch) -> tuple:
+    """An SDN apply that adds the tenant zone tnew: (baseline, after, canary) - the proof from
+    before the apply, and the fleet as its nodes report it after the last wave and after the
+    canary's wave (hv01 reloaded, hv02 and hv03 waiting: their version and drift lag, and hv01's
+    returns of tnew through them fail)."""
+    baseline = reconcile(fleet(), NODES, settings(), None)
+    monkeypatch.setitem(TENANTS, "tnew", {"vrf": "vrf_tnew", "l3vni": 10003, "vnet": "tnew0", "vni": 11003,
+                                          "cidr": "10.30.2.0/24", "gateway": "10.30.2.1"})
+    for index, node in enumerate(NODES):
+        monkeypatch.setitem(WORKLOAD, ("tnew", node), f"10.30.2.{254 - index}")
+    monkeypatch.setitem(LANDING, "tnew", {node: {other: f"10.30.2.2{i + 1}{j + 1}" for j, other in enumerate(NODES)
+                                                 if other != node} for i, node in enumerate(NODES)})
+    rolled_out = fleet()
+    canary = json.loads(json.dumps(rolled_out))
+    for node in ("hv02", "hv03"):
+        canary[node]["sdn"]["version"] = {"running": 8, "applied": 7}
+        # sdn_check's word: hv02's and hv03's generated files from version 7 lack vrf_tnew.
+        canary[node]["sdn"]["drift"] = [{"object": "vrf_tnew", "declared": "a vrf device: the VRF of zone tnew",
+                                         "found": "no such device", "fix": "reload", "awaits_reload": True}]
+        canary[node]["probe"]["probes"] = [p for p in canary[node]["probe"]["probes"] if not p["name"].startswith("tnew")]
+        canary[node]["evpn"]["vnis"] = [vni for vni in canary[node]["evpn"]["vnis"] if vni["vrf"] != "vrf_tnew"]
+    canary["hv01"]["sdn"]["version"] = {"running": 8, "applied": 8}
+    for vni in canary["hv01"]["evpn"]["vnis"]:
+        if vni["vrf"] == "vrf_tnew":
+            vni["remote_vteps"] = []
+    for probe in canary["hv01"]["probe"]["probes"]:
+        if probe["name"] in ("tnew-via-hv02", "tnew-via-hv03"):
+            probe["verdict"] = "failed"
+            probe["targets"] = [target(INTERNET, "reply", passed=False)]
+    return baseline, rolled_out, canary
+
+
+def test_a_tenant_zone_rolled_out_in_waves_is_held_against_the_baseline_with_only_the_later_waves_lag(monkeypatch):
+    """The proofs of an SDN apply that adds a tenant zone, held against the proof from before
+    (fabric_change_compare, as the guarded change holds each wave's): after the canary's wave
+    nothing regresses, only the later waves' lag (SDN version and drift on hv02 and hv03) and the
+    new tenant's returns through them are expected; after the last wave the proof holds."""
+    compare = filter_plugin("fabric_change").fabric_change_compare
+    baseline, rolled_out, canary = tenant_zone_rolled_out(monkeypatch)
+    final = compare(reconcile(rolled_out, NODES, settings(), None), baseline, [])
+    assert final["equal"] and final["expected"] == []
+    doc = reconcile(canary, NODES, settings(), None)
+    assert failing(doc) == [("tnew", "hv01", "return:hv02"), ("tnew", "hv01", "return:hv03")]
+    compared = compare(doc, baseline, ["hv02", "hv03"])
+    assert compared["regressions"] == [] and compared["newly_failing"] == [] and compared["equal"]
+    assert len(compared["expected_lines"]) == 4
+    assert all(line.startswith("expected while hv02, hv03 run the SDN version from before the commit: ")
+               for line in compared["expected_lines"])
+    # hv03 lost a VRF its own applied version has (vrf_tdemo): drift from before the new version,
+    # a regression though hv03 waits for its wave.
+    canary["hv03"]["sdn"]["drift"].append({"object": "vrf_tdemo", "declared": "a vrf device: the VRF of zone tdemo",
+                                           "found": "no such device", "fix": "reload", "awaits_reload": False})
+    lost = compare(reconcile(canary, NODES, settings(), None), baseline, ["hv02", "hv03"])
+    assert [entry["check"] for entry in lost["regressions"] if entry["what"] == "check"] == ["sdn_drift"]

@@ -23,6 +23,9 @@ import yaml
 
 from conftest import ROOT, _tarball
 
+# One worker builds the module's fresh venv (quick_start_env) once for all of its tests.
+pytestmark = pytest.mark.xdist_group("quick_start")
+
 README = ROOT / "collection" / "README.md"
 QUICK_START_BLOCK = re.compile(r"^<!-- quick-start: (\S+) -->\n```\w*\n(.*?)^```", re.S | re.M)
 

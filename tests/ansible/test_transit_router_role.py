@@ -9,6 +9,7 @@ before the unit would be started (their paths point at the test's folder)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -327,7 +328,7 @@ class Lab:
 
     def __init__(self, tmp_path, rp_filter: int = 0, src_valid_mark: list[str] | None = None,
                  ruleset: str | None = None):
-        tag = f"{next(_names)}-{id(self) % 10000}"
+        tag = f"{os.getpid()}-{next(_names)}"  # unique across pytest-xdist workers too
         self.client, self.router, self.upstream = (f"trc-{tag}", f"trr-{tag}", f"tru-{tag}")
         self.ruleset = tmp_path / "transit.nft"
         self.ruleset.write_text(ruleset or transit_router.transit_router_ruleset(TRAFFIC))

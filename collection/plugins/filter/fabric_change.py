@@ -165,6 +165,33 @@ def _timeout_problems(settings: Mapping, context: Mapping) -> list:
     return []
 
 
+# Where a Proxmox VE node keeps the SDN files an sdn_apply's dry run reads and its snapshot holds.
+SDN_FILE_DEFAULTS = {"running_config": "/etc/pve/sdn/.running-config", "config_dir": "/etc/pve/sdn",
+                     "interfaces_sdn": "/etc/network/interfaces.d/sdn", "interfaces": "/etc/network/interfaces",
+                     "frr_conf": "/etc/frr/frr.conf"}
+SDN_FILES = tuple(SDN_FILE_DEFAULTS)
+
+
+def _sdn_files_problems(files) -> list:
+    if files is None:
+        return []
+    if not isinstance(files, Mapping):
+        return [f"fabric_change_sdn_files is {files!r}: give a dict of any of {', '.join(SDN_FILES)} (absolute paths)"]
+    return [f"fabric_change_sdn_files.{key} is {value!r}: "
+            + (f"give one of {', '.join(SDN_FILES)}" if key not in SDN_FILES else "give an absolute path")
+            for key, value in files.items()
+            if key not in SDN_FILES or not isinstance(value, str) or not value.startswith("/")]
+
+
+def fabric_change_sdn_files(files=None) -> dict:
+    """A node's SDN files: Proxmox's own places, each overridden where `files` (the node's
+    fabric_change_sdn_files) gives another."""
+    problems = _sdn_files_problems(files)
+    if problems:
+        raise AnsibleFilterError(f"fabric_change_sdn_files: {problems[0]}")
+    return {**SDN_FILE_DEFAULTS, **(files or {})}
+
+
 def _other_problems(settings: Mapping) -> list:
     problems = _paths_problem("fabric_change_paths", settings.get("fabric_change_paths"))
     problems += _reload_problem("fabric_change_reload", settings.get("fabric_change_reload"))
@@ -177,6 +204,7 @@ def _other_problems(settings: Mapping) -> list:
     if not isinstance(lock, str) or not lock.startswith("/"):
         problems.append(f"fabric_change_sdn_lock is {lock!r}: give the absolute path of Proxmox's SDN lock "
                         "(/etc/pve/sdn/.lock)")
+    problems += _sdn_files_problems(settings.get("fabric_change_sdn_files"))
     run_id = settings.get("fabric_change_run_id")
     if run_id is not None and (not isinstance(run_id, str) or not RUN_ID.match(run_id)):
         problems.append(f"fabric_change_run_id is {run_id!r}: give 1 to 64 letters, digits, _ . - (a letter or "
@@ -295,13 +323,51 @@ def _line(entry: Mapping) -> str:
     return said + (f" ({'; '.join(entry['findings'])})" if entry["findings"] else "")
 
 
-def fabric_change_compare(proof, baseline) -> dict:
+# The fleet checks an SDN apply fails by design between its waves: the cluster runs the committed
+# version while the nodes of the later waves still apply the old one, and declare what they lack.
+ROLLOUT_CHECKS = ("sdn_version", "sdn_drift")
+
+
+def _pending_nodes(pending) -> set:
+    if pending is None:
+        return set()
+    if not isinstance(pending, (list, tuple)) or not all(isinstance(node, str) and node for node in pending):
+        _fail("fabric_change_compare", "pending", pending,
+              "give the names of the nodes the rollout has not reached yet, as a list (empty when none)")
+    return set(pending)
+
+
+def _awaits_wave(entry: Mapping, doc_now: Mapping, pending: set, tenants_before: set) -> bool:
+    """Whether an entry is the rollout's own: a rollout check whose findings all name nodes still
+    waiting for their wave (sdn_drift's, besides, each one that only the node's reload explains:
+    a device the new version adds, not one the node's own applied version has and lost), or a new
+    tenant's newly failing cell on such a node or toward it."""
+    if not pending:
+        return False
+    if entry["what"] == "check":
+        if entry["check"] not in ROLLOUT_CHECKS:
+            return False
+        check = next((c for c in doc_now["checks"] if isinstance(c, Mapping) and c.get("id") == entry["check"]), None)
+        if check is None:
+            return False
+        findings = {f.get("id"): f for f in doc_now["findings"] if isinstance(f, Mapping)}
+        named = [findings.get(i, {}) for i in check.get("findings") or []]
+        return bool(named) and all(
+            finding.get("node") in pending and (entry["check"] != "sdn_drift" or finding.get("awaits_reload") is True)
+            for finding in named)
+    toward = str(entry["column"]).rpartition(":")[2]
+    return entry["tenant"] not in tenants_before and (entry["node"] in pending or toward in pending)
+
+
+def fabric_change_compare(proof, baseline, pending=None) -> dict:
     """The proof held against the baseline: a regression is a cell that passed and does not pass
     now (failed, unknown, not run, or gone) or a fleet check that held and does not now; newly
     failing is a cell or check that did not pass before either and fails now where it did not
-    fail (or was absent) before. `equal` when neither exists."""
+    fail (or was absent) before. `equal` when neither exists. With `pending` (the nodes an SDN
+    apply has not reached yet), what only their waiting explains is `expected`, not a regression."""
     name = "fabric_change_compare"
     now, before = _proof(name, "_input", proof), _proof(name, "baseline", baseline)
+    waiting = _pending_nodes(pending)
     cells_now, cells_before = _cells(name, "_input", now), _cells(name, "baseline", before)
     labels = {**_labels(before), **_labels(now)}
     regressions, newly_failing = [], []
@@ -324,11 +390,17 @@ def fabric_change_compare(proof, baseline) -> dict:
             newly_failing.append(_check_entry(check_id, None, current, now))
     for entry in regressions + newly_failing:
         entry["text"] = _line(entry)
-    return {"regressions": regressions, "newly_failing": newly_failing,
+    tenants_before = {tenant for tenant, _node in cells_before.rows()}
+    expected = [entry for entry in regressions + newly_failing if _awaits_wave(entry, now, waiting, tenants_before)]
+    regressions = [entry for entry in regressions if entry not in expected]
+    newly_failing = [entry for entry in newly_failing if entry not in expected]
+    return {"regressions": regressions, "newly_failing": newly_failing, "expected": expected,
             "equal": not regressions and not newly_failing,
             "nodes": sorted({entry["node"] for entry in regressions + newly_failing if entry["node"]}),
             "lines": [entry["text"] for entry in regressions]
-            + [f"newly failing: {entry['text']}" for entry in newly_failing]}
+            + [f"newly failing: {entry['text']}" for entry in newly_failing],
+            "expected_lines": [f"expected while {', '.join(sorted(waiting))} run the SDN version from before the "
+                               f"commit: {entry['text']}" for entry in expected]}
 
 
 # --- the interface reload's preview ---------------------------------------------------------------
@@ -518,7 +590,8 @@ def _wave_entry(index: int, wave: Mapping) -> dict:
     overhead = round(sum(value for key, value in times.items() if key != "apply"), 1)
     return {"wave": index, "nodes": list(wave.get("nodes") or []), "outcome": wave.get("outcome") or "not_run",
             "changes": dict(wave.get("changes") or {}), "proof_diff": list(wave.get("proof_diff") or []),
-            "regressions": list(wave.get("regressions") or []), "restore": wave.get("restore"),
+            "regressions": list(wave.get("regressions") or []), "expected": list(wave.get("expected") or []),
+            "restore": wave.get("restore"),
             "cut_off": dict(wave.get("cut_off") or {}), "times": dict(times, overhead=overhead),
             "cause": wave.get("cause")}
 
@@ -526,7 +599,7 @@ def _wave_entry(index: int, wave: Mapping) -> dict:
 def fabric_change_report(run) -> dict:
     """The report of the whole change (format deevnet.net.fabric_change/1) from what the run
     gathered: run_id, kind, hosts, baseline, refusals, waves (each nodes, outcome, changes,
-    proof_diff, regressions, restore, cut_off, times, cause), locks. `outcome` is refused,
+    proof_diff, regressions, expected, restore, cut_off, times, cause), locks. `outcome` is refused,
     rolled_back, cut_off, failed or changed; `failed` unless every wave was confirmed."""
     if not isinstance(run, Mapping):
         _fail("fabric_change_report", "_input", run, "give the run's gathered results as a dict")
@@ -573,6 +646,7 @@ def fabric_change_summary(report) -> list:
         lines += [f"  proof: {line}" for line in wave["proof_diff"]]
         lines += [f"  regression: {entry.get('text', entry) if isinstance(entry, Mapping) else entry}"
                   for entry in wave["regressions"]]
+        lines += [f"  expected: {line}" for line in wave["expected"]]
         for node, state in wave["cut_off"].items():
             lines.append(f"  cut off: {node}: {state}")
         if wave.get("cause"):
@@ -596,4 +670,5 @@ class FilterModule:
                 "fabric_change_stale_interfaces": fabric_change_stale_interfaces,
                 "fabric_change_step_results": fabric_change_step_results, "fabric_change_changes": fabric_change_changes,
                 "fabric_change_switch_state": fabric_change_switch_state,
+                "fabric_change_sdn_files": fabric_change_sdn_files,
                 "fabric_change_report": fabric_change_report, "fabric_change_summary": fabric_change_summary}

@@ -217,7 +217,13 @@ tenants:
 drift:
   description:
     - Every finding - pending changes, a node not reloaded, then the kernel's - each with
-      C(object), C(declared) (what Proxmox declares), C(found) (what the node has) and C(fix).
+      C(object), C(declared) (what Proxmox declares), C(found) (what the node has), C(fix) and
+      C(awaits_reload).
+    - C(awaits_reload) is true when only this node's reload is missing - the node applied an
+      older SDN version than the cluster runs, and the finding is that, or a device the running
+      version declares that the node's generated file (O(interfaces_sdn)) does not. A device
+      that file declares too is drift the node had before any new version - C(awaits_reload)
+      false.
   returned: when the files were read
   type: list
   elements: dict
@@ -227,7 +233,7 @@ drift:
          (where the interfaces differ from the files) and `ifreload -a --no-act` (what it would run); if
          it would touch stale entries (interfaces outside the change), do not reload; otherwise reload as
          a guarded change: the playbook `deevnet.net.fabric_change` (canary first, rolled back on a
-         regression)"}
+         regression)", "awaits_reload": false}
 kernel:
   description: Whether the kernel was compared (O(kernel)).
   returned: when the files were read

@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 /// `systemd-run` and `systemctl`, where Debian (merged /usr) has them.
 const SYSTEMD_RUN: &str = "/usr/bin/systemd-run";
 const SYSTEMCTL: &str = "/usr/bin/systemctl";
-const SYSTEMD_LIMIT: Duration = Duration::from_secs(30);
+/// A `daemon-reload` of a loaded node can take tens of seconds.
+const SYSTEMD_LIMIT: Duration = Duration::from_secs(90);
 
 /// Arms the run (or keeps it armed): see the module's header.
 pub fn armed(ctx: &Context, dir: &StateDir, request: &Request) -> Result<Outcome, Failure> {
@@ -162,8 +163,19 @@ fn arm_anew(
     dir.subdir(&run_dir)?;
     snapshot::take(dir, &run_dir, &request.paths)?;
     dir.write_json(&run_dir.join("switch.json"), &record)?;
-    install_binary(dir)?;
-    start(dir, &mut record, timer)?;
+    if let Err(failure) = install_binary(dir).and_then(|()| start(dir, &mut record, timer)) {
+        // Nothing armed stays behind a failure: no switch, and no record the boot would restore.
+        disarm(dir, &record);
+        let _ = remove_snapshot_copy(dir, &record.run_id);
+        return Err(match fs::remove_file(run_dir.join("switch.json")) {
+            Ok(()) => failure,
+            Err(e) => Failure::new(format!(
+                "{}; and its record {} is left armed ({e}): remove it before a reboot restores the snapshot",
+                failure.msg,
+                run_dir.join("switch.json").display()
+            )),
+        });
+    }
     Ok(Outcome {
         changed: true,
         msg: format!(
@@ -232,8 +244,9 @@ fn start(dir: &StateDir, record: &mut SwitchRecord, timer: Timer) -> Result<(), 
         Timer::Systemd => {
             let remaining =
                 Duration::from_secs(record.deadline.saturating_sub(records::now()).max(1));
-            systemd_run(&binary, &dir.root, &record.run_id, remaining)?;
+            // The boot unit first: a switch is never running without it.
             ensure_boot_unit(dir)?;
+            systemd_run(&binary, &dir.root, &record.run_id, remaining)?;
             record.unit = Some(switch::unit_name(&record.run_id));
             record.pid = None;
             record.start_time = None;
@@ -341,6 +354,11 @@ fn ensure_boot_unit(dir: &StateDir) -> Result<(), Failure> {
         atomic_file::replace(&target, text.as_bytes(), false, atomic_file::PUBLIC_FILE)?;
         systemctl(&["daemon-reload"])?;
     }
-    systemctl(&["enable", switch::BOOT_UNIT])?;
+    // `systemctl enable` reloads the manager too: only when the unit is not enabled yet.
+    if systemctl(&["is-enabled", switch::BOOT_UNIT]).map(|out| out.trim().to_owned())
+        != Ok("enabled".into())
+    {
+        systemctl(&["enable", switch::BOOT_UNIT])?;
+    }
     Ok(())
 }

@@ -43,7 +43,9 @@ pub fn expire_argv(binary: &Path, state_dir: &Path, run_id: &str) -> Vec<OsStrin
     ]
 }
 
-/// `systemd-run --unit=... --on-active=<timeout>s <expire command>` (without the program).
+/// `systemd-run --unit=... --on-active=<timeout>s --timer-property=AccuracySec=1s <expire
+/// command>` (without the program). A timer's default accuracy is a minute: the switch would
+/// fire up to that late.
 pub fn systemd_run_argv(
     binary: &Path,
     state_dir: &Path,
@@ -53,6 +55,7 @@ pub fn systemd_run_argv(
     let mut argv: Vec<OsString> = vec![
         format!("--unit={}", unit_name(run_id)).into(),
         format!("--on-active={}s", timeout.as_secs()).into(),
+        "--timer-property=AccuracySec=1s".into(),
     ];
     argv.extend(expire_argv(binary, state_dir, run_id));
     argv

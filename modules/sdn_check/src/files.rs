@@ -9,7 +9,7 @@ use crate::running_config::{self, ObjectKind, Objects, RunningConfig};
 use crate::section_config;
 use deevnet_runtime::file_policy;
 use deevnet_runtime::Failure;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The largest SDN or network file sdn_check reads: a cluster's SDN of thousands of VNets is
@@ -24,6 +24,8 @@ pub struct Sources {
     pub pending: BTreeMap<ObjectKind, Objects>,
     /// The `#version:N` of interfaces_sdn; `None` when the file does not exist.
     pub applied: Option<u64>,
+    /// The devices interfaces_sdn declares (none when the file does not exist).
+    pub applied_devices: BTreeSet<String>,
     pub own: OwnInterfaces,
 }
 
@@ -110,12 +112,15 @@ pub fn read_sources(request: &Files) -> Result<Sources, Failure> {
         }
     }
 
-    let applied = match read("interfaces_sdn", &request.interfaces_sdn)? {
-        Some(text) => Some(interfaces::applied_version(
-            &text,
-            &named("interfaces_sdn", &request.interfaces_sdn),
-        )?),
-        None => None,
+    let (applied, applied_devices) = match read("interfaces_sdn", &request.interfaces_sdn)? {
+        Some(text) => (
+            Some(interfaces::applied_version(
+                &text,
+                &named("interfaces_sdn", &request.interfaces_sdn),
+            )?),
+            interfaces::generated_devices(&text),
+        ),
+        None => (None, BTreeSet::new()),
     };
 
     let text = read_required(
@@ -128,6 +133,7 @@ pub fn read_sources(request: &Files) -> Result<Sources, Failure> {
         running,
         pending,
         applied,
+        applied_devices,
         own,
     })
 }

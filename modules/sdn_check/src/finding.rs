@@ -22,4 +22,10 @@ pub struct Finding {
     /// The fix, in words an operator can act on, e.g. "re-create it: " followed by
     /// [`reload_advice`].
     pub fix: String,
+    /// Whether only this node's reload is missing: the node applied an older SDN version and
+    /// the finding is that (the node not reloaded) or a device the running version declares and
+    /// the node's generated file does not (the running version adds it). A device the node's
+    /// own generated file declares too, and the kernel lacks or holds otherwise, is not: that
+    /// drift was there before any new version.
+    pub awaits_reload: bool,
 }

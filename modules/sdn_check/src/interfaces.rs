@@ -1,7 +1,8 @@
 //! The two ifupdown2 files sdn_check reads (docs/proxmox-sdn.md §2):
 //!
 //! - `/etc/network/interfaces.d/sdn`, which the node generated from the running configuration:
-//!   its first line `#version:N` is the version it was generated from ([`applied_version`]);
+//!   its first line `#version:N` is the version it was generated from ([`applied_version`]),
+//!   its `iface` stanzas the devices that version made ([`generated_devices`]);
 //! - `/etc/network/interfaces`, the node's own configuration: each `iface NAME` stanza's
 //!   addresses (`address 10.0.0.1/24`, or `address 10.0.0.1` with `netmask …`; IPv4 and IPv6;
 //!   several `address` lines allowed) and `mtu` ([`own_interfaces`]). `source` and
@@ -11,7 +12,7 @@
 //!
 //! Pure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
 /// One `iface` stanza of `/etc/network/interfaces`.
@@ -52,6 +53,21 @@ pub fn applied_version(text: &str, source: &str) -> Result<u64, String> {
                 crate::finding::reload_advice()
             )
         })
+}
+
+/// The devices a generated file declares: each `iface NAME` stanza's name. What the node's
+/// reload made from the version it applied; a device of the running version not among them is
+/// one that version adds.
+pub fn generated_devices(text: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            (words.next() == Some("iface"))
+                .then(|| words.next())
+                .flatten()
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// The addresses and MTUs of `text`'s `iface` stanzas; `source` names the file in errors.

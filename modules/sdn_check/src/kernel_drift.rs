@@ -125,6 +125,7 @@ impl<'a> Check<'a> {
             declared,
             found,
             fix,
+            awaits_reload: false,
         });
     }
 

@@ -15,6 +15,7 @@
 use deevnet_runtime::netlink::Netlink;
 use deevnet_runtime::{Failure, Module, Outcome};
 use sdn_check::files::{host_name, read_sources};
+use sdn_check::pending::mark_awaiting_reload;
 use sdn_check::report::evaluate;
 use sdn_check::{kernel_drift, node, DriftPolicy, Finding, NodeIntent, Params, Request, SPEC};
 
@@ -38,7 +39,14 @@ fn main() {
         }
 
         if request.kernel {
-            report.drift.extend(kernel_findings(&intent)?);
+            let mut kernel = kernel_findings(&intent)?;
+            mark_awaiting_reload(
+                &mut kernel,
+                sources.running.version,
+                sources.applied,
+                &sources.applied_devices,
+            );
+            report.drift.extend(kernel);
             report.kernel = true;
         }
 

@@ -116,6 +116,7 @@ pub fn pending_findings(changes: &[PendingChange]) -> Vec<Finding> {
             declared: format!("{} in {}", c.change, config_file(c.kind)),
             found: "not in the running configuration (.running-config) yet".into(),
             fix: APPLY_FIX.into(),
+            awaits_reload: false,
         })
         .collect()
 }
@@ -147,5 +148,24 @@ pub fn not_reloaded(
         declared: format!("#version:{running} (the running SDN configuration)"),
         found,
         fix: reload_fix(),
+        awaits_reload: true,
     })
+}
+
+/// Marks the kernel's findings that only this node's reload explains: on a node that applied
+/// an older version than the cluster runs (or none), a finding about a device its generated
+/// file (`applied_devices`) does not declare. Between the waves of an SDN apply, those are the
+/// rollout's own; every other kernel finding is drift the node had before.
+pub fn mark_awaiting_reload(
+    findings: &mut [Finding],
+    running: u64,
+    applied: Option<u64>,
+    applied_devices: &BTreeSet<String>,
+) {
+    if applied.is_some_and(|applied| applied >= running) {
+        return;
+    }
+    for finding in findings {
+        finding.awaits_reload = !applied_devices.contains(&finding.object);
+    }
 }

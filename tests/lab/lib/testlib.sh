@@ -30,6 +30,17 @@ figure() {
 # Integer comparisons that fail (rather than abort) on a missing or non-numeric figure.
 is_eq() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -eq "$2" ]; }
 is_ge() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ]; }
+is_le() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -le "$2" ]; }
+
+# copy_module NAME: the release binary of module NAME into the guest's PATH, or the test fails.
+copy_module() {
+  local binary=$REPO_ROOT/target/release/$1
+  if [ ! -x "$binary" ]; then
+    echo "  FAIL  $binary is missing: run make release-binaries (make test builds it)"
+    exit 1
+  fi
+  "$LAB" copy "$binary" "/usr/local/bin/$1"
+}
 
 finish() {
   echo "  $checks_passed checks passed, $checks_failed failed"

@@ -7,12 +7,7 @@
 # back in the incident state at the end.
 . "$LAB_DIR/lib/testlib.sh"
 
-binary=$REPO_ROOT/target/release/frr_local_stanza
-if [ ! -x "$binary" ]; then
-  echo "  FAIL  $binary is missing: run make release-binaries (make test builds it)"
-  exit 1
-fi
-"$LAB" copy "$binary" /usr/local/bin/frr_local_stanza
+copy_module frr_local_stanza
 
 out=$("$LAB" run bash -s <<'GUEST'
 set -u

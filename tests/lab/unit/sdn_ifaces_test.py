@@ -4,6 +4,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import subprocess
 import tempfile
 import unittest
 
@@ -197,6 +198,82 @@ class FrrGenerated(unittest.TestCase):
         self.assertIn("vrf vrf_tdemo\n vni 10001\nexit-vrf\n", text)
         self.assertNotIn("import vrf", text)
         self.assertNotIn("default-originate", text)
+
+
+ALL_EXIT = os.path.join(GUEST, "..", "all-exit", "guest")
+
+
+class AllExit(unittest.TestCase):
+    """The all-exit lab's SDN (../all-exit/guest/all-exit-sdn, run with a stand-in podman that writes
+    into a folder per node): lab-sdn-ifaces serves its hypervisors as it is, and lab-sdn-apply
+    renders FRR's side of every zone from the all-exit template, whose EVPN ASN is not 65020."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        root = cls.tmp.name
+        bin_dir = os.path.join(root, "bin")
+        os.makedirs(bin_dir)
+        # `podman exec -i NODE sh -c "mkdir -p ... && cat >'PATH'"`: PATH under <root>/<NODE>.
+        with open(os.path.join(bin_dir, "podman"), "w", encoding="utf-8") as f:
+            f.write('#!/bin/sh\nnode=$3\npath=$(printf %s "$6" | sed -n "s/.*cat >\'\\(.*\\)\'$/\\1/p")\n'
+                    f'mkdir -p "{root}/$node$(dirname "$path")" && cat >"{root}/$node$path"\n')
+        os.chmod(os.path.join(bin_dir, "podman"), 0o755)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        subprocess.run(["bash", os.path.join(ALL_EXIT, "all-exit-sdn"), "hv01"], check=True, env=env)
+        cls.node = os.path.join(root, "hv01")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def file(self, path):
+        with open(self.node + path, encoding="utf-8") as f:
+            return f.read()
+
+    def running(self):
+        return json.loads(self.file("/etc/pve/sdn/.running-config"))
+
+    def test_its_written_stanzas_are_what_the_generation_makes_of_its_running_config(self):
+        text, warnings = sdn.generate(self.running(), sdn.parse_interfaces(self.file("/etc/network/interfaces")), "hv01",
+                                      lambda target: (None, None))
+        self.assertEqual(warnings, [])
+        generated, written = sdn.parse_stanzas(text), sdn.parse_stanzas(self.file("/etc/network/interfaces.d/sdn"))
+        self.assertEqual({name: sorted(lines) for name, lines in generated.items()},
+                         {name: sorted(lines) for name, lines in written.items()})
+        self.assertIn("vxlan-local-tunnelip 198.51.100.131", generated["vrfvx_tdemo"])
+
+    def test_its_cfg_files_commit_to_its_running_config(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name in sdn.CFG_FILES:
+                with open(os.path.join(d, f"{name}.cfg"), "w", encoding="utf-8") as f:
+                    f.write(self.file(f"/etc/pve/sdn/{name}.cfg"))
+            path = os.path.join(d, ".running-config")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.file("/etc/pve/sdn/.running-config"))
+            self.assertEqual(sdn.commit(d, path), 2)
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(dict(json.load(f), version=1), self.running())
+
+    def template(self):
+        with open(os.path.join(ALL_EXIT, "frr-hv.conf.generated.in"), encoding="utf-8") as f:
+            return f.read()
+
+    def test_every_zone_is_rendered_once_whatever_the_evpn_asn(self):
+        cfg = self.running()
+        cfg["zones"]["ids"]["tnew"] = dict(cfg["zones"]["ids"]["tother"], **{"vrf-vxlan": 10003})
+        text = frr.generated_for_zones(self.template(), frr.evpn_zones(cfg, "hv01"))
+        for zone, vni in (("tdemo", 10001), ("tnew", 10003), ("tother", 10002)):
+            self.assertEqual(text.count(f"vrf vrf_{zone}\n vni {vni}\nexit-vrf\n"), 1, zone)
+            self.assertEqual(text.count(f"router bgp 45689 vrf vrf_{zone}\n"), 1, zone)
+            self.assertEqual(text.count(f"  import vrf vrf_{zone}\n"), 2, zone)
+        self.assertEqual(text.count("  default-originate ipv4\n"), 3)
+        # The zone's frr.conf.local stanza folds into its generated BGP instance.
+        merged = frr.merged_config(text, "router bgp 45689 vrf vrf_tnew\n address-family ipv4 unicast\n"
+                                         "  import vrf default\n exit-address-family\nexit\n")
+        instance = merged.split("router bgp 45689 vrf vrf_tnew\n", 1)[1].split("\nexit\n", 1)[0]
+        self.assertIn("  redistribute connected\n  import vrf default\n", instance)
+        self.assertEqual(merged.count("router bgp 45689 vrf vrf_tnew"), 1)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ fn systemd_run_is_asked_for_a_transient_timer_running_the_switch() {
     let expected: Vec<OsString> = [
         "--unit=deevnet-change-guard-run-1",
         "--on-active=300s",
+        "--timer-property=AccuracySec=1s",
         "/var/lib/g/bin/change_guard",
         "--expire",
         "/var/lib/g",

@@ -185,8 +185,7 @@ fn a_planted_state_dir_is_refused_naming_it_and_nothing_changes() {
 #[test]
 fn check_mode_changes_nothing() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
+    let conf = lab.conf();
     let locked = lab.run(json!({"state": "locked", "run_id": "r1", "_ansible_check_mode": true}));
     assert_eq!(locked["changed"], json!(true), "{locked}");
     assert!(!lab.state().exists(), "check mode created state_dir");
@@ -279,8 +278,7 @@ fn armed_needs_the_lock_and_refuses_what_it_cannot_restore_or_run_before_any_cha
 #[test]
 fn restored_rolls_back_now_runs_the_touched_reloads_and_reports_it_once() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
+    let conf = lab.conf();
     fs::set_permissions(&conf, fs::Permissions::from_mode(0o644)).unwrap();
     let touched = lab.reload_script("touched");
     let untouched = lab.reload_script("untouched");
@@ -336,8 +334,7 @@ fn restored_rolls_back_now_runs_the_touched_reloads_and_reports_it_once() {
 #[test]
 fn a_failing_reload_fails_the_run_and_the_files_stay_restored() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
+    let conf = lab.conf();
     let script = lab.path("bin/fails");
     fs::write(&script, "#!/bin/sh\necho broken >&2\nexit 3\n").unwrap();
     fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
@@ -357,8 +354,7 @@ fn a_failing_reload_fails_the_run_and_the_files_stay_restored() {
 #[test]
 fn idempotence_a_second_armed_and_a_second_confirmed_change_nothing() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
+    let conf = lab.conf();
     lab.lock("r1");
     let arm = json!({"state": "armed", "run_id": "r1", "paths": [conf], "timeout": 300});
     let first = lab.run(arm.clone());
@@ -418,4 +414,23 @@ fn a_missing_state_dir_and_its_missing_parents_are_created_for_a_run_that_writes
     let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&nested), 0o700);
     assert_eq!(mode(&lab.path("var/lib/deevnet")), 0o755);
+}
+
+#[test]
+fn an_arm_that_fails_after_its_snapshot_leaves_no_record_a_boot_would_restore() {
+    let lab = Lab::new();
+    let conf = lab.conf();
+    lab.lock("r1");
+    // The switch's program cannot be installed: a folder stands where its copy goes.
+    fs::create_dir_all(lab.state().join("bin/change_guard")).unwrap();
+    let armed = lab.run(json!({"state": "armed", "run_id": "r1", "timeout": 300, "paths": [conf]}));
+    assert!(failed(&armed), "{armed}");
+    let run = lab.state().join("runs/r1");
+    assert!(
+        !run.join("switch.json").exists(),
+        "a failed arm left its record"
+    );
+    assert!(!run.join("files").exists() && !run.join("manifest.json").exists());
+    let status = lab.run(json!({"state": "status", "run_id": "r1"}));
+    assert_eq!(status["switch"], json!(null), "{status}");
 }

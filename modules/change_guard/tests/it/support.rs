@@ -38,6 +38,25 @@ impl Lab {
         self.path("state")
     }
 
+    /// The changed file of most tests, `etc/a.conf`, holding "old".
+    pub fn conf(&self) -> PathBuf {
+        let conf = self.path("etc/a.conf");
+        fs::write(&conf, "old\n").unwrap();
+        conf
+    }
+
+    /// Run r1 locked and armed on `conf` for `timeout` seconds, its reload the script "reload";
+    /// the switch's pid.
+    pub fn arm_with_reload(&self, conf: &Path, timeout: u64) -> i32 {
+        let script = self.reload_script("reload");
+        self.lock("r1");
+        let armed = self.run(
+            serde_json::json!({"state": "armed", "run_id": "r1", "timeout": timeout,
+            "paths": [conf], "reload": [{"paths": [conf], "argv": [script]}]}),
+        );
+        pid_of(&armed["switch"])
+    }
+
     /// A reload script that appends `word` to `reload.log` (root's, 0755: a trusted program).
     pub fn reload_script(&self, word: &str) -> PathBuf {
         let script = self.path(&format!("bin/reload-{word}"));

@@ -15,8 +15,7 @@ const FIRES_WITHIN: Duration = Duration::from_secs(30);
 #[test]
 fn armed_snapshots_the_paths_and_starts_a_switch_detached_from_the_module() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
+    let conf = lab.conf();
     lab.lock("r1");
     let started = Instant::now();
     let armed = lab.run(json!({"state": "armed", "run_id": "r1", "timeout": 300,
@@ -162,15 +161,8 @@ fn the_switch_fires_restores_every_change_and_runs_only_the_reloads_it_touched()
 #[test]
 fn a_confirmed_run_stays_changed_after_its_deadline() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
-    let script = lab.reload_script("reload");
-    lab.lock("r1");
-    let armed = lab.run(
-        json!({"state": "armed", "run_id": "r1", "timeout": 10, "paths": [conf],
-        "reload": [{"paths": [conf], "argv": [script]}]}),
-    );
-    let pid = pid_of(&armed["switch"]);
+    let conf = lab.conf();
+    let pid = lab.arm_with_reload(&conf, 10);
     fs::write(&conf, "new\n").unwrap();
     let confirmed = lab.run(json!({"state": "confirmed", "run_id": "r1"}));
     assert_eq!(confirmed["changed"], json!(true), "{confirmed}");
@@ -188,8 +180,7 @@ fn a_confirmed_run_stays_changed_after_its_deadline() {
 #[test]
 fn the_switch_survives_the_controller_s_death_and_its_process_group_killed() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
+    let conf = lab.conf();
     lab.lock("r1");
     let args = lab.path("args.json");
     let mut values = json!({"state": "armed", "run_id": "r1", "timeout": 10, "paths": [conf]});
@@ -244,15 +235,8 @@ fn the_switch_survives_the_controller_s_death_and_its_process_group_killed() {
 #[test]
 fn boot_restores_an_armed_run_whose_switch_is_gone_and_leaves_a_live_one() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
-    let script = lab.reload_script("reload");
-    lab.lock("r1");
-    let armed = lab.run(
-        json!({"state": "armed", "run_id": "r1", "timeout": 300, "paths": [conf],
-        "reload": [{"paths": [conf], "argv": [script]}]}),
-    );
-    let pid = pid_of(&armed["switch"]);
+    let conf = lab.conf();
+    let pid = lab.arm_with_reload(&conf, 300);
     fs::write(&conf, "new\n").unwrap();
     let boot = || {
         Command::new(binary())
@@ -307,8 +291,7 @@ fn the_switch_and_the_boot_refuse_a_planted_state_dir() {
 #[test]
 fn confirm_and_restore_never_signal_another_process_that_took_the_switch_s_pid() {
     let lab = Lab::new();
-    let conf = lab.path("etc/a.conf");
-    fs::write(&conf, "old\n").unwrap();
+    let conf = lab.conf();
     lab.lock("r1");
     for (round, state) in ["confirmed", "restored"].into_iter().enumerate() {
         let run_id = format!("r{}", round + 1);

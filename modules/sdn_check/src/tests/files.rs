@@ -2,7 +2,7 @@
 //! or key, and the fix.
 
 use super::text;
-use crate::interfaces::{applied_version, own_interfaces};
+use crate::interfaces::{applied_version, generated_devices, own_interfaces};
 use crate::running_config::{parse, ObjectKind};
 use crate::section_config;
 use serde_json::json;
@@ -109,6 +109,16 @@ fn the_applied_version_line() {
     );
     assert!(applied_version("#version:x\n", "s").is_err());
     assert!(applied_version("", "s").is_err());
+}
+
+#[test]
+fn the_generated_devices_are_the_iface_stanzas() {
+    assert_eq!(
+        generated_devices(&text("evpn/sdn")),
+        ["tdemo0", "vrf_tdemo"].map(String::from).into()
+    );
+    // `auto` lines name no stanza; an `iface` without a name is no device.
+    assert!(generated_devices("#version:3\nauto vrf_x\niface\n").is_empty());
 }
 
 #[test]

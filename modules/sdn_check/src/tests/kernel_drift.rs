@@ -190,6 +190,7 @@ fn finding(object: &str, declared: &str, found: &str, fix: &str) -> Finding {
         declared: declared.into(),
         found: found.into(),
         fix: fix.into(),
+        awaits_reload: false,
     }
 }
 

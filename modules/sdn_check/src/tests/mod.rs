@@ -47,13 +47,20 @@ pub(crate) fn sources_with(scenario: &str, cfg_dir: &str, interfaces: &str) -> S
     let sdn = std::fs::read_to_string(data(&format!("{cfg_dir}/sdn")))
         .or_else(|_| std::fs::read_to_string(data(&format!("{scenario}/sdn"))))
         .ok();
-    let applied = sdn.map(|t| interfaces::applied_version(&t, "sdn").unwrap());
+    let applied = sdn
+        .as_deref()
+        .map(|t| interfaces::applied_version(t, "sdn").unwrap());
+    let applied_devices = sdn
+        .as_deref()
+        .map(interfaces::generated_devices)
+        .unwrap_or_default();
     let own = interfaces::own_interfaces(&text(&format!("{scenario}/{interfaces}")), "interfaces")
         .unwrap();
     Sources {
         running,
         pending,
         applied,
+        applied_devices,
         own,
     }
 }

@@ -3,8 +3,11 @@
 use super::{sources, sources_with};
 use crate::finding::Finding;
 use crate::pending::reload_fix;
-use crate::pending::{not_reloaded, pending_changes, PendingChange, APPLY_FIX};
+use crate::pending::{
+    mark_awaiting_reload, not_reloaded, pending_changes, PendingChange, APPLY_FIX,
+};
 use crate::report::evaluate;
+use std::collections::BTreeSet;
 
 fn change(kind: &'static str, id: &str, change: &'static str) -> PendingChange {
     PendingChange {
@@ -53,6 +56,7 @@ fn pending_changes_and_a_node_not_reloaded_are_drift() {
             declared: "changed in zones.cfg".into(),
             found: "not in the running configuration (.running-config) yet".into(),
             fix: APPLY_FIX.into(),
+            awaits_reload: false,
         }
     );
     assert_eq!(
@@ -62,6 +66,7 @@ fn pending_changes_and_a_node_not_reloaded_are_drift() {
             declared: "#version:7 (the running SDN configuration)".into(),
             found: "#version:6".into(),
             fix: reload_fix(),
+            awaits_reload: true,
         }
     );
     assert_eq!(APPLY_FIX, "apply the SDN: `pvesh set /cluster/sdn`");
@@ -83,4 +88,34 @@ fn a_node_that_never_generated_its_sdn() {
     let finding = not_reloaded("sdn", 7, None, true).unwrap();
     assert_eq!(finding.found, "no generated file");
     assert_eq!(finding.fix, reload_fix());
+}
+
+fn missing(device: &str) -> Finding {
+    Finding {
+        object: device.into(),
+        declared: "a vrf device".into(),
+        found: "no such device".into(),
+        fix: "create it".into(),
+        awaits_reload: false,
+    }
+}
+
+/// Between the waves of an SDN apply: a device the running version adds (not in the node's
+/// generated file) awaits the node's reload; one the node's own file declares and its kernel
+/// lacks is drift it had before, whatever the versions.
+#[test]
+fn only_a_device_the_applied_version_lacks_awaits_the_reload() {
+    let applied: BTreeSet<String> = ["vrf_tdemo".to_string()].into();
+    let marked = |running, version| {
+        let mut findings = vec![missing("vrf_tnew"), missing("vrf_tdemo")];
+        mark_awaiting_reload(&mut findings, running, version, &applied);
+        findings.iter().map(|f| f.awaits_reload).collect::<Vec<_>>()
+    };
+    assert_eq!(marked(8, Some(7)), [true, false]);
+    // Reloaded: nothing awaits it.
+    assert_eq!(marked(8, Some(8)), [false, false]);
+    // No generated file yet: every device awaits the first reload.
+    let mut findings = vec![missing("vrf_tnew")];
+    mark_awaiting_reload(&mut findings, 8, None, &BTreeSet::new());
+    assert!(findings[0].awaits_reload);
 }

@@ -215,6 +215,7 @@ fn an_ipv4_vxlan_device_after_the_vtep_moved_to_ipv6() {
             declared: "local 2001:db8:51::22 (IPv6)".into(),
             found: "local 10.20.51.22 (IPv4)".into(),
             fix: format!("re-create it: {reload}"),
+            awaits_reload: false,
         }
     );
 }
@@ -263,6 +264,7 @@ fn a_wrong_mtu() {
             declared: "MTU 1400".into(),
             found: "MTU 1300".into(),
             fix: format!("set it: {reload}"),
+            awaits_reload: false,
         }
     );
 }
@@ -306,6 +308,7 @@ fn forwarding_off_on_a_gateway_bridge() {
             declared: "IPv4 forwarding on (net.ipv4.conf.simple0.forwarding = 1)".into(),
             found: "net.ipv4.conf.simple0.forwarding = 0".into(),
             fix: format!("turn it on: {reload}"),
+            awaits_reload: false,
         }
     );
 }
@@ -350,6 +353,7 @@ fn a_bridge_set_down() {
             declared: "administratively up".into(),
             found: "administratively down".into(),
             fix: format!("bring it up: `ip link set simple0 up`, or {reload}"),
+            awaits_reload: false,
         }
     );
 }
@@ -402,6 +406,7 @@ fn a_gateway_another_host_on_the_segment_holds() {
             declared: "gateway address fd20:129::1/64 (subnet fd20:129::/64)".into(),
             found: "address fd20:129::1/64, DAD failed (`dadfailed`): another holder on the segment has it; the kernel does not use it".into(),
             fix: format!("remove fd20:129::1/64 from the other holder on the segment, then add it again: `ip address del fd20:129::1/64 dev tdemo0` and {reload}"),
+            awaits_reload: false,
         }
     );
 }

@@ -39,15 +39,27 @@ install -m 755 "$here/all-exit-faults" /usr/local/sbin/all-exit-faults
 install -m 755 "$here/all-exit-sdn" /usr/local/sbin/all-exit-sdn
 install -m 755 "$here/all-exit-bench-tenants" /usr/local/sbin/all-exit-bench-tenants
 install -m 755 "$here/lab-internet-responder" /usr/local/sbin/lab-internet-responder
+install -m 755 "$here/all-exit-mgmt-relay" /usr/local/sbin/all-exit-mgmt-relay
+install -m 755 "$here/all-exit-guard-state" /usr/local/sbin/all-exit-guard-state
+install -m 755 "$here/all-exit-tenant" /usr/local/sbin/all-exit-tenant
 
 # ---------------------------------------------------------------- clean slate
 systemctl stop all-exit-internet-responder 2>/dev/null || true
 remove_nodes "${CONTAINERS[@]}" "${NAMESPACES[@]}"
 ip link del msw0 2>/dev/null || true
+# The cluster's SDN folder: one folder of the VM, /etc/pve/sdn in every hypervisor, as pmxcfs
+# shares /etc/pve: a commit on one node is the running configuration of all, and the SDN lock is
+# one token for the cluster.
+SDN_SHARED=/var/lib/deevnet-all-exit/pve-sdn
+rm -rf "$SDN_SHARED"
+install -d -m 755 "$SDN_SHARED" "$NODE_ROOTFS/etc/pve/sdn"   # the mount point, in the nodes' lower layer
 
 # ---------------------------------------------------------------- containers
 step containers
-start_containers "${CONTAINERS[@]}"
+NODE_RUN_ARGS=(-v "$SDN_SHARED:/etc/pve/sdn")
+start_containers "${HVS[@]}"
+NODE_RUN_ARGS=()
+start_containers core
 add_namespaces "${NAMESPACES[@]}"
 
 # ---------------------------------------------------------------- management switch
@@ -138,8 +150,13 @@ for i in 1 2 3; do
     "$here/frr-hv.conf.generated.in" >"/tmp/frr-$n.conf.generated"
   podman exec "$n" mkdir -p /etc/deevnet-lab
   podman cp "/tmp/frr-$n.conf.generated" "$n:/etc/deevnet-lab/frr.conf.generated"
-  podman cp "$here/lab-sdn-apply" "$n:/usr/local/sbin/lab-sdn-apply"
-  podman exec "$n" sh -c 'chmod 755 /usr/local/sbin/lab-sdn-apply && lab-sdn-apply --print >/etc/frr/frr.conf'
+  # Proxmox's SDN on the node: FRR's side (lab-sdn-apply), the interfaces' (lab-sdn-ifaces) and
+  # the node's reload of both after a commit (all-exit-sdn-reload).
+  for tool in lab-sdn-apply lab-sdn-ifaces all-exit-sdn-reload; do
+    podman cp "$here/$tool" "$n:/usr/local/sbin/$tool"
+  done
+  podman exec "$n" sh -c 'chmod 755 /usr/local/sbin/lab-sdn-apply /usr/local/sbin/lab-sdn-ifaces /usr/local/sbin/all-exit-sdn-reload &&
+    lab-sdn-apply --print >/etc/frr/frr.conf'
 done
 for c in "${CONTAINERS[@]}"; do
   podman exec "$c" sh -c 'chown frr:frr /etc/frr/frr.conf && /usr/lib/frr/frrinit.sh start' >"/tmp/frr-start-$c.log" 2>&1 &
@@ -185,6 +202,15 @@ for net in 192.0.2 10.30.1; do
       ip -n core route add "$address/32" via inet6 "$ll" dev "swp$x"
     done
   done
+done
+
+# Each hypervisor reachable as an operator reaches a Proxmox node: its sshd on its vmbr0 address,
+# from the management network (the fabric_change scenario: all-exit-mgmt-relay from mgmt5), and
+# the management stanza's own reload, all-exit-mgmt-apply.
+step 'management SSH'
+for n in "${HVS[@]}"; do
+  podman cp "$here/all-exit-mgmt-apply" "$n:/usr/local/sbin/all-exit-mgmt-apply"
+  podman exec "$n" sh -c 'chmod 755 /usr/local/sbin/all-exit-mgmt-apply && /usr/sbin/sshd'
 done
 
 step 'waiting for BGP and EVPN'

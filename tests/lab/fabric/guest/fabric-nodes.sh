@@ -28,12 +28,13 @@ remove_nodes() {
 
 # start_containers NAME...: a node container each, its namespace attached under its name.
 # --network none: the wiring is the only network a container has. --privileged: a node writes
-# its own sysctls and runs FRR. :O: a throw-away overlay on the shared node rootfs.
+# its own sysctls and runs FRR. :O: a throw-away overlay on the shared node rootfs. The array
+# NODE_RUN_ARGS, when set, adds podman run options (a folder the nodes share: -v HOST:PATH).
 start_containers() {
   local c
   for c; do
     podman run -d --name "$c" --hostname "$c" --network none --privileged --ulimit nofile=1024:1024 \
-      --rootfs "$NODE_ROOTFS:O" python3 -c "$NODE_INIT" >/dev/null
+      ${NODE_RUN_ARGS[@]+"${NODE_RUN_ARGS[@]}"} --rootfs "$NODE_ROOTFS:O" python3 -c "$NODE_INIT" >/dev/null
     ip netns attach "$c" "$(podman inspect -f '{{.State.Pid}}' "$c")"
     ip -n "$c" link set lo up
   done
