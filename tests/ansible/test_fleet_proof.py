@@ -19,6 +19,8 @@ fleet_proof = filter_plugin("fleet_proof")
 reload_advice = plugin_utils("reload_advice").reload_interfaces
 plan = fleet_proof.fleet_proof_plan
 reconcile = fleet_proof.fleet_proof_reconcile
+# How the document keeps its cells: the passing ones summarised (plugin_utils/fabric_proof_cells.py).
+ProofCells = plugin_utils("fabric_proof_cells").ProofCells
 
 NODES = ["hv01", "hv02", "hv03"]
 VTEP = {"hv01": "198.51.100.131", "hv02": "198.51.100.132", "hv03": "198.51.100.133"}
@@ -123,6 +125,12 @@ def failing(report: dict) -> list:
     return sorted((cell["tenant"], cell["node"], cell["column"]) for cell in report["cells"] if cell["verdict"] != "pass")
 
 
+def every_cell(report: dict) -> list:
+    """Every cell of the report, the passing ones of its summary too (those with their key only)."""
+    cells = ProofCells(report)
+    return [cells.get(key) for key in cells.keys()]
+
+
 def findings_text(report: dict) -> list:
     return [(finding["node"], finding["subject"], finding["text"]) for finding in report["findings"]]
 
@@ -158,11 +166,28 @@ def test_a_healthy_fleet_passes_every_cell_and_check():
 
 def test_returns_not_forced_to_a_node_are_predicted_only_never_passed():
     report = reconcile(fleet(), NODES, dict(SETTINGS), None)
-    returns = [cell for cell in report["cells"] if cell["column"].startswith("return:")]
+    returns = [cell for cell in every_cell(report) if cell["column"].startswith("return:")]
     assert len(returns) == 12
     assert {cell["verdict"] for cell in returns} == {"unknown"}
     assert all(cell["prediction"]["verdict"] == "reply" for cell in returns)
     assert all(cell["observation"]["text"].startswith("not observed") for cell in returns)
+    # Summarised per node and column with the text they share, counted as undecided.
+    assert report["unobserved"]["hv01"]["return:hv02"] == {
+        "tenants": "0-1", "predicted": "reply",
+        "text": "not observed: returns land where the core sends them (no return_landing for hv02)"}
+    assert not [cell for cell in report["cells"] if cell["column"].startswith("return:")]
+    assert report["summary"]["unknown"] == 12 and report["summary"]["passed"] == 42
+
+
+def test_a_return_predicted_to_fail_and_not_observed_is_kept_whole_with_its_finding():
+    facts = fleet()
+    lookup_of(facts, "hv02", "default", WORKLOAD[("tdemo", "hv01")], "nic5")["actual"].update(
+        type="refused", reason="not_forwarded")
+    report = reconcile(facts, NODES, dict(SETTINGS), None)
+    cell = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
+        "tdemo", "hv01", "return:hv02"))
+    assert cell["verdict"] == "fail" and cell["findings"]
+    assert "tdemo" not in ProofCells(report).unobserved[("hv01", "return:hv02")][0]
 
 
 def test_forwarding_off_on_one_uplink_names_that_node_s_returns_only():
@@ -286,12 +311,13 @@ def test_a_vni_missing_on_one_node_fails_the_vtep_cross_check_where_it_is_seen()
 
 def test_a_return_landing_without_the_workload_s_vni_asks_for_the_one_advice():
     tenant = {"name": "tdemo", "vni": 11001}
-    node = {"name": "hv02", "evpn": {"vnis": [{"vni": 11001, "type": None}]}}
+    evpn = {"vnis": [{"vni": 11001, "type": None}]}
+    node = fleet_proof._node_context("hv02", {"evpn": evpn})
     ((where, verdict, text, problem),) = fleet_proof._advertised(tenant, node)
     assert (where, verdict, text) == ("hv02", "blocked", "VNI 11001 of tdemo is missing on hv02")
     assert problem == ("VNI 11001", text, f"re-create its devices: {reload_advice('hv02')}")
-    node["evpn"]["vnis"][0]["type"] = "L2"
-    assert fleet_proof._advertised(tenant, node)[0][3] is None
+    evpn["vnis"][0]["type"] = "L2"
+    assert fleet_proof._advertised(tenant, fleet_proof._node_context("hv02", {"evpn": evpn}))[0][3] is None
 
 
 def test_prediction_and_observation_disagreeing_is_a_finding():
@@ -309,7 +335,7 @@ def test_a_node_not_reached_fails_its_check_and_has_no_cells():
     report = reconcile(facts, NODES, settings(), None)
     reached = next(check for check in report["checks"] if check["id"] == "nodes_reached")
     assert not reached["ok"] and "hv03 was not reached" in reached["text"]
-    assert {cell["node"] for cell in report["cells"]} == {"hv01", "hv02"}
+    assert {cell["node"] for cell in every_cell(report)} == {"hv01", "hv02"}
     assert [node["reached"] for node in report["nodes"]] == [True, True, False]
 
 
@@ -506,10 +532,10 @@ def test_a_tenant_whose_snat_the_ruleset_does_not_apply_is_named():
     assert "does not source-translate 192.0.2.0/24 leaving by nic5" in text
     assert report["findings"][0]["fix"] == (
         f"apply the SDN again so that Proxmox's SNAT rule for 192.0.2.0/24 matches: {reload_advice('hv03')}")
-    internet = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
-        "tdemo", "hv01", "internet"))
-    assert internet["verdict"] == "pass" and internet["prediction"]["nat"] is True
-    assert "a source NAT rule of ip nat POSTROUTING matches" in internet["prediction"]["text"]
+    # The prediction that the ruleset translates tdemo's workload agrees with its snat: a pass, kept
+    # in the summary of passing cells by its key alone.
+    assert ProofCells(report).get(("tdemo", "hv01", "internet"))["verdict"] == "pass"
+    assert not any(cell["verdict"] == "pass" for cell in report["cells"])
 
 
 @pytest.mark.parametrize("snat", [
@@ -528,10 +554,9 @@ def test_a_source_nat_the_node_could_not_predict_is_unknown_never_no_nat(snat):
             else:
                 entry["actual"]["snat"].update(snat)
     report = reconcile(facts, NODES, settings(), None)
-    internet = next(cell for cell in report["cells"] if (cell["tenant"], cell["node"], cell["column"]) == (
-        "tdemo", "hv01", "internet"))
-    assert internet["prediction"]["nat"] is None
-    assert (snat or {}).get("why", "source NAT not predicted") in internet["prediction"]["text"]
+    # Not predicted is no claim either way: the observation decides, and it passed (a passing cell
+    # is kept in the summary by its key alone).
+    assert ProofCells(report).get(("tdemo", "hv01", "internet"))["verdict"] == "pass"
     # hv02's answers say no NAT while the subnet's snat is on: named; hv01's unknown is not.
     assert {node for node, subject, _ in findings_text(report) if subject == "nat nic5"} == {"hv02", "hv03"}
 
@@ -661,12 +686,11 @@ def test_a_zone_a_node_has_not_reloaded_yet_is_not_proven_there_the_version_and_
     assert named == {"hv02", "hv03"}
 
 
-def test_a_tenant_zone_rolled_out_in_waves_is_held_against_the_baseline_with_only_the_later_waves_lag(monkeypatch):
-    """The proofs of an SDN apply that adds a tenant zone, held against the proof from before
-    (fabric_change_compare, as the guarded change holds each wave's): after the canary's wave
-    nothing regresses, only the later waves' lag (SDN version and drift on hv02 and hv03) and the
-    new tenant's returns through them are expected; after the last wave the proof holds."""
-    compare = filter_plugin("fabric_change").fabric_change_compare
+def tenant_zone_rolled_out(monkeypatch) -> tuple:
+    """An SDN apply that adds the tenant zone tnew: (baseline, after, canary) - the proof from
+    before the apply, and the fleet as its nodes report it after the last wave and after the
+    canary's wave (hv01 reloaded, hv02 and hv03 waiting: their version and drift lag, and hv01's
+    returns of tnew through them fail)."""
     baseline = reconcile(fleet(), NODES, settings(), None)
     monkeypatch.setitem(TENANTS, "tnew", {"vrf": "vrf_tnew", "l3vni": 10003, "vnet": "tnew0", "vni": 11003,
                                           "cidr": "10.30.2.0/24", "gateway": "10.30.2.1"})
@@ -675,8 +699,6 @@ def test_a_tenant_zone_rolled_out_in_waves_is_held_against_the_baseline_with_onl
     monkeypatch.setitem(LANDING, "tnew", {node: {other: f"10.30.2.2{i + 1}{j + 1}" for j, other in enumerate(NODES)
                                                  if other != node} for i, node in enumerate(NODES)})
     rolled_out = fleet()
-    final = compare(reconcile(rolled_out, NODES, settings(), None), baseline, [])
-    assert final["equal"] and final["expected"] == []
     canary = json.loads(json.dumps(rolled_out))
     for node in ("hv02", "hv03"):
         canary[node]["sdn"]["version"] = {"running": 8, "applied": 7}
@@ -693,6 +715,18 @@ def test_a_tenant_zone_rolled_out_in_waves_is_held_against_the_baseline_with_onl
         if probe["name"] in ("tnew-via-hv02", "tnew-via-hv03"):
             probe["verdict"] = "failed"
             probe["targets"] = [target(INTERNET, "reply", passed=False)]
+    return baseline, rolled_out, canary
+
+
+def test_a_tenant_zone_rolled_out_in_waves_is_held_against_the_baseline_with_only_the_later_waves_lag(monkeypatch):
+    """The proofs of an SDN apply that adds a tenant zone, held against the proof from before
+    (fabric_change_compare, as the guarded change holds each wave's): after the canary's wave
+    nothing regresses, only the later waves' lag (SDN version and drift on hv02 and hv03) and the
+    new tenant's returns through them are expected; after the last wave the proof holds."""
+    compare = filter_plugin("fabric_change").fabric_change_compare
+    baseline, rolled_out, canary = tenant_zone_rolled_out(monkeypatch)
+    final = compare(reconcile(rolled_out, NODES, settings(), None), baseline, [])
+    assert final["equal"] and final["expected"] == []
     doc = reconcile(canary, NODES, settings(), None)
     assert failing(doc) == [("tnew", "hv01", "return:hv02"), ("tnew", "hv01", "return:hv03")]
     compared = compare(doc, baseline, ["hv02", "hv03"])

@@ -130,6 +130,21 @@ def test_the_matrix_keeps_a_host_s_text_on_one_line_and_leaves_out_an_absent_qin
     assert not any("qinq" in line or "sender -> receiver" in line for line in lines)
 
 
+def test_a_large_fleet_s_matrix_shows_only_the_rows_and_columns_with_a_cell_not_passed(monkeypatch):
+    doc = document()
+    for one in doc["cells"]:
+        if one["node"] == "hv03":
+            one.update(verdict="pass")
+    monkeypatch.setattr(fleet_report, "TERMINAL_CELLS", 10)
+    assert matrix(doc)[:5] == [
+        "tenant@node  internet  mgmt",
+        "tdemo@hv02   FAIL F1   ok",
+        "tother@hv02  ok        ?",
+        "4 more rows of 4 columns: every cell passed",
+        "2 more columns: every cell in them passed",
+    ]
+
+
 # --- what changed -----------------------------------------------------------------------------
 
 def earlier_document() -> dict:
@@ -216,6 +231,21 @@ def test_junit_has_a_suite_for_the_checks_and_one_per_row_with_counts_that_add_u
     assert suites["fleet"].find("testcase[@name='one SDN version']/failure").text.startswith("F2 sdn_version:")
 
 
+def test_a_large_fleet_s_junit_gives_a_row_whose_every_cell_passed_one_testcase(monkeypatch):
+    doc = document()
+    for one in doc["cells"]:
+        if one["node"] == "hv03":
+            one.update(verdict="pass")
+    monkeypatch.setattr(fleet_report, "TERMINAL_CELLS", 10)
+    root = ET.fromstring(junit(doc))
+    suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
+    assert list(suites) == ["fleet", "passed", "tdemo@hv02", "tother@hv02", "qinq"]
+    assert [case.get("name") for case in suites["passed"]] == [
+        "tdemo@hv01: all 3 cells passed", "tdemo@hv03: all 4 cells passed", "tother@hv01: all 3 cells passed",
+        "tother@hv03: all 4 cells passed"]
+    assert counts(suites["tdemo@hv02"]) == ["3", "1", "0", "0"] and counts(root) == ["14", "3", "1", "0"]
+
+
 def test_junit_carries_a_host_s_control_characters_as_replacement_characters():
     doc = document()
     doc["findings"][0]["text"] = "bad \x1b[31mbyte\x00"
@@ -279,7 +309,9 @@ def test_the_page_escapes_a_hostile_tenant_and_embeds_the_document_readable_back
     doc = document(tenants=("tdemo", hostile))
     page = render_html(doc)
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;@hv01" in page
-    assert page.count("<script") == 1 and page.count("</script>") == 1
+    # The document's JSON and the page's own filter script, nothing else.
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert page.endswith(f"<script>{fleet_report.SCRIPT}</script>\n</body>\n</html>\n")
     assert json.loads(parsed(page).json) == doc
 
 
@@ -327,11 +359,102 @@ def test_the_page_renders_in_headless_chromium(tmp_path):
     assert distinct_rows > 50
 
 
+class _Rows(HTMLParser):
+    """The rows of the page's tables, by table class: (attributes, texts of its cells); and the
+    headings' ids in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.headings, self._table, self._row = {}, [], None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            self._table = self.tables.setdefault(attrs.get("class"), [])
+        elif tag == "tr" and self._table is not None:
+            self._row = (attrs, [])
+            self._table.append(self._row)
+        elif tag == "h2":
+            self.headings.append(attrs.get("id"))
+        if tag == "output":
+            self.headings.append(("output", attrs))
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._table = None
+
+    def handle_data(self, data):
+        if self._row is not None and data.strip():
+            self._row[1].append(data.strip())
+
+
+def _chromium_dom(tmp_path, page_text: str, fragment: str) -> str:
+    """The page's DOM after its script ran, as headless Chromium dumps it."""
+    chromium = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    if chromium is None:
+        pytest.skip("chromium is not installed (make host-deps installs it)")
+    page = tmp_path / "fleet-proof.html"
+    page.write_text(page_text)
+    proc = subprocess.run(
+        [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'profile'}",
+         "--dump-dom", page.as_uri() + fragment],
+        env={**os.environ, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=300)
+    assert "</html>" in proc.stdout, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def _issue_rows(dom: str) -> list:
+    rows = _Rows()
+    rows.feed(dom)
+    return [(attrs.get("data-tenant"), attrs.get("data-node"), texts[1], "hidden" in attrs)
+            for attrs, texts in rows.tables["issues"][1:]]
+
+
+def test_the_page_in_chromium_lists_failures_first_and_filters_by_tenant_and_node(tmp_path):
+    page = render_html(document())
+    everything = _issue_rows(_chromium_dom(tmp_path, page, ""))
+    assert [(tenant, node, verdict) for tenant, node, verdict, _hidden in everything][:3] == [
+        ("tdemo", "hv02", "fail"), ("tother", "hv02", "unknown"), ("tdemo", "hv03", "not run")]
+    assert len(everything) == 10 and not any(hidden for *_rest, hidden in everything)
+    headings = [heading for heading in parsed_headings(page) if isinstance(heading, str)]
+    assert headings.index("issues") < headings.index("picture") < headings.index("matrix")
+    by_node = _issue_rows(_chromium_dom(tmp_path, page, "#node=hv02"))
+    assert {(tenant, node) for tenant, node, _verdict, hidden in by_node if not hidden} == {
+        ("tdemo", "hv02"), ("tother", "hv02")}
+    by_both = _chromium_dom(tmp_path, page, "#tenant=tother&node=hv03")
+    assert {(tenant, node) for tenant, node, _verdict, hidden in _issue_rows(by_both) if not hidden} == {
+        ("tother", "hv03")}
+    assert "showing tenant tother, node hv03" in by_both
+    grid = _Rows()
+    grid.feed(by_both)
+    assert [(attrs.get("data-node"), "hidden" in attrs) for attrs, _texts in grid.tables["grid"][1:]] == [
+        ("hv01", True), ("hv02", True), ("hv03", False)]
+
+
+def parsed_headings(page: str) -> list:
+    rows = _Rows()
+    rows.feed(page)
+    return rows.headings
+
+
+def test_the_fleet_by_node_marks_each_pair_with_its_worst_verdict_and_failing_tenants():
+    doc = document()
+    rows = _Rows()
+    rows.feed(render_html(doc))
+    grid = {attrs["data-node"]: texts for attrs, texts in rows.tables["grid"][1:]}
+    page = render_html(doc)
+    # hv02's internet fails for one tenant: its mark is red, counts 1 and links to F1.
+    assert grid["hv02"][:2] == ["hv02", "1"]
+    assert '<td class="v-fail" title="hv02 internet, all tenants: 1 pass, 1 fail' in page
+    assert '<td class="v-not_run" title="hv03 -&gt; hv01: peer, full-size peer, returns, all tenants: 2 not run"' in page
+
+
 def test_a_fleet_of_100_tenants_on_10_nodes_stays_within_the_page_bound():
     doc = bench.synthetic_document()
     page = render_html(doc)
-    embedded = page.index('<script type="application/json"')
-    assert embedded < bench.PAGE_BOUND, f"the page without its document is {embedded:,} bytes"
+    # The document (11.9 MB) is not embedded: the JSON report beside the page holds it.
+    assert '<script type="application/json"' not in page and "is not embedded" in page
+    assert len(page) < bench.PAGE_BOUND, f"the page is {len(page):,} bytes"
     svg = page[page.index("<svg"):page.index("</svg>")]
     assert "t042" not in svg  # drawn per node and lane, not per tenant
     assert len(matrix(doc)) == 1 + 1000 + 1 + 2 + 1 + 4 + 1

@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import CellsError, ProofCells
 
 FORMAT = "deevnet.net.fabric_change/1"
 PROOF_FORMAT = "deevnet.net.fabric_proof/1"
@@ -260,15 +261,33 @@ def _proof(filter_name: str, argument: str, doc) -> Mapping:
     if not isinstance(doc, Mapping) or doc.get("format") != PROOF_FORMAT:
         _fail(filter_name, argument, doc if not isinstance(doc, Mapping) else doc.get("format"),
               "give the JSON report of the fabric proof (format deevnet.net.fabric_proof/1)")
-    for key in ("cells", "checks", "findings"):
+    summarised = doc.get("passed") is not None or doc.get("unobserved") is not None
+    for key in ("cells", "checks", "findings") + (("tenants",) if summarised else ()):
         if not isinstance(doc.get(key), list):
             _fail(filter_name, f"{argument}.{key}", doc.get(key), "give the whole report, as the proof kept it")
     return doc
 
 
-def _cells(doc: Mapping) -> dict:
-    return {(cell.get("tenant"), cell.get("node"), cell.get("column")): cell for cell in doc["cells"]
-            if isinstance(cell, Mapping)}
+def _cells(filter_name: str, argument: str, doc: Mapping) -> ProofCells:
+    """Every cell of the proof: those listed, and those of its summaries (`passed`, `unobserved`)."""
+    cells = [cell for cell in doc["cells"] if isinstance(cell, Mapping)]
+    tenants = [tenant for tenant in doc.get("tenants") or [] if isinstance(tenant, Mapping)]
+    try:
+        return ProofCells({"cells": [dict(cell, tenant=cell.get("tenant"), node=cell.get("node"),
+                                          column=cell.get("column")) for cell in cells],
+                           "tenants": [{"name": tenant.get("name")} for tenant in tenants],
+                           "passed": doc.get("passed"), "unobserved": doc.get("unobserved")})
+    except CellsError as error:
+        _fail(filter_name, f"{argument}.{error.where}", error.value,
+              f"{error.expected}: give the whole report, as the proof kept it")
+
+
+def _passed_before(cells_before: ProofCells):
+    """The keys of the cells that passed in the baseline, listed ones first."""
+    for key, cell in cells_before.listed.items():
+        if cell.get("verdict") == "pass":
+            yield key
+    yield from cells_before.passed_keys()
 
 
 def _labels(doc: Mapping) -> dict:
@@ -349,13 +368,14 @@ def fabric_change_compare(proof, baseline, pending=None) -> dict:
     name = "fabric_change_compare"
     now, before = _proof(name, "_input", proof), _proof(name, "baseline", baseline)
     waiting = _pending_nodes(pending)
-    cells_now, cells_before, labels = _cells(now), _cells(before), {**_labels(before), **_labels(now)}
+    cells_now, cells_before = _cells(name, "_input", now), _cells(name, "baseline", before)
+    labels = {**_labels(before), **_labels(now)}
     regressions, newly_failing = [], []
-    for key, old in cells_before.items():
+    for key in _passed_before(cells_before):
         current = cells_now.get(key)
-        if old.get("verdict") == "pass" and (current is None or current.get("verdict") != "pass"):
-            regressions.append(_cell_entry(key, old, current, now, labels))
-    for key, current in cells_now.items():
+        if current is None or current.get("verdict") != "pass":
+            regressions.append(_cell_entry(key, cells_before.get(key), current, now, labels))
+    for key, current in cells_now.listed.items():
         old = cells_before.get(key)
         if current.get("verdict") == "fail" and (old is None or old.get("verdict") not in ("pass", "fail")):
             newly_failing.append(_cell_entry(key, old, current, now, labels))
@@ -370,7 +390,7 @@ def fabric_change_compare(proof, baseline, pending=None) -> dict:
             newly_failing.append(_check_entry(check_id, None, current, now))
     for entry in regressions + newly_failing:
         entry["text"] = _line(entry)
-    tenants_before = {cell.get("tenant") for cell in cells_before.values()}
+    tenants_before = {tenant for tenant, _node in cells_before.rows()}
     expected = [entry for entry in regressions + newly_failing if _awaits_wave(entry, now, waiting, tenants_before)]
     regressions = [entry for entry in regressions if entry not in expected]
     newly_failing = [entry for entry in newly_failing if entry not in expected]

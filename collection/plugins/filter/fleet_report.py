@@ -14,6 +14,8 @@ there: a filter file may hold several filters, so each has its own sidecar)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import os
@@ -26,13 +28,20 @@ from ansible.errors import AnsibleFilterError
 
 try:  # as the collection's own filter (Ansible's collection loader)
     from ansible_collections.deevnet.net.plugins.filter.qinq_acceptance import qinq_acceptance_table
-except ImportError:  # this file loaded by its path (the tests, the bench): the file beside it
+    from ansible_collections.deevnet.net.plugins.plugin_utils.fabric_proof_cells import CellsError, ProofCells
+except ImportError:  # this file loaded by its path (the bench): the files of the collection beside it
     import importlib.util
-    _spec = importlib.util.spec_from_file_location(
-        "deevnet_net_qinq_acceptance", os.path.join(os.path.dirname(os.path.abspath(__file__)), "qinq_acceptance.py"))
-    _qinq_acceptance = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_qinq_acceptance)
-    qinq_acceptance_table = _qinq_acceptance.qinq_acceptance_table
+
+    def _beside(path: str, name: str):
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, path))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    qinq_acceptance_table = _beside("filter/qinq_acceptance.py", "deevnet_net_qinq_acceptance").qinq_acceptance_table
+    _cells_module = _beside("plugin_utils/fabric_proof_cells.py", "deevnet_net_fabric_proof_cells")
+    CellsError, ProofCells = _cells_module.CellsError, _cells_module.ProofCells
 
 FORMAT = "deevnet.net.fabric_proof/1"
 FIX = "give the document the filter deevnet.net.fleet_proof_reconcile made"
@@ -44,6 +53,9 @@ RANK = {"pass": 0, "not_run": 1, "unknown": 2, "fail": 3}
 MARKS = {"pass": "ok", "unknown": "?", "not_run": "n/r"}
 NO_CELL = "-"
 CORNER = "tenant@node"
+# Beyond this many cells, the terminal matrix shows only the rows and columns with a cell not
+# passed (at 500 tenants x 32 nodes every cell would be 16,000 lines of 600 columns).
+TERMINAL_CELLS = 200_000
 FIRST_RUN = "no earlier report to compare with: this is the first"
 
 # The keys every item of the document's lists has, and those of them that are lists.
@@ -164,6 +176,23 @@ def _check_document(doc, keys: tuple, filter_name: str, argument: str = "doc") -
     _check_references(doc, keys, filter_name, argument)
 
 
+def _proof_cells(doc: Mapping, keys: tuple, filter_name: str, argument: str) -> ProofCells:
+    """Every cell of the checked document, its summaries (`passed`, `unobserved`) read too: each
+    node and column they name is in the document, each index one of its tenants."""
+    try:
+        cells = ProofCells(doc)
+    except CellsError as error:
+        raise _wrong(filter_name, f"{argument}.{error.where}", error.value, error.expected) from None
+    columns = {column["id"] for column in doc["columns"]}
+    nodes = {node["name"] for node in doc["nodes"]} if "nodes" in keys else None
+    for verdict, node, column, _tenants in cells.summarised():
+        if column not in columns or (nodes is not None and node not in nodes):
+            summary = "passed" if verdict == "pass" else "unobserved"
+            raise _wrong(filter_name, f"{argument}.{summary}.{node}", column,
+                         f"a node or column which {argument}.nodes or {argument}.columns does not hold")
+    return cells
+
+
 class _Report:
     """A checked document and the lookups every renderer needs."""
 
@@ -173,11 +202,11 @@ class _Report:
         self.filter_name = filter_name
         self.columns = {column["id"]: column for column in doc["columns"]}
         self.findings = {finding["id"]: finding for finding in doc["findings"]}
-        self.cells = {(cell["tenant"], cell["node"], cell["column"]): cell for cell in doc["cells"]}
+        self.cells = _proof_cells(doc, keys, filter_name, argument)
 
     def rows(self) -> list:
         """(tenant, node) of each row, in the order of tenants then nodes: those with a cell."""
-        present = {(tenant, node) for tenant, node, _column in self.cells}
+        present = self.cells.rows()
         return [(tenant["name"], node["name"]) for tenant in self.doc["tenants"] for node in self.doc["nodes"]
                 if (tenant["name"], node["name"]) in present]
 
@@ -217,15 +246,15 @@ def _said(cell: Mapping) -> str:
     return "; ".join(parts)
 
 
-def _tally(doc: Mapping) -> dict:
-    """The counts of the summary, from the document's lists (so they agree with what is shown)."""
-    verdicts = Counter(cell["verdict"] for cell in doc["cells"])
-    return {"cells": len(doc["cells"]), **{verdict: verdicts[verdict] for verdict in VERDICTS},
+def _tally(report: "_Report") -> dict:
+    """The counts of the summary, from the document's cells (so they agree with what is shown)."""
+    doc, verdicts = report.doc, report.cells.verdicts()
+    return {"cells": len(report.cells), **{verdict: verdicts[verdict] for verdict in VERDICTS},
             "checks_failed": sum(1 for check in doc["checks"] if not check["ok"]), "findings": len(doc["findings"])}
 
 
-def _summary_line(doc: Mapping) -> str:
-    tally = _tally(doc)
+def _summary_line(report: "_Report") -> str:
+    tally = _tally(report)
     return (f"{tally['cells']} cells: {tally['pass']} passed, {tally['fail']} failed, {tally['unknown']} unknown, "
             f"{tally['not_run']} not run; {tally['checks_failed']} fleet checks failed; {tally['findings']} findings")
 
@@ -261,18 +290,27 @@ def fleet_report_matrix(doc) -> list:
     cell per column (aligned), each failed fleet check, each finding with its fix, the QinQ
     matrix when the document holds one, and the summary."""
     report = _Report(doc, MATRIX_KEYS, "fleet_report_matrix")
-    columns = doc["columns"]
+    columns, rows, folded = doc["columns"], report.rows(), []
+    if len(rows) * len(columns) > TERMINAL_CELLS:
+        # A large fleet: the rows and columns with a cell not passed; the others counted.
+        listed = [cell for cell in report.cells.listed.values() if cell["verdict"] != "pass"]
+        keep_rows = {(cell["tenant"], cell["node"]) for cell in listed}
+        keep_columns = {cell["column"] for cell in listed}
+        folded = [f"{len(rows) - len(keep_rows):,} more rows of {len(columns):,} columns: every cell passed",
+                  f"{len(columns) - len(keep_columns):,} more columns: every cell in them passed"]
+        rows = [row for row in rows if row in keep_rows]
+        columns = [column for column in columns if column["id"] in keep_columns]
     grid = [[CORNER] + [_line(column["label"]) for column in columns]]
-    for tenant, node in report.rows():
+    for tenant, node in rows:
         grid.append([f"{_line(tenant)}@{_line(node)}"] +
                     [_matrix_mark(report.cells.get((tenant, node, column["id"]))) for column in columns])
-    lines = _aligned(grid)
+    lines = _aligned(grid) + folded
     lines += [f"check {_line(check['label'])}: {_line(check['text'])}" for check in doc["checks"] if not check["ok"]]
     lines += [_finding_line(finding) for finding in doc["findings"]]
     qinq = _qinq_lines(report)
     if qinq:
         lines += ["qinq acceptance:"] + qinq
-    lines.append(_summary_line(doc))
+    lines.append(_summary_line(report))
     return lines
 
 
@@ -297,17 +335,47 @@ def _findings_change(now: _Report, cell: Mapping, before: _Report, old) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
+def _in_order(now: _Report, before: _Report):
+    """The key that sorts cells as the matrix shows them: by tenant, node and column, in the
+    order of the document now, then of the earlier one for what only it holds."""
+    orders = []
+    for key, field in (("tenants", "name"), ("nodes", "name"), ("columns", "id")):
+        order = {}
+        for report in (now, before):
+            for item in report.doc.get(key) or []:
+                order.setdefault(item[field], len(order))
+        orders.append(order)
+
+    def position(key: tuple) -> tuple:
+        return tuple(order.get(part, len(order)) for order, part in zip(orders, key)) + tuple(map(str, key))
+    return position
+
+
 def _cell_changes(now: _Report, before: _Report) -> list:
+    """Each cell whose verdict or findings changed, added or removed. A summarised cell has no
+    findings, so one summarised alike in both has no change: only the cells listed in either
+    document and those new to a summary are compared."""
+    compared = set(now.cells.listed)
+    for verdict, node, column, tenants in now.cells.summarised():
+        same = before.cells.summary_of(verdict, node, column)
+        compared.update((tenant, node, column) for tenant in tenants if tenant not in same)
+    gone = {key for key in before.cells.listed if key not in now.cells}
+    for verdict, node, column, tenants in before.cells.summarised():
+        same = now.cells.summary_of(verdict, node, column)
+        gone.update((tenant, node, column) for tenant in tenants
+                    if tenant not in same and (tenant, node, column) not in now.cells)
+    position = _in_order(now, before)
     lines = []
-    for key, cell in now.cells.items():
-        old = before.cells.get(key)
+    for key in sorted(compared, key=position):
+        cell, old = now.cells.get(key), before.cells.get(key)
         if old is None:
             lines.append(f"{now.where(cell)}: added, {cell['verdict']}{_findings_change(now, cell, before, None)}")
         elif _state(now, cell) != _state(before, old):
             lines.append(f"{now.where(cell)}: {old['verdict']} -> {cell['verdict']}"
                          f"{_findings_change(now, cell, before, old)}")
-    lines += [f"{before.where(old)}: removed (was {old['verdict']})"
-              for key, old in before.cells.items() if key not in now.cells]
+    for key in sorted(gone, key=position):
+        old = before.cells.get(key)
+        lines.append(f"{before.where(old)}: removed (was {old['verdict']})")
     return lines
 
 
@@ -420,7 +488,18 @@ def fleet_report_junit(doc) -> str:
     testcase per cell, and one `qinq` when the document holds the QinQ matrix."""
     report = _Report(doc, JUNIT_KEYS, "fleet_report_junit")
     suites = [_checks_suite(report)]
-    for tenant, node in report.rows():
+    rows = report.rows()
+    if len(rows) * len(doc["columns"]) > TERMINAL_CELLS:
+        # A large fleet: a row whose every cell passed is one testcase of the suite `passed`.
+        shown = {(cell["tenant"], cell["node"]) for cell in report.cells.listed.values() if cell["verdict"] != "pass"}
+        counted = Counter((tenant, node) for tenant, node, _column in report.cells.keys())
+        passed = ET.Element("testsuite", name="passed")
+        for tenant, node in rows:
+            if (tenant, node) not in shown:
+                _testcase(passed, "passed", f"{tenant}@{node}: all {counted[(tenant, node)]} cells passed")
+        rows = [row for row in rows if row in shown]
+        suites.append(_counted(passed))
+    for tenant, node in rows:
         row = f"{tenant}@{node}"
         suite = ET.Element("testsuite", name=_xml(row))
         for column in doc["columns"]:
@@ -524,36 +603,61 @@ class _Layout:
         return ARC_BASE + ARC_STEP * max(distance, 0) + (ARC_STEP / 2 if backwards else 0)
 
 
-def _groups(report: _Report) -> tuple:
-    """The cells of each mark of the picture: a dot per (node, tenant, kind), a lane outside the
-    box per (node, kind), an arc per (node, the column's node, kind)."""
+class _Marked:
+    """The cells of one mark of the picture: those the document lists, and how many of each
+    verdict its summaries hold."""
+
+    def __init__(self):
+        self.listed, self.summarised = [], Counter()
+
+    def verdicts(self) -> Counter:
+        return Counter(cell["verdict"] for cell in self.listed) + self.summarised
+
+
+def _groups(report: _Report, detailed: bool) -> tuple:
+    """The cells of each mark of the picture: a dot per (node, tenant, kind) when the picture is
+    detailed, a lane outside the box per (node, kind), an arc per (node, the column's node, kind).
+    A summary's cells are counted at once per mark."""
     dots, lanes, arcs = {}, {}, {}
-    for cell in report.doc["cells"]:
-        column = report.columns[cell["column"]]
+
+    def marks(node: str, column_id: str):
+        column = report.columns[column_id]
         kind = str(column["kind"])
-        dots.setdefault((cell["node"], cell["tenant"], kind), []).append(cell)
-        lanes.setdefault((cell["node"], kind), []).append(cell)
+        found = [lanes.setdefault((node, kind), _Marked())]
         if kind in ARCS and isinstance(column["node"], str):
-            arcs.setdefault((cell["node"], column["node"], kind), []).append(cell)
+            found.append(arcs.setdefault((node, column["node"], kind), _Marked()))
+        return kind, found
+    for cell in report.cells.listed.values():
+        kind, found = marks(cell["node"], cell["column"])
+        if detailed:
+            found.append(dots.setdefault((cell["node"], cell["tenant"], kind), _Marked()))
+        for marked in found:
+            marked.listed.append(cell)
+    for verdict, node, column_id, tenants in report.cells.summarised():
+        kind, found = marks(node, column_id)
+        for marked in found:
+            marked.summarised[verdict] += len(tenants)
+        for tenant in tenants if detailed else ():
+            dots.setdefault((node, tenant, kind), _Marked()).summarised[verdict] += 1
     return dots, lanes, arcs
 
 
-def _worst(cells: list) -> str:
-    return max((cell["verdict"] for cell in cells), key=RANK.__getitem__)
+def _worst(cells: _Marked) -> str:
+    return max(cells.verdicts(), key=RANK.__getitem__)
 
 
-def _failing_findings(report: _Report, cells: list) -> list:
+def _failing_findings(report: _Report, cells: _Marked) -> list:
     """The findings of the failed cells, each once, in the cells' order."""
     seen = {}
-    for cell in cells:
+    for cell in cells.listed:
         if cell["verdict"] == "fail":
             for finding in cell["findings"]:
                 seen.setdefault(finding, report.findings[finding])
     return list(seen.values())
 
 
-def _tooltip(report: _Report, label: str, cells: list) -> str:
-    counts = Counter(cell["verdict"] for cell in cells)
+def _tooltip(report: _Report, label: str, cells: _Marked) -> str:
+    counts = cells.verdicts()
     said = [f"{counts[verdict]} {verdict.replace('_', ' ')}" for verdict in VERDICTS if counts[verdict]]
     findings = _failing_findings(report, cells)
     lines = [f"{label}: {', '.join(said)}"] + [_finding_said(finding) for finding in findings[:TITLE_FINDINGS]]
@@ -567,7 +671,7 @@ def _attributes(attributes: Mapping) -> str:
                     for name, value in attributes.items())
 
 
-def _svg_mark(report: _Report, tag: str, attributes: dict, label: str, cells: list) -> tuple:
+def _svg_mark(report: _Report, tag: str, attributes: dict, label: str, cells: _Marked) -> tuple:
     """A shape coloured by the worst verdict of its cells, with a tooltip; a failing one is a
     link to its first finding. Returned with its rank, so failures are drawn last, on top."""
     verdict = _worst(cells)
@@ -646,7 +750,7 @@ def _node_dots(report: _Report, layout: _Layout, index: int, groups: tuple) -> t
         lane_x = layout.lane_x(index, kind)
         marks.append(_svg_mark(report, "circle", {"cx": lane_x, "cy": layout.row_y(0), "r": 4},
                                f"{name} {kind}, all tenants", cells))
-        failing = len({cell["tenant"] for cell in cells if cell["verdict"] == "fail"})
+        failing = len({cell["tenant"] for cell in cells.listed if cell["verdict"] == "fail"})
         if failing:
             texts.append(_text(lane_x, layout.row_y(1) + 3, failing, "count"))
     return texts, marks
@@ -701,12 +805,11 @@ def _bars(report: _Report, layout: _Layout) -> list:
     return parts
 
 
-def _picture(report: _Report, layout: _Layout) -> str:
+def _picture(report: _Report, layout: _Layout, groups: tuple) -> str:
     """The fleet as inline SVG. The marks are sorted by their verdict's rank (a stable sort:
     the document's order otherwise), so a failure is never drawn under a pass."""
     if not layout.nodes:
         return "<p>The document names no node.</p>"
-    groups = _groups(report)
     exits = {node["name"]: bool(node["exit"]) for node in report.doc["nodes"]}
     shapes = _bars(report, layout)
     marks = _lane_marks(report, layout, groups[1], exits) + _arc_marks(report, layout, groups[2])
@@ -724,8 +827,37 @@ def _picture(report: _Report, layout: _Layout) -> str:
 
 # --- the HTML page: the rest ------------------------------------------------------------------
 
-# Nothing may be fetched: the page is one file, kept with a run's results and opened anywhere.
-CSP = "default-src 'none'; style-src 'unsafe-inline'"
+# The page's one script, the filter by tenant and node: it hides what the filter leaves out, from
+# the form or from the address's fragment (#tenant=NAME&node=NAME). An element with data-node is
+# filtered by its node, one with data-tenant too by its tenant.
+SCRIPT = """(function () {
+  var form = document.getElementById("filter");
+  function apply() {
+    var tenant = form.elements.tenant.value.trim(), node = form.elements.node.value;
+    document.querySelectorAll("[data-node]").forEach(function (element) {
+      var own = element.getAttribute("data-tenant");
+      element.hidden = (node !== "" && element.getAttribute("data-node") !== node)
+        || (tenant !== "" && own !== null && own !== tenant);
+    });
+    document.getElementById("shown").textContent = tenant || node
+      ? "showing " + [tenant && "tenant " + tenant, node && "node " + node].filter(Boolean).join(", ")
+      : "showing every tenant and node";
+  }
+  var given = new URLSearchParams(location.hash.slice(1));
+  form.elements.tenant.value = given.get("tenant") || "";
+  form.elements.node.value = given.get("node") || "";
+  form.addEventListener("input", apply);
+  form.addEventListener("submit", function (event) { event.preventDefault(); apply(); });
+  apply();
+})();"""
+# Nothing may be fetched, and only the page's own script runs (by its hash).
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-"
+       + base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode() + "'")
+# Beyond these, the page leaves out the matrix of every cell, the cells not passed after the first
+# ones and the embedded document (each is in the JSON report): a large fleet's page stays small.
+MATRIX_CELLS = 20_000
+MAX_ISSUES = 2_000
+EMBED_BYTES = 1_000_000
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #212121; }
 h2 { margin-top: 1.6em; border-bottom: 1px solid #cfd8dc; }
@@ -748,6 +880,10 @@ svg path.v-pass, svg line.v-pass { stroke-opacity: 0.5; }
 svg path.v-fail { stroke-width: 2.5; }
 svg a:hover > * { stroke-width: 5; }
 table { border-collapse: collapse; }
+table.grid td { width: 1.6em; height: 1.4em; padding: 0; text-align: center; font-weight: bold; }
+table.grid th.to { writing-mode: vertical-rl; }
+table.grid td.predicted { outline: 2px dashed #f9a825; outline-offset: -3px; }
+.filter { position: sticky; top: 0; background: #fff; padding: 0.4em 0; z-index: 2; }
 th, td { border: 1px solid #cfd8dc; padding: 1px 6px; font: 12px/1.3 ui-monospace, monospace; white-space: nowrap; }
 thead th { position: sticky; top: 0; background: #eceff1; }
 tbody th { text-align: left; }
@@ -782,19 +918,106 @@ def _table_cell(cell) -> str:
     # Only a failed or undecided cell carries its texts: a large fleet's page stays small.
     title = f' title="{_e(said)}"' if said and verdict in ("fail", "unknown") else ""
     if verdict == "fail":
-        links = ",".join(f'<a href="#{_e(finding)}">{_e(finding)}</a>' for finding in cell["findings"])
-        return f'<td class="v-fail"{title}>FAIL {links}</td>'
+        return f'<td class="v-fail"{title}>FAIL {_finding_links(cell["findings"], ",")}</td>'
     return f'<td class="v-{verdict}"{title}>{MARKS[verdict]}</td>'
 
 
+def _finding_links(ids: list, separator: str = ", ") -> str:
+    return separator.join(f'<a href="#{_e(finding)}">{_e(finding)}</a>' for finding in ids)
+
+
+def _row_attributes(tenant, node) -> str:
+    return f' data-tenant="{_e(tenant)}" data-node="{_e(node)}"'
+
+
 def _table(report: _Report) -> str:
-    columns = report.doc["columns"]
-    lines = ['<table class="matrix">', "<thead><tr><th>" + CORNER + "</th>" +
+    """The matrix of every cell, while the fleet is small enough for one table to read."""
+    columns, rows = report.doc["columns"], report.rows()
+    if len(rows) * len(columns) > MATRIX_CELLS:
+        return (f"<p>{len(rows):,} rows of {len(columns):,} columns: more than the page shows as one table. "
+                "The cells not passed are listed first above, the fleet by node below; every cell is in the JSON "
+                "report, the JUnit XML and the terminal matrix.</p>")
+    lines = ['<div class="matrix-box"><table class="matrix">', "<thead><tr><th>" + CORNER + "</th>" +
              "".join(f"<th>{_e(column['label'])}</th>" for column in columns) + "</tr></thead>", "<tbody>"]
-    for tenant, node in report.rows():
+    for tenant, node in rows:
         cells = "".join(_table_cell(report.cells.get((tenant, node, column["id"]))) for column in columns)
-        lines.append(f"<tr><th>{_e(tenant)}@{_e(node)}</th>{cells}</tr>")
-    return "\n".join(lines + ["</tbody>", "</table>"])
+        lines.append(f"<tr{_row_attributes(tenant, node)}><th>{_e(tenant)}@{_e(node)}</th>{cells}</tr>")
+    return "\n".join(lines + ["</tbody>", "</table></div>"])
+
+
+def _issues(report: _Report) -> str:
+    """Every cell that did not pass, failures first, then undecided, then not run, each with its
+    findings and what was predicted and observed."""
+    order = {"fail": 0, "unknown": 1, "not_run": 2}
+    rows = {row: index for index, row in enumerate(report.rows())}
+    columns = {column["id"]: index for index, column in enumerate(report.doc["columns"])}
+    listed = sorted((cell for cell in report.cells.listed.values() if cell["verdict"] != "pass"),
+                    key=lambda cell: (order[cell["verdict"]], rows.get((cell["tenant"], cell["node"]), 0),
+                                      columns[cell["column"]]))
+    if not listed:
+        return "<p>Every cell passed.</p>"
+    counted = report.cells.verdicts()
+    summarised = counted["unknown"] - sum(cell["verdict"] == "unknown" for cell in listed)
+    lines = ['<div class="matrix-box"><table class="issues"><thead><tr><th>cell</th><th>verdict</th>'
+             "<th>findings</th><th>predicted and observed</th></tr></thead>", "<tbody>"]
+    for cell in listed[:MAX_ISSUES]:
+        lines.append(f'<tr{_row_attributes(cell["tenant"], cell["node"])}><td>{_e(report.where(cell))}</td>'
+                     f'<td class="v-{cell["verdict"]}">{_e(cell["verdict"].replace("_", " "))}</td>'
+                     f'<td>{_finding_links(cell["findings"])}</td><td>{_e(_said(cell))}</td></tr>')
+    lines.append("</tbody></table></div>")
+    if len(listed) > MAX_ISSUES:
+        lines.append(f"<p>and {len(listed) - MAX_ISSUES:,} more cells not passed (in the JSON report).</p>")
+    if summarised:
+        lines.append(f"<p>{summarised:,} more cells are undecided by design: predicted, not observed (returns "
+                     "through another node that the fabric is not made to land there).</p>")
+    return "\n".join(lines)
+
+
+def _grid_mark(report: _Report, label: str, cells, link: bool = True) -> str:
+    """A mark of the fleet by node: coloured by the worst verdict of its cells but the returns
+    predicted and by design not observed, which outline it in amber (dashed) instead."""
+    if cells is None:
+        return f'<td class="none">{NO_CELL}</td>'
+    observed = _Marked()
+    observed.listed, observed.summarised = cells.listed, Counter({"pass": cells.summarised["pass"]})
+    by_design = cells.summarised["unknown"]
+    verdict = _worst(observed) if observed.verdicts() else "unknown"
+    css = f"v-{verdict}" + (" predicted" if by_design else "")
+    failing = len({cell["tenant"] for cell in cells.listed if cell["verdict"] == "fail"})
+    findings = _failing_findings(report, cells)
+    text = str(failing) if failing else ""
+    if link and findings:
+        text = f'<a href="#{_e(findings[0]["id"])}">{text}</a>'
+    return f'<td class="{css}" title="{_e(_tooltip(report, label, cells))}">{text}</td>'
+
+
+def _node_grid(report: _Report, groups: tuple) -> str:
+    """The fleet by node: a row per node, a column per kind of destination outside the fabric,
+    then a column per other node (its peers small and full-size and the returns through it, over
+    all tenants). Each mark shows the worst verdict, the count of tenants failing, its findings."""
+    _dots, lanes, arcs = groups
+    nodes = [node["name"] for node in report.doc["nodes"]]
+    kinds = [kind for kind in _lanes(report) if kind not in ARCS]
+    pairs = {}
+    for (node, target, _kind), cells in arcs.items():
+        merged = pairs.setdefault((node, target), _Marked())
+        merged.listed += cells.listed
+        merged.summarised += cells.summarised
+    head = ("<thead><tr><th>node \u2193 \u00b7 to \u2192</th>"
+            + "".join(f"<th>{_e(LANE_LABELS.get(kind, kind))}</th>" for kind in kinds)
+            + "".join(f'<th class="to">{_e(node)}</th>' for node in nodes) + "</tr></thead>")
+    lines = ['<div class="matrix-box"><table class="grid">', head, "<tbody>"]
+    for node in nodes:
+        marks = [_grid_mark(report, f"{node} {kind}, all tenants", lanes.get((node, kind))) for kind in kinds]
+        marks += [_grid_mark(report, f"{node} -> {target}: peer, full-size peer, returns, all tenants",
+                             pairs.get((node, target))) for target in nodes]
+        lines.append(f'<tr data-node="{_e(node)}"><th>{_e(node)}</th>{"".join(marks)}</tr>')
+    lines.append("</tbody></table></div>")
+    lines.append('<p class="legend">Each mark: the worst verdict of its cells over all tenants (red fail, amber '
+                 "unknown, grey not run, green pass), the count of tenants failing, a tooltip with its counts and "
+                 "findings. A dashed amber outline: it also holds returns predicted and by design not observed "
+                 "(no return_landing), counted in the tooltip.</p>")
+    return "\n".join(lines)
 
 
 def _finding_item(finding: Mapping, where: list) -> str:
@@ -803,7 +1026,8 @@ def _finding_item(finding: Mapping, where: list) -> str:
     subject = f" <code>{_e(finding['subject'])}</code>" if finding["subject"] else ""
     shown = ", ".join(_e(place) for place in where[:MAX_CELLS_PER_FINDING])
     more = f" and {len(where) - MAX_CELLS_PER_FINDING} more" if len(where) > MAX_CELLS_PER_FINDING else ""
-    return (f'<li id="{_e(finding["id"])}"><b>{_e(finding["id"])}</b>{node}{subject}: {_e(finding["text"])}'
+    scope = f' data-node="{_e(finding["node"])}"' if finding["node"] is not None else ""
+    return (f'<li id="{_e(finding["id"])}"{scope}><b>{_e(finding["id"])}</b>{node}{subject}: {_e(finding["text"])}'
             + (f"<br>fix: {_e(finding['fix'])}" if finding["fix"] else "")
             + (f"<br><small>in: {shown}{more}</small>" if where else "") + "</li>")
 
@@ -826,38 +1050,56 @@ def _checks(report: _Report) -> str:
     lines = ["<table><thead><tr><th>check</th><th>outcome</th><th>what it says</th><th>findings</th></tr></thead>"]
     for check in report.doc["checks"]:
         outcome = ("v-pass", "ok") if check["ok"] else ("v-fail", "failed")
-        links = ", ".join(f'<a href="#{_e(finding)}">{_e(finding)}</a>' for finding in check["findings"])
         lines.append(f'<tr><td>{_e(check["label"])}</td><td class="{outcome[0]}">{outcome[1]}</td>'
-                     f"<td>{_e(check['text'])}</td><td>{links}</td></tr>")
+                     f"<td>{_e(check['text'])}</td><td>{_finding_links(check['findings'])}</td></tr>")
     return "\n".join(lines + ["</table>"])
 
 
 def _embedded(doc: Mapping) -> str:
-    """The document itself, for a tool to read back. Every `<` is written as its JSON escape, so
-    no text of the document can close the script element (`</script>`) or open a comment."""
+    """The document itself, for a tool to read back, while it is small. Every `<` is written as
+    its JSON escape, so no text of the document can close the script element (`</script>`) or
+    open a comment."""
     text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).replace("<", "\\u003c")
+    if len(text) > EMBED_BYTES:
+        return f"<p>The document ({len(text) / 1e6:.1f} MB) is not embedded: it is the JSON report beside this page.</p>"
     return f'<script type="application/json" id="fleet-proof">{text}</script>'
 
 
+def _filter_form(report: _Report) -> str:
+    tenants = "".join(f'<option value="{_e(tenant["name"])}">' for tenant in report.doc["tenants"])
+    nodes = "".join(f'<option value="{_e(node["name"])}">{_e(node["name"])}</option>' for node in report.doc["nodes"])
+    return ('<form id="filter" class="filter"><label>tenant <input name="tenant" list="tenant-names" '
+            f'autocomplete="off"></label><datalist id="tenant-names">{tenants}</datalist> '
+            f'<label>node <select name="node"><option value="">every node</option>{nodes}</select></label> '
+            '<output id="shown"></output></form>')
+
+
 def fleet_report_html(doc) -> str:
-    """One self-contained HTML page: the picture of the fleet, the matrix, the findings, the
-    fleet checks, the QinQ matrix when the document holds one, and the document itself."""
+    """One self-contained HTML page: the cells not passed (failures first) with the findings, the
+    fleet by node (a row per node, a column per other node), the picture of the fleet, the
+    matrix while the fleet is small, the fleet checks, the QinQ matrix when the document holds
+    one, and the document itself while it is small; a filter by tenant and node over them."""
     report = _Report(doc, HTML_KEYS, "fleet_report_html")
     layout = _Layout(report)
+    groups = _groups(report, layout.detailed)
     qinq = _qinq_lines(report)
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         f"<title>Fabric proof {_e(doc['generated'])}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
-        f"<h1>Fabric proof, {_e(doc['generated'])}</h1>", f'<p class="summary">{_e(_summary_line(doc))}</p>',
-        '<h2 id="picture">The fleet</h2>', f'<div class="picture">{_picture(report, layout)}</div>', _legend(layout),
-        '<h2 id="matrix">Matrix</h2>', f'<div class="matrix-box">{_table(report)}</div>',
+        f"<h1>Fabric proof, {_e(doc['generated'])}</h1>", f'<p class="summary">{_e(_summary_line(report))}</p>',
+        _filter_form(report),
+        '<h2 id="issues">Not passed</h2>', _issues(report),
         '<h2 id="findings">Findings</h2>', _findings(report),
+        '<h2 id="nodes">The fleet by node</h2>', _node_grid(report, groups),
+        '<h2 id="picture">The fleet</h2>', f'<div class="picture">{_picture(report, layout, groups)}</div>',
+        _legend(layout),
+        '<h2 id="matrix">Matrix</h2>', _table(report),
         '<h2 id="checks">Fleet checks</h2>', _checks(report),
     ]
     if qinq:
         parts += ['<h2 id="qinq">QinQ acceptance</h2>', f"<pre>{_e(chr(10).join(qinq))}</pre>"]
-    return "\n".join(parts + [_embedded(doc), "</body>", "</html>"]) + "\n"
+    return "\n".join(parts + [_embedded(doc), f"<script>{SCRIPT}</script>", "</body>", "</html>"]) + "\n"
 
 
 class FilterModule:
