@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fabric proof's controller side at the size of a real cluster (BENCHMARKS.md section 12):
+"""The fabric proof's controller side at the size of a real cluster (BENCHMARKS.md section 13):
 reconcile and render from recorded node results, at 100 tenants x 10 nodes, 500 x 32 and
 1,000 x 32. No host and no Ansible run: the collection's filters, imported as Ansible imports
 them, on results a simulator records.
@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TITLE = "## 12. The fabric proof's controller side at 500 tenants x 32 nodes"
+TITLE = "## 13. The fabric proof's controller side at 500 tenants x 32 nodes"
 WORK = ROOT / "build" / "bench" / "fabric-proof-scale"
 SIZES = ((100, 10), (500, 32), (1000, 32))
 # The goals at 500 x 32 (issue: the document, the page, reconcile and render).
