@@ -225,7 +225,7 @@ from ansible.utils.collection_loader._collection_finder import _AnsibleCollectio
 _AnsibleCollectionFinder(paths=[sys.argv[1]])._install()
 from ansible_collections.deevnet.net.plugins.plugin_utils import reload_advice
 from ansible_collections.deevnet.net.plugins.filter import fleet_proof
-tenant, node = {"name": "tdemo", "vni": 11001}, {"name": "hv02", "evpn": {"vnis": []}}
+tenant, node = {"name": "tdemo", "vni": 11001}, {"name": "hv02", "evpn": {"vnis": []}, "vnis": {}}
 print(json.dumps({"file": str(reload_advice.ADVICE_FILE), "fix": fleet_proof._advertised(tenant, node)[0][3][2]}))
 """
 
