@@ -136,6 +136,13 @@ def node(tmp_path):
     n.close()
 
 
+def own_make_env(drop=()) -> dict[str, str]:
+    """The environment for a `make` a test runs on its own: without what the make the tests run
+    under passes down (MAKEFLAGS, make test's lanes' STAGED=1 and LANE), and without `drop`."""
+    outer = {"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "STAGED", "LANE"}
+    return {k: v for k, v in os.environ.items() if k not in outer and not any(k.endswith(d) for d in drop)}
+
+
 def local_playbook(path: Path, tasks: str) -> Path:
     """Writes a playbook of one play on localhost (local connection, no facts) whose tasks are
     `tasks` (a YAML list, dedented here) to `path`, and returns `path`."""

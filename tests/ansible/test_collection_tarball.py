@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import ROOT, VENV_BIN, _tarball
+from conftest import ROOT, VENV_BIN, _tarball, own_make_env
 
 
 @cache
@@ -104,7 +104,7 @@ def test_metadata_urls_are_build_inputs_never_committed():
 
 def _release_urls(**urls) -> subprocess.CompletedProcess:
     """`make release`'s check of the URLs (the build itself is `make collection`)."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_URL") and k not in ("MAKEFLAGS", "MAKELEVEL")}
+    env = own_make_env(drop=("_URL",))
     args = [f"{k.upper()}_URL={v}" for k, v in urls.items()]
     return subprocess.run(["make", "-s", "-C", ROOT, "release-urls", *args], env=env, capture_output=True, text=True)
 

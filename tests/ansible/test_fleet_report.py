@@ -130,12 +130,18 @@ def test_the_matrix_keeps_a_host_s_text_on_one_line_and_leaves_out_an_absent_qin
     assert not any("qinq" in line or "sender -> receiver" in line for line in lines)
 
 
-def test_a_large_fleet_s_matrix_shows_only_the_rows_and_columns_with_a_cell_not_passed(monkeypatch):
+def large_fleet(monkeypatch) -> dict:
+    """The document with every cell of hv03 passed, read as a fleet past the terminal's size."""
     doc = document()
     for one in doc["cells"]:
         if one["node"] == "hv03":
             one.update(verdict="pass")
     monkeypatch.setattr(fleet_report, "TERMINAL_CELLS", 10)
+    return doc
+
+
+def test_a_large_fleet_s_matrix_shows_only_the_rows_and_columns_with_a_cell_not_passed(monkeypatch):
+    doc = large_fleet(monkeypatch)
     assert matrix(doc)[:5] == [
         "tenant@node  internet  mgmt",
         "tdemo@hv02   FAIL F1   ok",
@@ -232,11 +238,7 @@ def test_junit_has_a_suite_for_the_checks_and_one_per_row_with_counts_that_add_u
 
 
 def test_a_large_fleet_s_junit_gives_a_row_whose_every_cell_passed_one_testcase(monkeypatch):
-    doc = document()
-    for one in doc["cells"]:
-        if one["node"] == "hv03":
-            one.update(verdict="pass")
-    monkeypatch.setattr(fleet_report, "TERMINAL_CELLS", 10)
+    doc = large_fleet(monkeypatch)
     root = ET.fromstring(junit(doc))
     suites = {suite.get("name"): suite for suite in root.findall("testsuite")}
     assert list(suites) == ["fleet", "passed", "tdemo@hv02", "tother@hv02", "qinq"]

@@ -6,13 +6,12 @@ the build. The rendered notices are committed, so building the collection runs n
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 import subprocess
 import tarfile
 import tomllib
 
-from conftest import ROOT, _tarball
+from conftest import ROOT, _tarball, own_make_env
 
 ABOUT = ROOT / "mk" / "notices" / "about.toml"
 # Licenses the FSF lists as compatible with GPLv3 (or the collection's own): the allow-list may
@@ -118,9 +117,7 @@ def test_license_texts_shipped_with_crlf_line_endings_render_with_lf():
 
 def test_building_the_collection_neither_installs_nor_runs_cargo_about():
     """make demo builds the collection cold: the committed notices are packed as they are."""
-    # Run apart from any make this test runs under (make test's lanes pass STAGED=1 in MAKEFLAGS).
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "STAGED", "LANE")}
     commands = subprocess.run(["make", "--no-print-directory", "-n", "-B", "collection"], cwd=ROOT, check=True,
-                              capture_output=True, text=True, env=env).stdout
+                              capture_output=True, text=True, env=own_make_env()).stdout
     assert "cargo about" not in commands and "cargo install" not in commands, commands
     assert str(ROOT / "mk" / "notices" / "THIRD-PARTY-NOTICES.md") in commands, commands
